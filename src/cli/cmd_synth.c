@@ -1,0 +1,75 @@
+/* foxopt synth: realistic synthetic 1-minute bars for users with no data (and for tests). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "data/synth.h"
+#include "util/fsutil.h"
+
+static const char usage_[] =
+    "usage: foxopt synth -o OUT.csv --bars N [--seed S] [--start UNIX]\n"
+    "\n"
+    "Writes N synthetic 1-minute bars as timestamp,open,high,low,close,volume (seconds, UTC).\n"
+    "Model: GARCH(1,1) volatility with Student-t(4) shocks, Markov regimes in drift and\n"
+    "volatility, intraday volume seasonality, trade-less minutes, OHLC from a Brownian bridge.\n"
+    "The same seed gives a byte-identical file.\n"
+    "\n"
+    "  -o OUT.csv      output file (written to a temporary name, then renamed)\n"
+    "  --bars N        number of bars (>= 1)\n"
+    "  --seed S        random seed (default 1)\n"
+    "  --start UNIX    open time of the first bar (default 1704067200 = 2024-01-01 00:00 UTC)\n"
+    "\n"
+    "exit codes: 0 ok, 1 failure, 2 bad usage\n";
+
+int cmd_synth(int argc, char **argv, struct fox_err *e) {
+  struct synth_params p;
+  synth_defaults(&p);
+  const char *out = NULL;
+  int have_bars = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    long long x;
+    if (cli_is_help(a)) {
+      fputs(usage_, stdout);
+      return 0;
+    } else if (strcmp(a, "-o") == 0) {
+      if (!(out = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+    } else if (strcmp(a, "--bars") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--start") == 0) {
+      if (!(v = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+      long long lo = strcmp(a, "--bars") == 0 ? 1 : 0, hi = strcmp(a, "--bars") == 0 ? 100000000LL
+                                                                                 : (1LL << 62);
+      FOX_TRY(cli_parse_i64(a, v, lo, hi, &x, e));
+      if (a[2] == 'b') {
+        p.bars = x;
+        have_bars = 1;
+      } else if (a[2] == 's' && a[3] == 'e') {
+        p.seed = (unsigned long long)x;
+      } else {
+        p.start = x;
+      }
+    } else {
+      return fox_errf(e, FOX_EUSAGE, "synth: unknown argument '%s' (see foxopt synth --help)", a);
+    }
+  }
+  if (!out || !have_bars)
+    return fox_errf(e, FOX_EUSAGE, "synth: -o OUT.csv and --bars N are required\n%s", usage_);
+  char tmp[4096];
+  fs_temp_name(out, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot create: %s", tmp, strerror(errno));
+  int rc = synth_write(&p, f, e);
+  if (fclose(f) != 0 && rc == 0)
+    rc = fox_errf(e, FOX_EFAIL, "%s: write failed", tmp);
+  if (rc != 0) {
+    remove(tmp);
+    return rc;
+  }
+  FOX_TRY(fs_commit(tmp, out, e));
+  printf("wrote %lld synthetic bars (seed %llu) to %s\n", (long long)p.bars,
+         (unsigned long long)p.seed, out);
+  return 0;
+}

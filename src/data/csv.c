@@ -1,0 +1,384 @@
+/* CSV reader for 1-minute bars. The whole (decompressed) file is read into memory and parsed in
+ * one pass; each row is validated with its physical line number so that errors point at it. */
+#include "data/csv.h"
+
+#include <ctype.h>
+#include <strings.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CSV_MAX_FIELDS 16
+
+static const char *const ohlcv_names_[6] = {"timestamp", "open", "high", "low", "close", "volume"};
+
+const char *csv_format_name(enum csv_format f) {
+  return f == CSV_BINANCE ? "binance-kline" : f == CSV_OHLCV ? "timestamp-ohlcv" : "unknown";
+}
+
+struct field_ {
+  const char *p;
+  size_t n;
+};
+
+/* Splits [p, end) on commas, trimming blanks and quotes; returns the field count (may exceed max). */
+static int split_(const char *p, const char *end, struct field_ *f, int max) {
+  int k = 0;
+  for (;;) {
+    const char *q = p;
+    while (q < end && *q != ',')
+      q++;
+    const char *a = p, *b = q;
+    while (a < b && (*a == ' ' || *a == '\t' || *a == '"'))
+      a++;
+    while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '"'))
+      b--;
+    if (k < max)
+      f[k] = (struct field_){a, (size_t)(b - a)};
+    k++;
+    if (q >= end)
+      return k;
+    p = q + 1;
+  }
+}
+
+static void show_(const struct field_ *f, char *out, size_t n) {
+  size_t len = f->n < n - 4 ? f->n : n - 4;
+  size_t j = 0;
+  for (size_t i = 0; i < len; i++)
+    out[j++] = isprint((unsigned char)f->p[i]) ? f->p[i] : '?';
+  if (len < f->n) {
+    out[j++] = '.';
+    out[j++] = '.';
+    out[j++] = '.';
+  }
+  out[j] = '\0';
+}
+
+/* strtod on a bounded field; NaN and infinities are rejected here so that rows carry only data. */
+static int parse_double_(const struct field_ *f, double *out, int *is_nan) {
+  char tmp[64];
+  *is_nan = 0;
+  if (f->n == 0 || f->n >= sizeof tmp)
+    return -1;
+  memcpy(tmp, f->p, f->n);
+  tmp[f->n] = '\0';
+  char *endp;
+  errno = 0;
+  double v = strtod(tmp, &endp);
+  if (endp != tmp + f->n)
+    return -1;
+  if (!isfinite(v)) {
+    *is_nan = 1;
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+static int parse_int64_(const struct field_ *f, int64_t *out) {
+  char tmp[32];
+  if (f->n == 0 || f->n >= sizeof tmp)
+    return -1;
+  memcpy(tmp, f->p, f->n);
+  tmp[f->n] = '\0';
+  char *endp;
+  errno = 0;
+  long long v = strtoll(tmp, &endp, 10);
+  if (errno != 0 || endp != tmp + f->n)
+    return -1;
+  *out = (int64_t)v;
+  return 0;
+}
+
+static int is_number_(const struct field_ *f) {
+  double v;
+  int nan;
+  return parse_double_(f, &v, &nan) == 0 || nan;
+}
+
+static int field_is_(const struct field_ *f, const char *name) {
+  return strlen(name) == f->n && strncasecmp(f->p, name, f->n) == 0;
+}
+
+/* A 6-column header must name the columns in order (aliases for the time column). */
+static int check_header_(const char *name, size_t line, const struct field_ *f, int nf,
+                         enum csv_format fmt, struct fox_err *e) {
+  if (fmt == CSV_BINANCE)
+    return 0;
+  static const char *const time_alias[] = {"timestamp", "time", "ts", "date", "open_time", "unix"};
+  int ok = 0;
+  for (size_t i = 0; i < sizeof time_alias / sizeof *time_alias; i++)
+    ok |= field_is_(&f[0], time_alias[i]);
+  for (int i = 1; ok && i < 6; i++)
+    ok = field_is_(&f[i], ohlcv_names_[i]) || (i == 5 && field_is_(&f[i], "vol"));
+  if (!ok) {
+    char got[80];
+    show_(&f[0], got, sizeof got);
+    return fox_errf(e, FOX_EDATA,
+                    "%s:%zu: wrong columns: expected header timestamp,open,high,low,close,volume "
+                    "(first column '%s')",
+                    name, line, got);
+  }
+  (void)nf;
+  return 0;
+}
+
+static int64_t ts_divisor_(int64_t ts) {
+  if (ts > 100000000000000LL) /* microseconds (Binance spot since 2025) */
+    return 1000000;
+  if (ts > 100000000000LL) /* milliseconds */
+    return 1000;
+  return 1;
+}
+
+/* Validates one data row; returns 0, or FOX_EDATA with the message in e. */
+static int parse_row_(const char *name, size_t line, const struct field_ *f, int nf,
+                      enum csv_format fmt, int64_t *div, int have_prev, int64_t prev_ts,
+                      int64_t *ts, double px[5], struct fox_err *e) {
+  int want = fmt == CSV_BINANCE ? 12 : 6;
+  if (nf != want)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: wrong columns: expected %d fields (%s), got %d", name,
+                    line, want, csv_format_name(fmt), nf);
+  char got[80];
+  int64_t raw;
+  if (parse_int64_(&f[0], &raw) != 0) {
+    double d;
+    int nan;
+    /* Some exports write integral times as floats ("1514764800.0"). */
+    if (parse_double_(&f[0], &d, &nan) != 0 || d != floor(d) || fabs(d) > 9e18) {
+      show_(&f[0], got, sizeof got);
+      return fox_errf(e, FOX_EDATA, "%s:%zu: field 'timestamp': expected an integer, got '%s'",
+                      name, line, got);
+    }
+    raw = (int64_t)d;
+  }
+  if (raw <= 0)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: field 'timestamp': expected a positive time, got %lld",
+                    name, line, (long long)raw);
+  if (*div == 0)
+    *div = fmt == CSV_BINANCE && ts_divisor_(raw) == 1 ? 1000 : ts_divisor_(raw);
+  *ts = raw / *div;
+  for (int i = 0; i < 5; i++) {
+    int nan;
+    if (parse_double_(&f[i + 1], &px[i], &nan) != 0) {
+      show_(&f[i + 1], got, sizeof got);
+      return fox_errf(e, FOX_EDATA, "%s:%zu: field '%s': %s, got '%s'", name, line,
+                      ohlcv_names_[i + 1], nan ? "NaN or infinite value" : "expected a number",
+                      got);
+    }
+  }
+  for (int i = 0; i < 4; i++)
+    if (!(px[i] > 0))
+      return fox_errf(e, FOX_EDATA, "%s:%zu: field '%s': expected a positive price, got %.10g",
+                      name, line, ohlcv_names_[i + 1], px[i]);
+  if (px[4] < 0)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: field 'volume': expected >= 0, got %.10g", name, line,
+                    px[4]);
+  if (px[1] < px[2])
+    return fox_errf(e, FOX_EDATA, "%s:%zu: high < low (%.10g < %.10g)", name, line, px[1], px[2]);
+  if (px[3] < px[2] || px[3] > px[1])
+    return fox_errf(e, FOX_EDATA, "%s:%zu: close %.10g outside [low, high] = [%.10g, %.10g]",
+                    name, line, px[3], px[2], px[1]);
+  if (have_prev && *ts == prev_ts)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: duplicate timestamp %lld", name, line, (long long)*ts);
+  if (have_prev && *ts < prev_ts)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: timestamp %lld decreases (previous row %lld)", name,
+                    line, (long long)*ts, (long long)prev_ts);
+  return 0;
+}
+
+static int cmp_i64_(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The bar interval is the most common step: robust to gaps and to a few irregular rows. */
+static int64_t mode_step_(const struct bars *b, struct fox_err *e) {
+  if (b->n < 2)
+    return 60;
+  size_t m = b->n - 1;
+  int64_t *d = malloc(m * sizeof *d);
+  if (!d) {
+    fox_errf(e, FOX_EFAIL, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < m; i++)
+    d[i] = b->ts[i + 1] - b->ts[i];
+  qsort(d, m, sizeof *d, cmp_i64_);
+  int64_t best = d[0];
+  size_t best_run = 0;
+  for (size_t i = 0; i < m;) {
+    size_t j = i;
+    while (j < m && d[j] == d[i])
+      j++;
+    if (j - i > best_run) {
+      best_run = j - i;
+      best = d[i];
+    }
+    i = j;
+  }
+  free(d);
+  return best;
+}
+
+static int gaps_(struct bars *b, const struct csv_options *opt, struct csv_report *rep,
+                 struct fox_err *e) {
+  int64_t step = mode_step_(b, e);
+  if (step < 0)
+    return FOX_EFAIL;
+  rep->bar_seconds = step;
+  size_t extra = 0;
+  for (size_t i = 1; i < b->n; i++) {
+    int64_t d = b->ts[i] - b->ts[i - 1];
+    if (d % step != 0)
+      rep->misaligned++;
+    if (d > step) {
+      size_t miss = (size_t)(d / step) - (d % step == 0);
+      rep->gaps++;
+      rep->missing += miss;
+      if (miss > rep->longest_gap)
+        rep->longest_gap = miss;
+      extra += miss;
+    }
+  }
+  if (!opt->fill_gaps || extra == 0)
+    return 0;
+  struct bars out = {0};
+  FOX_TRY(bars_reserve(&out, b->n + extra, e));
+  for (size_t i = 0; i < b->n; i++) {
+    if (i > 0) {
+      double c = b->close[i - 1];
+      for (int64_t t = b->ts[i - 1] + step; t < b->ts[i]; t += step) {
+        FOX_TRY(bars_push(&out, t, c, c, c, c, 0.0, e));
+        rep->filled++;
+      }
+    }
+    FOX_TRY(bars_push(&out, b->ts[i], b->open[i], b->high[i], b->low[i], b->close[i],
+                      b->volume[i], e));
+  }
+  bars_free(b);
+  *b = out;
+  return 0;
+}
+
+int csv_parse(const char *name, const char *buf, size_t len, const struct csv_options *opt,
+              struct bars *out, struct csv_report *rep, struct fox_err *e) {
+  *rep = (struct csv_report){0};
+  struct field_ f[CSV_MAX_FIELDS];
+  const char *p = buf, *end = buf + len;
+  size_t line = 0;
+  enum csv_format fmt = 0;
+  int64_t div = 0, prev_ts = 0;
+  int have_prev = 0;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    const char *next = nl ? nl + 1 : end;
+    line++;
+    if (le > p && le[-1] == '\r')
+      le--;
+    int blank = 1;
+    for (const char *q = p; q < le && blank; q++)
+      blank = isspace((unsigned char)*q);
+    if (blank) {
+      p = next;
+      continue;
+    }
+    if (memchr(p, '\0', (size_t)(le - p)))
+      return fox_errf(e, FOX_EDATA, "%s:%zu: binary data (NUL byte) in a text CSV", name, line);
+    int nf = split_(p, le, f, CSV_MAX_FIELDS);
+    if (fmt == 0) {
+      if (nf == 6)
+        fmt = CSV_OHLCV;
+      else if (nf == 12)
+        fmt = CSV_BINANCE;
+      else
+        return fox_errf(e, FOX_EDATA,
+                        "%s:%zu: wrong columns: expected 6 (timestamp,open,high,low,close,volume) "
+                        "or 12 (Binance kline), got %d",
+                        name, line, nf);
+      rep->format = fmt;
+      if (!is_number_(&f[0])) {
+        FOX_TRY(check_header_(name, line, f, nf, fmt, e));
+        rep->header = 1;
+        p = next;
+        continue;
+      }
+    }
+    int64_t ts = 0;
+    double px[5];
+    struct fox_err row = {0};
+    if (parse_row_(name, line, f, nf, fmt, &div, have_prev, prev_ts, &ts, px, &row) != 0) {
+      if (!opt->skip_bad_rows)
+        return fox_errf(e, row.code, "%s", row.msg);
+      rep->skipped++;
+      p = next;
+      continue;
+    }
+    if (px[0] > px[1] || px[0] < px[2]) {
+      /* BitMEX defines the open as the previous close: widen the range rather than reject. */
+      px[1] = px[0] > px[1] ? px[0] : px[1];
+      px[2] = px[0] < px[2] ? px[0] : px[2];
+      rep->repaired_opens++;
+    }
+    FOX_TRY(bars_push(out, ts, px[0], px[1], px[2], px[3], px[4], e));
+    prev_ts = ts;
+    have_prev = 1;
+    p = next;
+  }
+  rep->lines = line;
+  rep->rows = out->n;
+  if (out->n == 0)
+    return fox_errf(e, FOX_EDATA, "%s: no bars (%s)", name,
+                    line == 0 ? "empty file" : rep->skipped ? "every row was bad" : "header only");
+  return gaps_(out, opt, rep, e);
+}
+
+int csv_read_file(const char *path, const struct csv_options *opt, struct bars *out,
+                  struct csv_report *rep, struct fox_err *e) {
+  gzFile gz = gzopen(path, "rb");
+  if (!gz)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open: %s", path,
+                    errno ? strerror(errno) : "out of memory");
+  gzbuffer(gz, 1 << 20);
+  size_t cap = 1 << 24, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    gzclose(gz);
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  }
+  for (;;) {
+    if (cap - len < (1 << 20)) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        gzclose(gz);
+        return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    int got = gzread(gz, buf + len, (unsigned)(cap - len));
+    if (got < 0)
+      break;
+    if (got == 0)
+      break;
+    len += (size_t)got;
+  }
+  int zerr = Z_OK;
+  const char *zmsg = gzerror(gz, &zerr);
+  if (zerr != Z_OK && zerr != Z_STREAM_END) {
+    int rc = fox_errf(e, FOX_EDATA, "%s: corrupt or truncated gzip after %zu bytes: %s", path, len,
+                      zmsg);
+    free(buf);
+    gzclose(gz);
+    return rc;
+  }
+  gzclose(gz);
+  int rc = csv_parse(path, buf, len, opt, out, rep, e);
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,103 @@
+/* Dataset assembly from imported bars: features, f32 prices, splits and normalisation stats. */
+#include "data/dataset.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dataset_split_index(const char *name) {
+  if (strcmp(name, "train") == 0)
+    return FOX_SPLIT_TRAIN;
+  if (strcmp(name, "val") == 0)
+    return FOX_SPLIT_VAL;
+  if (strcmp(name, "test") == 0)
+    return FOX_SPLIT_TEST;
+  return -1;
+}
+
+int dataset_parse_split(const char *s, double frac[3], struct fox_err *e) {
+  char tail;
+  if (sscanf(s, "%lf,%lf,%lf%c", &frac[0], &frac[1], &frac[2], &tail) != 3)
+    return fox_errf(e, FOX_EUSAGE, "--split '%s': expected three fractions a,b,c", s);
+  for (int i = 0; i < 3; i++)
+    if (!(frac[i] >= 0 && frac[i] <= 1))
+      return fox_errf(e, FOX_EUSAGE, "--split '%s': fraction %d must be in [0, 1]", s, i + 1);
+  if (!(frac[0] > 0))
+    return fox_errf(e, FOX_EUSAGE, "--split '%s': the train fraction must be > 0", s);
+  if (fabs(frac[0] + frac[1] + frac[2] - 1.0) > 1e-6)
+    return fox_errf(e, FOX_EUSAGE, "--split '%s': fractions must sum to 1 (they sum to %.6g)", s,
+                    frac[0] + frac[1] + frac[2]);
+  return 0;
+}
+
+/* Population mean and std over the train split, accumulated in double from the stored f32. */
+static void norm_stats_(struct dataset *ds) {
+  int64_t b = ds->split[FOX_SPLIT_TRAIN][0], en = ds->split[FOX_SPLIT_TRAIN][1];
+  for (int f = 0; f < FOX_NFEAT; f++) {
+    double mean = 0, m2 = 0;
+    long k = 0;
+    for (int64_t t = b; t < en; t++) {
+      double x = ds->features[(size_t)t * FOX_NFEAT + f], d = x - mean;
+      k++;
+      mean += d / k;
+      m2 += d * (x - mean);
+    }
+    ds->norm_mean[f] = (float)mean;
+    ds->norm_std[f] = k > 0 ? (float)sqrt(m2 / k) : 0.0f;
+  }
+}
+
+int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
+                  double bars_per_year, int64_t bar_seconds, const char *source,
+                  struct fox_err *e) {
+  memset(ds, 0, sizeof *ds);
+  ds->bars = *bars;
+  *bars = (struct bars){0};
+  size_t n = ds->n = ds->bars.n;
+  ds->warmup = FOX_WARMUP;
+  int64_t u = (int64_t)n - ds->warmup;
+  int64_t ntrain = (int64_t)floor(frac[0] * (double)u), nval = (int64_t)floor(frac[1] * (double)u);
+  if (u < 3 || ntrain < 1 || (frac[1] > 0 && nval < 1) || (frac[2] > 0 && u - ntrain - nval < 1))
+    return fox_errf(e, FOX_EDATA,
+                    "%s: too few bars: %zu bars leave %lld after the %lld-bar feature warm-up, "
+                    "too few for the splits %.3g,%.3g,%.3g",
+                    source, n, (long long)(u > 0 ? u : 0), (long long)ds->warmup, frac[0], frac[1],
+                    frac[2]);
+  ds->split[0][0] = ds->warmup;
+  ds->split[0][1] = ds->split[1][0] = ds->warmup + ntrain;
+  ds->split[1][1] = ds->split[2][0] = ds->warmup + ntrain + nval;
+  ds->split[2][1] = (int64_t)n;
+  ds->bar_seconds = bar_seconds > 0 ? bar_seconds : 60;
+  ds->bars_per_year = bars_per_year > 0 ? bars_per_year : 365.0 * 86400.0 / ds->bar_seconds;
+  snprintf(ds->source, sizeof ds->source, "%s", source);
+  snprintf(ds->version, sizeof ds->version, "%s", FOXOPT_VERSION);
+
+  ds->features = malloc(n * FOX_NFEAT * sizeof *ds->features);
+  ds->prices = malloc(n * 4 * sizeof *ds->prices);
+  mallocCheck(ds->features, e);
+  mallocCheck(ds->prices, e);
+  FOX_TRY(features_compute(&ds->bars, ds->features, e));
+  for (size_t t = 0; t < n; t++) {
+    ds->prices[t * 4 + 0] = (float)ds->bars.open[t];
+    ds->prices[t * 4 + 1] = (float)ds->bars.high[t];
+    ds->prices[t * 4 + 2] = (float)ds->bars.low[t];
+    ds->prices[t * 4 + 3] = (float)ds->bars.close[t];
+  }
+  for (size_t t = (size_t)ds->warmup; t < n; t++)
+    for (int f = 0; f < FOX_NFEAT; f++)
+      if (!isfinite(ds->features[t * FOX_NFEAT + f]))
+        return fox_errf(e, FOX_EFAIL,
+                        "%s: feature %s is not finite at bar %zu (timestamp %lld): a bug in "
+                        "foxopt's feature code, please report it",
+                        source, feature_names[f], t, (long long)ds->bars.ts[t]);
+  norm_stats_(ds);
+  return 0;
+}
+
+void dataset_free(struct dataset *ds) {
+  bars_free(&ds->bars);
+  free(ds->features);
+  free(ds->prices);
+  memset(ds, 0, sizeof *ds);
+}

@@ -1,0 +1,52 @@
+/* struct dataset: the imported bars, their 51 features and f32 prices, the splits and the
+ * train-split normalisation statistics; what dataset.h5 holds (DESIGN.md s4). */
+#ifndef FOX_DATASET_H
+#define FOX_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/bars.h"
+#include "data/csv.h"
+#include "data/features.h"
+#include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { FOX_SPLIT_TRAIN = 0, FOX_SPLIT_VAL = 1, FOX_SPLIT_TEST = 2 };
+
+struct dataset {
+  struct bars bars;
+  size_t n;
+  float *features; /* [n, FOX_NFEAT] raw; NaN before warmup */
+  float *prices;   /* [n, 4] open, high, low, close */
+  float norm_mean[FOX_NFEAT], norm_std[FOX_NFEAT];
+  int64_t bar_seconds;
+  double bars_per_year;
+  int64_t split[3][2]; /* [begin, end) bar indices of train, val, test */
+  int64_t warmup;
+  char source[512];
+  char version[32];
+  struct csv_report report; /* how the bars were imported */
+};
+
+/* Takes ownership of `bars` (left empty). bars_per_year <= 0 derives it from bar_seconds. */
+int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
+                  double bars_per_year, int64_t bar_seconds, const char *source,
+                  struct fox_err *e);
+/* Parses "a,b,c" (non-negative, a > 0, summing to 1). */
+int dataset_parse_split(const char *s, double frac[3], struct fox_err *e);
+void dataset_free(struct dataset *ds);
+int dataset_split_index(const char *name);
+
+/* dataset_h5.c: the file format. write goes through a temporary name and rename. */
+int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e);
+int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,151 @@
+/* dataset.h5 (DESIGN.md s4): /bars, /features (+names), /prices, /norm and the root attributes.
+ * Written to a temporary sibling and renamed, so a failed import never leaves half a file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "util/fsutil.h"
+#include "util/h5io.h"
+
+#define DS_DEFLATE 1 /* cheap level: features are noisy floats, the win is on /bars */
+
+static const char *const bar_cols_[6] = {"timestamp", "open", "high", "low", "close", "volume"};
+static const char *const split_attr_[3] = {"split_train", "split_val", "split_test"};
+
+static int write_body_(hid_t f, const struct dataset *ds, struct fox_err *e) {
+  size_t n = ds->n;
+  hid_t g = H5Gcreate2(f, "bars", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/bars");
+  const double *cols[5] = {ds->bars.open, ds->bars.high, ds->bars.low, ds->bars.close,
+                           ds->bars.volume};
+  int rc = h5io_write(g, bar_cols_[0], H5T_NATIVE_INT64, ds->bars.ts, n, 0, DS_DEFLATE, e);
+  for (int i = 0; rc == 0 && i < 5; i++)
+    rc = h5io_write(g, bar_cols_[i + 1], H5T_NATIVE_DOUBLE, cols[i], n, 0, DS_DEFLATE, e);
+  H5Gclose(g);
+  FOX_TRY(rc);
+
+  FOX_TRY(h5io_write(f, "features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, DS_DEFLATE, e));
+  hid_t d = H5Dopen2(f, "features", H5P_DEFAULT);
+  h5Check(d, e, "/features");
+  rc = h5io_attr_write_strs(d, "names", feature_names, FOX_NFEAT, e);
+  H5Dclose(d);
+  FOX_TRY(rc);
+  FOX_TRY(h5io_write(f, "prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, DS_DEFLATE, e));
+
+  g = H5Gcreate2(f, "norm", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/norm");
+  rc = h5io_write(g, "mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "std", H5T_NATIVE_FLOAT, ds->norm_std, FOX_NFEAT, 0, 0, e);
+  H5Gclose(g);
+  FOX_TRY(rc);
+
+  FOX_TRY(h5io_attr_write(f, "bar_seconds", H5T_NATIVE_INT64, &ds->bar_seconds, 1, e));
+  FOX_TRY(h5io_attr_write(f, "bars_per_year", H5T_NATIVE_DOUBLE, &ds->bars_per_year, 1, e));
+  for (int s = 0; s < 3; s++)
+    FOX_TRY(h5io_attr_write(f, split_attr_[s], H5T_NATIVE_INT64, ds->split[s], 2, e));
+  FOX_TRY(h5io_attr_write(f, "warmup", H5T_NATIVE_INT64, &ds->warmup, 1, e));
+  FOX_TRY(h5io_attr_write_str(f, "source", ds->source, e));
+  FOX_TRY(h5io_attr_write_str(f, "foxopt_version", ds->version, e));
+  FOX_TRY(h5io_attr_write_str(f, "kind", "dataset", e));
+  const struct csv_report *r = &ds->report;
+  int64_t rep[7] = {(int64_t)r->rows,    (int64_t)r->skipped,     (int64_t)r->repaired_opens,
+                    (int64_t)r->gaps,    (int64_t)r->longest_gap, (int64_t)r->missing,
+                    (int64_t)r->filled};
+  static const char *const rep_names[7] = {"import_rows",    "import_skipped_rows",
+                                           "import_repaired_opens", "import_gaps",
+                                           "import_longest_gap",    "import_missing_bars",
+                                           "import_filled_bars"};
+  for (int i = 0; i < 7; i++)
+    FOX_TRY(h5io_attr_write(f, rep_names[i], H5T_NATIVE_INT64, &rep[i], 1, e));
+  FOX_TRY(h5io_attr_write_str(f, "import_format", csv_format_name(r->format), e));
+  return 0;
+}
+
+int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e) {
+  h5io_quiet();
+  char tmp[4096];
+  fs_temp_name(path, tmp, sizeof tmp);
+  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0)
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  int rc = write_body_(f, ds, e);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  if (rc != 0) {
+    remove(tmp);
+    return fox_err_wrap(e, "writing %s", path);
+  }
+  return fs_commit(tmp, path, e);
+}
+
+static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
+  size_t n, d1;
+  FOX_TRY(h5io_dims(f, "/bars/timestamp", &n, &d1, path, e));
+  ds->n = n;
+  FOX_TRY(bars_reserve(&ds->bars, n ? n : 1, e));
+  ds->bars.n = n;
+  double *cols[5] = {ds->bars.open, ds->bars.high, ds->bars.low, ds->bars.close, ds->bars.volume};
+  FOX_TRY(h5io_read(f, "/bars/timestamp", H5T_NATIVE_INT64, ds->bars.ts, n, 0, path, e));
+  char name[64];
+  for (int i = 0; i < 5; i++) {
+    snprintf(name, sizeof name, "/bars/%s", bar_cols_[i + 1]);
+    FOX_TRY(h5io_read(f, name, H5T_NATIVE_DOUBLE, cols[i], n, 0, path, e));
+  }
+  ds->features = malloc((n ? n : 1) * FOX_NFEAT * sizeof *ds->features);
+  ds->prices = malloc((n ? n : 1) * 4 * sizeof *ds->prices);
+  mallocCheck(ds->features, e);
+  mallocCheck(ds->prices, e);
+  FOX_TRY(h5io_read(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, path, e));
+  FOX_TRY(h5io_read(f, "/prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, path, e));
+  FOX_TRY(h5io_read(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, path, e));
+  FOX_TRY(h5io_read(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, FOX_NFEAT, 0, path, e));
+  FOX_TRY(h5io_attr_read(f, "bar_seconds", H5T_NATIVE_INT64, &ds->bar_seconds, 1, path, e));
+  FOX_TRY(h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &ds->bars_per_year, 1, path, e));
+  for (int s = 0; s < 3; s++) {
+    FOX_TRY(h5io_attr_read(f, split_attr_[s], H5T_NATIVE_INT64, ds->split[s], 2, path, e));
+    if (ds->split[s][0] < 0 || ds->split[s][1] < ds->split[s][0] || ds->split[s][1] > (int64_t)n)
+      return fox_errf(e, FOX_EDATA, "%s: attribute %s = [%lld, %lld) is outside [0, %zu]", path,
+                      split_attr_[s], (long long)ds->split[s][0], (long long)ds->split[s][1], n);
+  }
+  FOX_TRY(h5io_attr_read(f, "warmup", H5T_NATIVE_INT64, &ds->warmup, 1, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "foxopt_version", ds->version, sizeof ds->version, path, e));
+  int64_t v;
+  struct fox_err ignore = {0};
+  /* The import report is informative: older or foreign files may lack it. */
+  if (h5io_attr_read(f, "import_rows", H5T_NATIVE_INT64, &v, 1, path, &ignore) == 0)
+    ds->report.rows = (size_t)v;
+  size_t *dst[6] = {&ds->report.skipped, &ds->report.repaired_opens, &ds->report.gaps,
+                    &ds->report.longest_gap, &ds->report.missing, &ds->report.filled};
+  static const char *const names[6] = {"import_skipped_rows", "import_repaired_opens",
+                                       "import_gaps",         "import_longest_gap",
+                                       "import_missing_bars", "import_filled_bars"};
+  for (int i = 0; i < 6; i++) {
+    fox_err_clear(&ignore);
+    if (h5io_attr_read(f, names[i], H5T_NATIVE_INT64, &v, 1, path, &ignore) == 0)
+      *dst[i] = (size_t)v;
+  }
+  return 0;
+}
+
+int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e) {
+  h5io_quiet();
+  memset(ds, 0, sizeof *ds);
+  FILE *probe = fopen(path, "rb");
+  if (!probe)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open dataset", path);
+  fclose(probe);
+  if (H5Fis_hdf5(path) <= 0)
+    return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected a dataset from foxopt import)",
+                    path);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, path);
+  int rc = read_body_(f, ds, path, e);
+  H5Fclose(f);
+  if (rc != 0)
+    dataset_free(ds);
+  return rc;
+}

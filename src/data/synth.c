@@ -1,0 +1,95 @@
+/* Synthetic bars: a log-price random walk whose per-minute variance follows GARCH(1,1), driven by
+ * unit-variance Student-t(4) shocks, with a hidden Markov regime (calm, bull, bear, turbulent)
+ * that shifts drift and volatility, intraday seasonality in volume (and mildly in volatility),
+ * trade-less minutes, and OHLC from a Brownian bridge of sub-steps inside each bar. */
+#include "data/synth.h"
+
+#include <math.h>
+
+#include "util/rng.h"
+
+#define SYNTH_SUBSTEPS 8
+#define SYNTH_NREGIME 4
+
+struct regime_ {
+  double drift;    /* per-bar log drift */
+  double vol_mult; /* multiplies the GARCH volatility */
+};
+
+/* Drifts of a few percent a day at most; the turbulent regime doubles volatility. */
+static const struct regime_ regimes_[SYNTH_NREGIME] = {
+    {0.0, 0.8}, {4e-6, 1.0}, {-5e-6, 1.2}, {0.0, 2.2}};
+
+void synth_defaults(struct synth_params *p) {
+  p->seed = 1;
+  p->start = 1704067200; /* 2024-01-01 00:00 UTC */
+  p->bars = 0;
+  p->price0 = 10000.0;
+  p->annual_vol = 0.6;
+}
+
+/* Activity by UTC hour of day: a peak in the US afternoon, a trough in the Asian night. */
+static double season_(int64_t ts) {
+  double hour = (double)(((ts % 86400) + 86400) % 86400) / 3600.0;
+  return 1.0 + 0.6 * cos(2.0 * M_PI * (hour - 15.0) / 24.0);
+}
+
+static double round2_(double x) { return floor(x * 100.0 + 0.5) / 100.0; }
+
+int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e) {
+  if (p->bars < 1)
+    return fox_errf(e, FOX_EUSAGE, "--bars must be at least 1");
+  struct rng rng;
+  rng_seed(&rng, p->seed);
+  const double var0 = p->annual_vol * p->annual_vol / 525600.0;
+  const double alpha = 0.06, beta = 0.93, omega = var0 * (1.0 - alpha - beta);
+  const double switch_p = 1.0 / (3.0 * 1440.0); /* a regime lasts about three days */
+  double h = var0, logp = log(p->price0), close = round2_(p->price0);
+  int regime = 0;
+  if (fprintf(out, "timestamp,open,high,low,close,volume\n") < 0)
+    return fox_errf(e, FOX_EFAIL, "write failed");
+  for (int64_t i = 0; i < p->bars; i++) {
+    int64_t ts = p->start + 60 * i;
+    if (rng_uniform(&rng) < switch_p)
+      regime = (regime + 1 + (int)(rng_uniform(&rng) * (SYNTH_NREGIME - 1))) % SYNTH_NREGIME;
+    double s = season_(ts);
+    double sigma = sqrt(h) * regimes_[regime].vol_mult * sqrt(0.5 + 0.5 * s);
+    double eps = rng_student_t(&rng, 4.0);
+    double open = close;
+    double hi = open, lo = open, vol = 0.0;
+    if (rng_uniform(&rng) < 0.002 / s) {
+      /* A minute without trades: the exchange repeats the previous close, volume 0. */
+      eps = 0.0;
+    } else {
+      double r = regimes_[regime].drift + sigma * eps;
+      /* Brownian bridge from logp to logp + r through SYNTH_SUBSTEPS points. */
+      double z[SYNTH_SUBSTEPS], zsum = 0;
+      for (int k = 0; k < SYNTH_SUBSTEPS; k++) {
+        z[k] = rng_normal(&rng);
+        zsum += z[k];
+      }
+      double x = logp, sub = sigma / sqrt((double)SYNTH_SUBSTEPS);
+      for (int k = 0; k < SYNTH_SUBSTEPS; k++) {
+        x += r / SYNTH_SUBSTEPS + sub * (z[k] - zsum / SYNTH_SUBSTEPS);
+        double px = round2_(exp(x));
+        hi = px > hi ? px : hi;
+        lo = px < lo ? px : lo;
+      }
+      logp += r;
+      close = round2_(exp(logp));
+      if (close < 0.01)
+        return fox_errf(e, FOX_EFAIL, "synthetic price fell below 0.01 at bar %lld",
+                        (long long)i);
+      hi = close > hi ? close : hi;
+      lo = close < lo ? close : lo;
+      double activity = s * regimes_[regime].vol_mult * (1.0 + 1.5 * fabs(eps));
+      vol = floor(1000.0 * 40.0 * activity * exp(0.5 * rng_normal(&rng) - 0.125)) / 1000.0;
+    }
+    /* GARCH(1,1) on the base variance; regime and season scale it without feeding back. */
+    h = omega + alpha * h * eps * eps + beta * h;
+    if (fprintf(out, "%lld,%.2f,%.2f,%.2f,%.2f,%.3f\n", (long long)ts, open, hi, lo, close, vol) <
+        0)
+      return fox_errf(e, FOX_EFAIL, "write failed at bar %lld", (long long)i);
+  }
+  return 0;
+}

@@ -1,0 +1,22 @@
+/* Synthetic 1-minute bars with the stylised facts of a real market (README: "Synthetic data"). */
+#ifndef FOX_SYNTH_H
+#define FOX_SYNTH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+
+struct synth_params {
+  uint64_t seed;
+  int64_t start;     /* UTC seconds of the first bar */
+  int64_t bars;
+  double price0;     /* first open */
+  double annual_vol; /* long-run volatility of the calm regime */
+};
+
+void synth_defaults(struct synth_params *p);
+/* Writes the header and `bars` rows of timestamp,open,high,low,close,volume to `out`. */
+int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e);
+
+#endif

@@ -1,0 +1,54 @@
+/* foxopt: hyperparameter optimisation for RL trading agents. Dispatches the subcommands of
+ * DESIGN.md s3 and maps their status to the documented exit codes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct command_ {
+  const char *name;
+  int (*run)(int argc, char **argv, struct fox_err *e);
+  const char *summary;
+};
+
+static const struct command_ commands_[] = {
+    {"synth", cmd_synth, "realistic synthetic 1-minute bars (CSV)"},
+    {"import", cmd_import, "CSV bars -> dataset.h5 with the 51 features"},
+    {"info", cmd_info, "what a foxopt HDF5 file holds"},
+};
+
+static void usage_(FILE *f) {
+  fprintf(f, "usage: foxopt COMMAND [ARGS]   (foxopt COMMAND --help for each)\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands_ / sizeof *commands_; i++)
+    fprintf(f, "  %-8s %s\n", commands_[i].name, commands_[i].summary);
+  fprintf(f, "\nexit codes: 0 ok; 1 other failure; 2 bad usage or config; 3 bad input data or "
+             "file;\n            75 stopped by SIGTERM/SIGUSR1 after a clean checkpoint\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage_(stderr);
+    return 2;
+  }
+  if (cli_is_help(argv[1])) {
+    usage_(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("foxopt %s\n", FOXOPT_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands_ / sizeof *commands_; i++) {
+    if (strcmp(argv[1], commands_[i].name) == 0) {
+      struct fox_err e = {0};
+      int rc = commands_[i].run(argc - 1, argv + 1, &e);
+      if (rc != 0)
+        fprintf(stderr, "foxopt %s: error: %s\n", argv[1], e.msg[0] ? e.msg : "failed");
+      fflush(stdout);
+      return fox_exit_code(rc);
+    }
+  }
+  fprintf(stderr, "foxopt: unknown command '%s'\n", argv[1]);
+  usage_(stderr);
+  return 2;
+}

@@ -1,0 +1,15 @@
+/* Files that appear whole or not at all: write to a temporary sibling, then rename over. */
+#ifndef FOX_FSUTIL_H
+#define FOX_FSUTIL_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+/* A temporary name in the same directory as `path` (so rename is atomic): "path.tmp.PID". */
+void fs_temp_name(const char *path, char *out, size_t n);
+/* rename(tmp, path); on failure removes tmp and reports. */
+int fs_commit(const char *tmp, const char *path, struct fox_err *e);
+int fs_exists(const char *path);
+
+#endif

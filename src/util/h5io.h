@@ -1,0 +1,44 @@
+/* Small HDF5 helpers shared by every file foxopt writes: checked calls, typed datasets and
+ * attributes, and errors that name the file and the dataset path with HDF5's own message. */
+#ifndef FOX_H5IO_H
+#define FOX_H5IO_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* Turns HDF5's automatic stack printing off (once); our messages carry its innermost text. */
+void h5io_quiet(void);
+/* Writes "FILE:LINE: <what>: <HDF5 message>" into e. */
+int h5io_fail(struct fox_err *e, int code, const char *src, int line, const char *what);
+
+#define h5Check(expr, e, what)                                                                    \
+  do {                                                                                            \
+    if ((expr) < 0)                                                                               \
+      return h5io_fail((e), FOX_EFAIL, __FILE__, __LINE__, (what));                               \
+  } while (0)
+
+/* Datasets: rank 1 or 2 (dims[1] == 0 means rank 1); chunked + shuffle + deflate when level > 0. */
+int h5io_write(hid_t loc, const char *name, hid_t type, const void *data, size_t d0, size_t d1,
+               int deflate, struct fox_err *e);
+int h5io_read(hid_t loc, const char *name, hid_t type, void *data, size_t d0, size_t d1,
+              const char *file, struct fox_err *e);
+/* The extent of a dataset (d1 = 0 for rank 1); fails naming the path when it is missing. */
+int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *file,
+              struct fox_err *e);
+
+int h5io_attr_write(hid_t loc, const char *name, hid_t type, const void *data, size_t n,
+                    struct fox_err *e);
+int h5io_attr_read(hid_t loc, const char *name, hid_t type, void *data, size_t n,
+                   const char *file, struct fox_err *e);
+int h5io_attr_write_str(hid_t loc, const char *name, const char *s, struct fox_err *e);
+int h5io_attr_read_str(hid_t loc, const char *name, char *s, size_t n, const char *file,
+                       struct fox_err *e);
+/* A fixed-length string array dataset or attribute (names of features). */
+int h5io_attr_write_strs(hid_t loc, const char *name, const char *const *s, size_t n,
+                         struct fox_err *e);
+int h5io_exists(hid_t loc, const char *path);
+
+#endif
