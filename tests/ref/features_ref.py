@@ -37,7 +37,12 @@ NAMES = ([f"ret_{k}" for k in RET_K] + [f"vol_{k}" for k in VOL_K] + ["ewm_vol"]
             "tod_sin", "tod_cos", "dow_sin", "dow_cos"])
 assert len(NAMES) == NF
 IDX = {n: i for i, n in enumerate(NAMES)}
-TA_EPS = 1e-8          # TA-Lib's TA_IS_ZERO / TA_IS_ZERO_OR_NEG: an ABSOLUTE epsilon
+# TA-Lib C 0.8.1 (what the `talib` 0.8.2 wheel bundles) is NOT the 0.4/0.6 library most
+# write-ups describe: TA_EPSILON is 1e-14 (was 1e-8) and, since its issue #253/#244/#243, the
+# tests on quantities that carry the quote unit (RSI's gain+loss, ADX's TR sum, MFI's flow
+# total, the BBANDS variance, the STOCHF range) are exact or scale-relative, so cheap coins
+# are not zeroed. Only CCI and ADX's DI sum still use the fixed band below.
+TA_EPS = 1e-14
 NAN = float("nan")
 
 
@@ -179,7 +184,8 @@ def sma(x, k):
 
 def rsi(c, k):
     """TA-Lib RSI: first value at bar k from the plain means of the gains/losses of bars 1..k,
-    then Wilder smoothing; 0 when gain+loss is (absolutely) below 1e-8."""
+    then Wilder smoothing; 0 when gain+loss is exactly 0 (TA-Lib 0.8.1: no epsilon band; a
+    1e-8 band, as in TA-Lib <= 0.6, zeroes a decaying flat stretch of a cheap instrument)."""
     n = len(c)
     out = [NAN] * n
     cs = c.tolist()
@@ -193,7 +199,7 @@ def rsi(c, k):
     g /= k
     l /= k
     s = g + l
-    out[k] = 100.0 * (g / s) if not (-TA_EPS < s < TA_EPS) else 0.0
+    out[k] = 100.0 * (g / s) if s > 0.0 else 0.0
     for t in range(k + 1, n):
         d = cs[t] - cs[t - 1]
         l *= k - 1
@@ -205,7 +211,7 @@ def rsi(c, k):
         l /= k
         g /= k
         s = g + l
-        out[t] = 100.0 * (g / s) if not (-TA_EPS < s < TA_EPS) else 0.0
+        out[t] = 100.0 * (g / s) if s > 0.0 else 0.0
     return np.array(out)
 
 
@@ -247,22 +253,25 @@ def atr(h, l, c, k):
 
 
 def bbands(c, k=20, dev=2.0):
-    """TA-Lib BBANDS(k, dev, dev, SMA) with population std. TA-Lib sets std = 0 when the
-    variance is below the absolute 1e-8 (TA_IS_ZERO_OR_NEG); we compute the variance exactly
-    (two-pass) instead of from TA-Lib's running sum of squares, then apply the same rule."""
+    """TA-Lib BBANDS(k, dev, dev, SMA), population std. TA-Lib 0.8.1 keeps a shifted running
+    variance that it re-seeds when cancellation threatens, and zeroes it only when it is
+    below 1e-12 of the window's mean square deviation (0.6 zeroed any variance < 1e-14, 0.4
+    any < 1e-8: absolute). So the bands meet only on a constant window; two-pass here."""
     mid = sma(c, k)
     sd = roll_apply(c, k, _pstd)
-    sd = np.where(sd * sd < TA_EPS, 0.0, sd)
+    sd = np.where(roll_max(c, k) == roll_min(c, k), 0.0, sd)
     t = sd * dev
     return mid + t, mid, mid - t
 
 
 def stochf(h, l, c, k=14, d=3):
-    """TA-Lib STOCHF(k, d, SMA): fastk = (C-LL)/((HH-LL)/100), 0 when HH == LL."""
+    """TA-Lib STOCHF(k, d, SMA): fastk = (C-LL)/((HH-LL)/100); 0 when the range is within
+    1e-14 of |HH|+|LL| (TA-Lib 0.8.1's scale-relative test; in practice HH == LL)."""
     hh, ll = roll_max(h, k), roll_min(l, k)
     diff = (hh - ll) / 100.0
+    flat = np.abs(hh - ll) <= TA_EPS * (np.abs(hh) + np.abs(ll))
     with np.errstate(invalid="ignore", divide="ignore"):
-        fk = np.where(diff != 0, (c - ll) / diff, 0.0)
+        fk = np.where(flat, 0.0, (c - ll) / diff)
     fk[:k - 1] = NAN
     fd = sma(np.nan_to_num(fk), d)
     fd[:k + d - 2] = NAN
@@ -270,7 +279,8 @@ def stochf(h, l, c, k=14, d=3):
 
 
 def willr(h, l, c, k=14):
-    """TA-Lib WILLR: (HH-C)/((HH-LL)/-100), 0 when HH == LL."""
+    """TA-Lib WILLR: (HH-C)/((HH-LL)/-100), 0 when HH == LL (an exact test, unlike STOCHF).
+    HH == C gives -0.0, as TA-Lib does."""
     hh, ll = roll_max(h, k), roll_min(l, k)
     diff = (hh - ll) / -100.0
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -280,8 +290,11 @@ def willr(h, l, c, k=14):
 
 
 def cci(h, l, c, k=20):
-    """TA-Lib CCI: (tp - mean)/(0.015 * mean |tp - mean|), tp = (H+L+C)/3. On a constant tp
-    TA-Lib divides rounding noise by rounding noise (often +-66.7); the feature is 0 there."""
+    """TA-Lib CCI: (tp - mean)/(0.015 * mean |tp - mean|), tp = (H+L+C)/3; 0 when tp - mean
+    or the sum of |tp - mean| is within the fixed band 1e-14 (TA-Lib 0.8.1 still uses it
+    here). On a constant tp, older TA-Lib divided rounding residue by rounding residue
+    (+-66.7, its issue #7), and at prices > ~100 the residue can exceed 1e-14: the feature is
+    defined as 0 there, tested as max == min."""
     tp = (h + l + c) / 3.0
 
     def f(w):
@@ -289,7 +302,8 @@ def cci(h, l, c, k=20):
         mad = np.abs(w - m[:, None]).mean(axis=1)
         x = w[:, -1] - m
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where((x != 0) & (mad != 0), x / (0.015 * mad), 0.0)
+            ok = (np.abs(x) >= TA_EPS) & (mad * k >= TA_EPS)
+            return np.where(ok, x / (0.015 * mad), 0.0)
     out = roll_apply(tp, k, f)
     const = roll_max(tp, k) == roll_min(tp, k)
     return np.where(const, 0.0, out)
@@ -298,7 +312,8 @@ def cci(h, l, c, k=20):
 def adx(h, l, c, p=14):
     """TA-Lib ADX, statement for statement: DM and TR summed over bars 1..p-1, Wilder-smoothed
     (x -= x/p; x += new) over bars p..2p-1 while summing DX; first ADX = sumDX/p at bar 2p-1;
-    then ADX = (ADX*(p-1)+DX)/p, kept unchanged where TR or +DI + -DI is (absolutely) < 1e-8."""
+    then ADX = (ADX*(p-1)+DX)/p, kept unchanged where DX is undefined: the smoothed TR is
+    exactly 0, or +DI + -DI (dimensionless, 0..200) is within the fixed band 1e-14."""
     H, L, C = h.tolist(), l.tolist(), c.tolist()
     n = len(C)
     out = [NAN] * n
@@ -325,7 +340,7 @@ def adx(h, l, c, p=14):
             tr = x
         ptr = ptr - ptr / p + tr if smooth else ptr + tr
         dx = None
-        if not iz(ptr):
+        if ptr > 0.0:
             mdi = 100.0 * (pm / ptr)
             pdi = 100.0 * (pp / ptr)
             s = mdi + pdi
@@ -353,10 +368,13 @@ def adx(h, l, c, p=14):
 
 def mfi(h, l, c, v, k=14):
     """TA-Lib MFI: flows tp*V of the k bars t-k+1..t, positive/negative by the sign of the tp
-    change (none when unchanged); 0 when the total flow is below 1.0; first value at bar k."""
+    change; first value at bar k. TA-Lib 0.8.1: a change within 1e-14 of |tp|+|tp_prev|
+    counts as none, and the index is 0 only when the window's total flow is 0 (TA-Lib <= 0.6
+    zeroed any total below 1.0, a constant in the quote unit: its issue #244)."""
     tp = (h + l + c) / 3.0
     d = np.full(len(c), 0.0)
     d[1:] = tp[1:] - tp[:-1]
+    d[1:][np.abs(d[1:]) <= TA_EPS * (np.abs(tp[1:]) + np.abs(tp[:-1]))] = 0.0
     fl = tp * v
     pos = np.where(d > 0, fl, 0.0)
     neg = np.where(d < 0, fl, 0.0)
@@ -364,7 +382,7 @@ def mfi(h, l, c, v, k=14):
     ns = roll_apply(neg, k, lambda w: w.sum(axis=1))
     tot = ps + ns
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(tot < 1.0, 0.0, 100.0 * (ps / tot))
+        out = np.where(tot > 0.0, 100.0 * (ps / tot), 0.0)
     out[:k] = NAN
     return out
 
@@ -465,10 +483,9 @@ def talib_check(ts, o, h, l, c, v):
     T["adx_14"] = talib.ADX(h, l, c, 14)
     T["mfi_14"] = talib.MFI(h, l, c, v, 14)
     T["obv_z"] = zscore(talib.OBV(c, v), 60)      # same z-score code: this tests OBV itself
-    # TA-Lib has no rule for these degenerate windows (NaN/inf/noise); FEATURES.md defines them
-    bad_c = roll_max(c, 20) == roll_min(c, 20)
-    tp = (h + l + c) / 3.0
-    excl = {"bb_pctb": bad_c, "cci_20": roll_max(tp, 20) == roll_min(tp, 20)}
+    # On a constant 20-bar close TA-Lib's bands meet and its %b is 0/0 = NaN; FEATURES.md
+    # defines 0.5 there. (CCI on a constant tp needs no exclusion: TA-Lib 0.8.1 gives 0.)
+    excl = {"bb_pctb": roll_max(c, 20) == roll_min(c, 20)}
     ok = True
     print(f"{'feature':<14}{'max abs err':>13}{'max rel err':>13}{'worst bar':>11}{'excl':>7}")
     for name, ta in T.items():
@@ -491,7 +508,7 @@ def talib_check(ts, o, h, l, c, v):
               + ("  FAIL" if bad else ""))
         if bad:
             ok = False
-            print(f"  MISMATCH {name} bar {w + WARMUP}: reference {ref[w]!r} talib {ta[w]!r}")
+            print(f"  MISMATCH {name} bar {w + WARMUP}: reference {ref[w]:.17g} talib {ta[w]:.17g}")
     ok &= spot_check(ts, o, h, l, c, v, F)
     return ok
 
@@ -533,7 +550,7 @@ def spot_check(ts, o, h, l, c, v, F, nbars=400):
             worst = max(worst, err)
             if not err <= 1e-7:
                 ok = False
-                print(f"  MISMATCH {name} bar {t}: reference {F[t, IDX[name]]!r} naive {e!r}")
+                print(f"  MISMATCH {name} bar {t}: reference {F[t, IDX[name]]:.17g} naive {e:.17g}")
     print(f"spot check of the {len(exp)} non-TA-Lib features at {len(bars)} bars: "
           f"max rel err {worst:.3e}" + ("" if ok else "  FAIL"))
     return ok
@@ -566,7 +583,7 @@ def h5_check(ts, o, h, l, c, v, path):
             if got.shape != ref.shape or not np.array_equal(got, ref):
                 i = int(np.argmax(got != ref)) if got.shape == ref.shape else -1
                 fails.append(f"/bars/{key} differs from the repaired CSV"
-                             + (f" at bar {i}: {got[i]!r} vs {ref[i]!r}" if i >= 0 else
+                             + (f" at bar {i}: {got[i]:.17g} vs {ref[i]:.17g}" if i >= 0 else
                                 f" (shape {got.shape} vs {ref.shape})"))
         P = f["/prices"][...]
         Pref = np.stack([o, h, l, c], axis=1).astype(np.float32)
@@ -579,9 +596,9 @@ def h5_check(ts, o, h, l, c, v, path):
     if not np.array_equal(nan_got, nan_ref):
         i, j = np.argwhere(nan_got != nan_ref)[0]
         fails.append(f"/features NaN pattern differs first at bar {i} feature {NAMES[j]}: "
-                     f"got {G[i, j]!r}, reference {F[i, j]!r}")
-    if not np.isfinite(G[~nan_ref]).all():
-        fails.append("/features holds inf after warmup")
+                     f"got {G[i, j]:.9g}, reference {F[i, j]:.9g}")
+    if np.isinf(G).any():
+        fails.append("/features holds inf")
     print(f"{'feature':<14}{'max abs err':>13}{'max rel err':>13}{'worst bar':>11}")
     Gd = G.astype(np.float64)
     for j, name in enumerate(NAMES):
@@ -601,8 +618,8 @@ def h5_check(ts, o, h, l, c, v, path):
         print(f"{name:<14}{d.max():13.3e}{rel.max():13.3e}{int(np.argmax(rel)) + WARMUP:11d}"
               + ("  FAIL" if bad else ""))
         if bad:
-            fails.append(f"feature {j} {name} bar {w + WARMUP}: got {got[w]!r}, "
-                         f"reference {ref[w]!r} (tolerance 2e-5*|ref| + {atol:.3g})")
+            fails.append(f"feature {j} {name} bar {w + WARMUP}: got {got[w]:.9g}, "
+                         f"reference {ref[w]:.12g} (tolerance 2e-5*|ref| + {atol:.3g})")
     # normalisation statistics: population mean/std over the train split
     if not (WARMUP <= tb <= te <= n):
         fails.append(f"split_train [{tb}, {te}) is not inside [warmup, N) = [{WARMUP}, {n})")
@@ -612,9 +629,9 @@ def h5_check(ts, o, h, l, c, v, path):
         for j, name in enumerate(NAMES):
             # mean errors are judged in units of the feature's spread (a mean of ~0 is normal)
             if abs(nmean[j] - mu[j]) > 1e-4 * (abs(mu[j]) + sd[j]) + 1e-30:
-                fails.append(f"/norm/mean[{j}] {name} = {nmean[j]!r}, reference {mu[j]!r}")
+                fails.append(f"/norm/mean[{j}] {name} = {nmean[j]:.9g}, reference {mu[j]:.12g}")
             if abs(nstd[j] - sd[j]) > 1e-4 * sd[j] + 1e-30:
-                fails.append(f"/norm/std[{j}] {name} = {nstd[j]!r}, reference {sd[j]!r}")
+                fails.append(f"/norm/std[{j}] {name} = {nstd[j]:.9g}, reference {sd[j]:.12g}")
     for msg in fails:
         print("FAIL " + msg)
     print(f"{path}: {'OK' if not fails else f'{len(fails)} failure(s)'} ({n} bars)")
