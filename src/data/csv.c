@@ -161,6 +161,9 @@ static int parse_row_(const char *name, size_t line, const struct field_ *f, int
   if (*div == 0)
     *div = fmt == CSV_BINANCE && ts_divisor_(raw) == 1 ? 1000 : ts_divisor_(raw);
   *ts = raw / *div;
+  if (*ts > 253402300799LL) /* 9999-12-31 23:59:59: keeps every later time sum in range */
+    return fox_errf(e, FOX_EDATA, "%s:%zu: field 'timestamp': %lld is after the year 9999", name,
+                    line, (long long)raw);
   for (int i = 0; i < 5; i++) {
     int nan;
     if (parse_double_(&f[i + 1], &px[i], &nan) != 0) {
@@ -196,13 +199,13 @@ static int cmp_i64_(const void *a, const void *b) {
 }
 
 /* The bar interval is the most common step: robust to gaps and to a few irregular rows. */
-static int64_t mode_step_(const struct bars *b, struct fox_err *e) {
+static int64_t mode_step_(const char *name, const struct bars *b, struct fox_err *e) {
   if (b->n < 2)
     return 60;
   size_t m = b->n - 1;
   int64_t *d = malloc(m * sizeof *d);
   if (!d) {
-    fox_errf(e, FOX_EFAIL, "out of memory");
+    fox_errf(e, FOX_EFAIL, "%s: out of memory for %zu bars", name, b->n);
     return -1;
   }
   for (size_t i = 0; i < m; i++)
@@ -224,9 +227,9 @@ static int64_t mode_step_(const struct bars *b, struct fox_err *e) {
   return best;
 }
 
-static int gaps_(struct bars *b, const struct csv_options *opt, struct csv_report *rep,
+static int gaps_(const char *name, struct bars *b, const struct csv_options *opt, struct csv_report *rep,
                  struct fox_err *e) {
-  int64_t step = mode_step_(b, e);
+  int64_t step = mode_step_(name, b, e);
   if (step < 0)
     return FOX_EFAIL;
   rep->bar_seconds = step;
@@ -246,6 +249,12 @@ static int gaps_(struct bars *b, const struct csv_options *opt, struct csv_repor
   }
   if (!opt->fill_gaps || extra == 0)
     return 0;
+  size_t limit = opt->max_bars ? opt->max_bars : CSV_MAX_BARS;
+  if (extra > limit || b->n + extra > limit)
+    return fox_errf(e, FOX_EDATA,
+                    "%s: --fill-gaps would insert %zu bars (%zu gaps, longest %zu bars), more than "
+                    "the limit of %zu bars in all: check the timestamps",
+                    name, extra, rep->gaps, rep->longest_gap, limit);
   struct bars out = {0};
   FOX_TRY(bars_reserve(&out, b->n + extra, e));
   for (size_t i = 0; i < b->n; i++) {
@@ -334,7 +343,7 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
   if (out->n == 0)
     return fox_errf(e, FOX_EDATA, "%s: no bars (%s)", name,
                     line == 0 ? "empty file" : rep->skipped ? "every row was bad" : "header only");
-  return gaps_(out, opt, rep, e);
+  return gaps_(name, out, opt, rep, e);
 }
 
 int csv_read_file(const char *path, const struct csv_options *opt, struct bars *out,

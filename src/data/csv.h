@@ -18,7 +18,10 @@ enum csv_format { CSV_OHLCV = 1, CSV_BINANCE = 2 };
 struct csv_options {
   int skip_bad_rows; /* skip and count invalid rows instead of failing on the first */
   int fill_gaps;     /* insert flat bars (O=H=L=C=previous close, V=0) for missing bars */
+  size_t max_bars;   /* refuse to fill beyond this many bars in all (0: CSV_MAX_BARS) */
 };
+
+#define CSV_MAX_BARS ((size_t)200000000) /* 380 years of minutes; beyond is a bad timestamp */
 
 struct csv_report {
   enum csv_format format;

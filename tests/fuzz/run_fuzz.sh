@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# run_fuzz.sh FUZZER SECONDS: a bounded libFuzzer run over a scratch copy of the seed corpus.
+# Exit 0 when nothing was found; libFuzzer's non-zero exit (and the crashing input) otherwise.
+set -u
+fuzzer=$1 seconds=$2
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/foxfuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp "$here"/corpus/* "$work/"
+mkdir -p "$work/found"
+"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+  -dict="$here/csv.dict" -artifact_prefix="$work/found/" -print_final_stats=1 "$work" \
+  >"$work/log" 2>&1
+rc=$?
+grep -E '^stat::(number_of_executed_units|new_units_added|peak_rss_mb)|^#[0-9]+.*DONE' "$work/log"
+if [ $rc -ne 0 ]; then
+  tail -60 "$work/log"
+  for f in "$work"/found/*; do
+    [ -e "$f" ] && { echo "finding: $f"; od -c "$f" | head -20; }
+  done
+  echo "fuzz: 0 passed, 1 failed"
+  exit $rc
+fi
+echo "fuzz: 1 passed, 0 failed"
