@@ -1,12 +1,15 @@
-/* TA-Lib's algorithms, transcribed from their published definitions (the ta_func sources of TA-Lib 0.4):
- * Wilder smoothing as running averages, SMA-seeded EMAs, TA_IS_ZERO = |x| < 1e-8. Only where
- * TA-Lib's running sums turn a constant window into rounding noise do we test the window instead
- * (FEATURES.md: bands meet, constant typical price). */
+/* TA-Lib's algorithms, transcribed from their published definitions (the ta_func sources):
+ * Wilder smoothing as running averages, SMA-seeded EMAs. Degenerate windows follow TA-Lib C
+ * 0.8 (what the PyPI wheels bundle): TA_EPSILON is 1e-14 and zero tests on quantities in the
+ * quote unit are exact or relative, so a cheap instrument is not zeroed the way 0.4's 1e-8
+ * and MFI's "flow < 1" did. Where a running sum would turn a constant window into rounding
+ * noise we test the window itself (FEATURES.md: bands meet, constant typical price). */
 #include "data/ta.h"
 
 #include <math.h>
 
-#define TA_IS_ZERO_(v) (-0.00000001 < (v) && (v) < 0.00000001)
+#define TA_EPS_ 1e-14
+#define TA_IS_ZERO_(v) (-TA_EPS_ < (v) && (v) < TA_EPS_)
 
 static void fill_nan_(double *out, size_t from, size_t to) {
   for (size_t i = from; i < to; i++)
@@ -57,7 +60,7 @@ void ta_rsi(const double *c, size_t n, int k, double *out) {
   }
   gain /= k;
   loss /= k;
-  out[k] = TA_IS_ZERO_(gain + loss) ? 0.0 : 100.0 * (gain / (gain + loss));
+  out[k] = gain + loss == 0.0 ? 0.0 : 100.0 * (gain / (gain + loss));
   for (size_t t = (size_t)k + 1; t < n; t++) {
     double d = c[t] - c[t - 1];
     gain *= (k - 1);
@@ -68,7 +71,7 @@ void ta_rsi(const double *c, size_t n, int k, double *out) {
       gain += d;
     gain /= k;
     loss /= k;
-    out[t] = TA_IS_ZERO_(gain + loss) ? 0.0 : 100.0 * (gain / (gain + loss));
+    out[t] = gain + loss == 0.0 ? 0.0 : 100.0 * (gain / (gain + loss));
   }
 }
 
@@ -176,7 +179,8 @@ void ta_stochf(const double *h, const double *l, const double *c, size_t n, int 
     double hi, lo;
     window_hilo_(h, l, t, fastk, &hi, &lo);
     double diff = (hi - lo) / 100.0;
-    k_out[t] = diff != 0.0 ? (c[t] - lo) / diff : 0.0;
+    int flat = fabs(hi - lo) <= TA_EPS_ * (fabs(hi) + fabs(lo));
+    k_out[t] = flat ? 0.0 : (c[t] - lo) / diff;
   }
   fill_nan_(d_out, 0, n);
   size_t first = (size_t)fastk - 1 + (size_t)fastd - 1;
@@ -215,7 +219,8 @@ void ta_cci(const double *h, const double *l, const double *c, size_t n, int k, 
     for (size_t i = t + 1 - (size_t)k; i <= t; i++)
       dev += fabs((h[i] + l[i] + c[i]) / 3 - mean);
     double last = (h[t] + l[t] + c[t]) / 3 - mean;
-    out[t] = (tp_hi == tp_lo || last == 0.0 || dev == 0.0) ? 0.0 : last / (0.015 * (dev / k));
+    int zero = tp_hi == tp_lo || TA_IS_ZERO_(last) || TA_IS_ZERO_(dev);
+    out[t] = zero ? 0.0 : last / (0.015 * (dev / k));
   }
 }
 
@@ -250,7 +255,7 @@ void ta_adx(const double *h, const double *l, const double *c, size_t n, int k, 
     tr = tr - tr / k + true_range_(h[t], l[t], c[t - 1]);
     int have_dx = 0;
     double dx = 0;
-    if (!TA_IS_ZERO_(tr)) {
+    if (tr != 0.0) {
       double pdi = 100.0 * (pdm / tr), mdi = 100.0 * (mdm / tr), s = pdi + mdi;
       if (!TA_IS_ZERO_(s)) {
         dx = 100.0 * (fabs(mdi - pdi) / s);
@@ -271,38 +276,32 @@ void ta_adx(const double *h, const double *l, const double *c, size_t n, int k, 
   }
 }
 
+/* Money flow tp*V of bar t, positive or negative by the move of the typical price from bar t-1;
+ * a move within 1e-14 of the prices is no move (TA-Lib 0.8). */
+static void mfi_flow_(const double *h, const double *l, const double *c, const double *v,
+                      size_t t, double *pos, double *neg) {
+  double tp = (h[t] + l[t] + c[t]) / 3, prev = (h[t - 1] + l[t - 1] + c[t - 1]) / 3;
+  double d = tp - prev, mf = tp * v[t];
+  if (fabs(d) <= TA_EPS_ * (fabs(tp) + fabs(prev)))
+    d = 0.0;
+  *pos = d > 0 ? mf : 0.0;
+  *neg = d < 0 ? mf : 0.0;
+}
+
+/* Window sums are taken afresh each bar: a running sum would leave rounding residue where the
+ * window's flow is exactly zero, and the index is 0 only there. */
 void ta_mfi(const double *h, const double *l, const double *c, const double *v, size_t n, int k,
             double *out) {
   fill_nan_(out, 0, n);
-  if (n <= (size_t)k)
-    return;
-  double pos = 0, neg = 0;
-  /* Money flow of bar t, signed by the move of the typical price from bar t-1. */
-#define MFI_FLOW_(t, pp, nn)                                                                \
-  do {                                                                                      \
-    double tp_ = (h[t] + l[t] + c[t]) / 3, prev_ = (h[t - 1] + l[t - 1] + c[t - 1]) / 3;    \
-    double mf_ = tp_ * v[t];                                                                \
-    pp = tp_ > prev_ ? mf_ : 0.0;                                                           \
-    nn = tp_ < prev_ ? mf_ : 0.0;                                                           \
-  } while (0)
-  double fp, fn;
-  for (size_t t = 1; t <= (size_t)k; t++) {
-    MFI_FLOW_(t, fp, fn);
-    pos += fp;
-    neg += fn;
+  for (size_t t = (size_t)k; t < n; t++) {
+    double pos = 0, neg = 0, p, m;
+    for (size_t i = t + 1 - (size_t)k; i <= t; i++) {
+      mfi_flow_(h, l, c, v, i, &p, &m);
+      pos += p;
+      neg += m;
+    }
+    out[t] = pos + neg > 0.0 ? 100.0 * (pos / (pos + neg)) : 0.0;
   }
-  out[k] = pos + neg < 1.0 ? 0.0 : 100.0 * (pos / (pos + neg));
-  for (size_t t = (size_t)k + 1; t < n; t++) {
-    double op, on;
-    MFI_FLOW_(t - (size_t)k, op, on);
-    MFI_FLOW_(t, fp, fn);
-    pos -= op;
-    neg -= on;
-    pos += fp;
-    neg += fn;
-    out[t] = pos + neg < 1.0 ? 0.0 : 100.0 * (pos / (pos + neg));
-  }
-#undef MFI_FLOW_
 }
 
 void ta_obv(const double *c, const double *v, size_t n, double *out) {

@@ -74,7 +74,15 @@ int main(void) {
   CHECK_NEAR(o[4], 100.0 * 3600 / 13000, 1e-9, 1e-12);
   double flat[N] = {5, 5, 5, 5, 5, 5, 5, 5}, zero[N] = {0};
   ta_mfi(flat, flat, flat, zero, N, 3, o);
-  CHECK_NEAR(o[5], 0, 0, 0); /* total flow below 1 -> 0 (TA-Lib's rule) */
+  CHECK_NEAR(o[5], 0, 0, 0); /* no flow at all -> 0 */
+  /* A cheap instrument keeps its index: TA-Lib 0.8 dropped 0.4's "total flow < 1 -> 0". */
+  double hs[N], ls[N], cs[N], vs[N];
+  for (int i = 0; i < N; i++)
+    hs[i] = h[i] * 1e-7, ls[i] = l[i] * 1e-7, cs[i] = c[i] * 1e-7, vs[i] = v[i] * 1e-3;
+  ta_mfi(hs, ls, cs, vs, N, 3, o);
+  CHECK_NEAR(o[3], 100.0 * 5800 / 10200, 1e-9, 1e-9);
+  ta_rsi(cs, N, 3, o);
+  CHECK_NEAR(o[3], 200.0 / 3, 1e-9, 1e-9);
 
   /* BBANDS(3, 2): bar 2 mean 11, population std sqrt(2/3). A flat window has std 0. */
   ta_bbands(c, N, 3, 2.0, o, o2, o3);
