@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs the Debian packages foxopt needs (only those missing; quiet when all are there),
+# optionally the Python test environment, then configures and builds.
+#   scripts/setup.sh [--python] [--preset NAME]...   (default preset: default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_python=0
+presets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --python) want_python=1 ;;
+    --preset) presets+=("$2"); shift ;;
+    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#presets[@]} -gt 0 ] || presets=(default)
+
+pkgs=(build-essential cmake pkg-config gzip ca-certificates
+      openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
+      clang libclang-rt-14-dev)
+[ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+# The test reference needs numpy, h5py and TA-Lib (PyPI's wheels bundle TA-Lib C 0.8).
+if [ $want_python -eq 1 ]; then
+  if ! .venv/bin/python -c 'import numpy, h5py, talib' 2>/dev/null; then
+    echo "setup: making .venv (numpy, h5py, ta-lib)"
+    rm -rf .venv
+    /usr/bin/python3 -m venv .venv
+    .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib
+  fi
+fi
+
+# nvcc is found through PATH; the toolkit's usual home is added when present.
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+jobs=$(nproc 2>/dev/null || echo 2)
+for preset in "${presets[@]}"; do
+  extra=()
+  [ -x .venv/bin/python ] && extra+=(-DFOX_PYTHON="$PWD/.venv/bin/python")
+  cmake --preset "$preset" "${extra[@]}" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs" >build/"$preset".log 2>&1 || {
+    tail -40 build/"$preset".log; echo "setup: build of preset $preset failed" >&2; exit 1; }
+  echo "setup: built build/$preset/foxopt"
+done
