@@ -1,4 +1,4 @@
-/* Synthetic 1-minute bars with the stylised facts of a real market (README: "Synthetic data"). */
+/* Synthetic 1-minute bars with the stylised facts of a real market (README: "foxopt synth"). */
 #ifndef FOX_SYNTH_H
 #define FOX_SYNTH_H
 
@@ -6,6 +6,10 @@
 #include <stdio.h>
 
 #include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct synth_params {
   uint64_t seed;
@@ -18,5 +22,9 @@ struct synth_params {
 void synth_defaults(struct synth_params *p);
 /* Writes the header and `bars` rows of timestamp,open,high,low,close,volume to `out`. */
 int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

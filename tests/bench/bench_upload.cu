@@ -1,0 +1,105 @@
+/* GPU benchmark of the dataset upload: the backend's upload (H2D copies + normalise kernel)
+ * against, in the same process, a bare cudaMemcpy H2D (pageable memory) of the same bytes and a
+ * device-to-device copy of the feature array. Fixed-width table; JSON to argv[1].
+ *   bench_upload [OUT.json] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#include "backend/backend.h"
+#include "data/synth.h"
+
+static double now_(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define CK(x)                                                                           \
+  do {                                                                                  \
+    cudaError_t r_ = (x);                                                               \
+    if (r_ != cudaSuccess) {                                                            \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(r_)); \
+      return 1;                                                                         \
+    }                                                                                   \
+  } while (0)
+
+int main(int argc, char **argv) {
+  const char *json = argc > 1 ? argv[1] : "bench_upload.json";
+  char name[256];
+  if (backend_cuda_devices(name, sizeof name) == 0) {
+    printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  struct synth_params p;
+  synth_defaults(&p);
+  p.bars = 525600;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  struct fox_err e = {};
+  if (synth_write(&p, f, &e) != 0)
+    return 1;
+  fclose(f);
+  struct bars bars = {};
+  struct csv_report rep;
+  struct csv_options opt = {};
+  struct dataset ds;
+  const double frac[3] = {0.7, 0.15, 0.15};
+  if (csv_parse("synth", buf, len, &opt, &bars, &rep, &e) != 0 ||
+      dataset_build(&ds, &bars, frac, 0, rep.bar_seconds, "synth", &e) != 0) {
+    fprintf(stderr, "%s\n", e.msg);
+    return 1;
+  }
+  free(buf);
+  size_t bytes = ds.n * (FOX_NFEAT + 4) * sizeof(float), fb = ds.n * FOX_NFEAT * sizeof(float);
+  const struct backend *cuda = backend_cuda();
+  struct device_dataset dev;
+  if (cuda->dataset_upload(&ds, &dev, &e) != 0) { /* warm-up: context creation */
+    fprintf(stderr, "%s\n", e.msg);
+    return 1;
+  }
+  cuda->dataset_release(&dev);
+  double best_up = 1e30, best_h2d = 1e30, best_d2d = 1e30;
+  float *d_a, *d_b;
+  CK(cudaMalloc((void **)&d_a, fb));
+  CK(cudaMalloc((void **)&d_b, fb));
+  for (int rep_i = 0; rep_i < 5; rep_i++) {
+    double t0 = now_();
+    if (cuda->dataset_upload(&ds, &dev, &e) != 0)
+      return 1;
+    double t1 = now_();
+    cuda->dataset_release(&dev);
+    CK(cudaMemcpy(d_a, ds.features, fb, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_b, ds.prices, ds.n * 4 * sizeof(float), cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+    double t2 = now_();
+    CK(cudaMemcpy(d_b, d_a, fb, cudaMemcpyDeviceToDevice));
+    CK(cudaDeviceSynchronize());
+    double t3 = now_();
+    best_up = t1 - t0 < best_up ? t1 - t0 : best_up;
+    best_h2d = t2 - t1 < best_h2d ? t2 - t1 : best_h2d;
+    best_d2d = t3 - t2 < best_d2d ? t3 - t2 : best_d2d;
+  }
+  printf("# dataset upload on %s: %zu bars, %.1f MB (features + prices)\n", name, ds.n, bytes / 1e6);
+  printf("# %-32s %10s %10s %12s\n", "operation", "ms", "GB/s", "x reference");
+  printf("  %-32s %10.3f %10.2f %12.2f\n", "cudaMemcpy H2D (reference)", best_h2d * 1e3,
+         bytes / best_h2d / 1e9, 1.0);
+  printf("  %-32s %10.3f %10.2f %12.2f\n", "backend upload + normalise", best_up * 1e3,
+         bytes / best_up / 1e9, best_up / best_h2d);
+  printf("  %-32s %10.3f %10.2f %12.2f\n", "features D2D copy", best_d2d * 1e3,
+         2.0 * fb / best_d2d / 1e9, best_d2d / best_h2d);
+  FILE *j = fopen(json, "w");
+  if (j) {
+    fprintf(j, "{\"device\": \"%s\", \"bars\": %zu, \"bytes\": %zu, \"h2d_ms\": %.4f, "
+               "\"upload_ms\": %.4f, \"d2d_ms\": %.4f, \"upload_over_h2d\": %.4f}\n",
+            name, ds.n, bytes, best_h2d * 1e3, best_up * 1e3, best_d2d * 1e3, best_up / best_h2d);
+    fclose(j);
+  }
+  cudaFree(d_a);
+  cudaFree(d_b);
+  dataset_free(&ds);
+  return 0;
+}
