@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "cuda_backend.h"
 #include "cuda_check.h"
 #include "norm_step.h"
 
@@ -17,7 +17,7 @@ __global__ void normalize_kernel(const float *__restrict__ raw, const float *__r
   }
 }
 
-static void release_(struct device_dataset *dev) {
+void cuda_dataset_release(struct device_dataset *dev) {
   cudaFree(dev->features);
   cudaFree(dev->prices);
   cudaFree(dev->states);
@@ -51,16 +51,16 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, struct 
   return 0;
 }
 
-static int cuda_dataset_upload_(const struct dataset *ds, struct device_dataset *dev,
+int cuda_dataset_upload(const struct dataset *ds, struct device_dataset *dev,
                                 struct fox_err *e) {
   *dev = device_dataset{};
   int rc = upload_(ds, dev, e);
   if (rc != 0)
-    release_(dev);
+    cuda_dataset_release(dev);
   return rc;
 }
 
-static int cuda_dataset_download_(const struct device_dataset *dev, float *features,
+int cuda_dataset_download(const struct device_dataset *dev, float *features,
                                   float *prices, float *states, struct fox_err *e) {
   size_t fb = dev->n * FOX_NFEAT * sizeof(float);
   if (features)
@@ -71,33 +71,4 @@ static int cuda_dataset_download_(const struct device_dataset *dev, float *featu
   if (states)
     cudaCheck(cudaMemcpy(states, dev->states, fb, cudaMemcpyDeviceToHost), e);
   return 0;
-}
-
-extern "C" int backend_cuda_devices(char *name, size_t n) {
-  int count = 0;
-  if (name && n)
-    name[0] = '\0';
-  /* Without a driver this returns cudaErrorInsufficientDriver and leaves count alone. */
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  if (count > 0 && name && n) {
-    cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
-      snprintf(name, n, "%s", prop.name);
-    else
-      cudaGetLastError();
-  }
-  return count;
-}
-
-extern "C" const struct backend *backend_cuda(void) {
-  static const struct backend b = {
-      "cuda",
-      cuda_dataset_upload_,
-      cuda_dataset_download_,
-      release_,
-  };
-  return &b;
 }

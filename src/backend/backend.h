@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "data/dataset.h"
+#include "env_drive.h"
 #include "util/error.h"
 
 #ifdef __cplusplus
@@ -23,13 +24,45 @@ struct device_dataset {
   int device;      /* CUDA device ordinal, -1 on the CPU */
 };
 
+struct venv; /* src/env/venv.h */
+
+/* A backtest of consecutive folds [folds[2j], folds[2j+1]) with one action per bar of their
+ * union (host memory); each fold starts from initial capital. */
+struct bt_request {
+  struct market_params p;
+  int nfolds;
+  const int32_t *folds;
+  const uint8_t *actions;
+};
+
+/* Host outputs, one entry per bar of the folds' union (NULL: not wanted); acc per fold. */
+struct bt_result {
+  double *equity;
+  uint8_t *position;
+  int8_t *labels;
+  float *rewards;
+  float *pf; /* [bars, 3] portfolio features */
+  struct metrics_acc *acc;
+};
+
 struct backend {
   const char *name;
+  /* Backend memory: NULL (and the reason in e) on failure. */
+  void *(*mem_alloc)(size_t bytes, struct fox_err *e);
+  void (*mem_free)(void *p);
+  int (*mem_h2d)(void *dst, const void *src, size_t bytes, struct fox_err *e);
+  int (*mem_d2h)(void *dst, const void *src, size_t bytes, struct fox_err *e);
   int (*dataset_upload)(const struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
   /* Copies back to host arrays ([n*51], [n*4], [n*51]); any may be NULL. */
   int (*dataset_download)(const struct device_dataset *dev, float *features, float *prices,
                           float *states, struct fox_err *e);
   void (*dataset_release)(struct device_dataset *dev);
+  /* Vectorised environments (fused experience step): start every episode; step all. */
+  int (*env_reset)(struct venv *v, struct fox_err *e);
+  int (*env_step)(struct venv *v, int write_next, struct fox_err *e);
+  /* The backtest (and portfolio simulator): one sequence per fold, in parallel. */
+  int (*backtest)(const struct device_dataset *d, const struct bt_request *rq,
+                  struct bt_result *out, struct fox_err *e);
 };
 
 const struct backend *backend_cpu(void);

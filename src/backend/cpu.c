@@ -1,9 +1,26 @@
-/* The CPU backend: the reference twin of every CUDA launcher, over the same step headers. */
+/* The CPU backend: the reference twin of every CUDA launcher, looping (OpenMP) over the same
+ * step headers the kernels call. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "env/venv.h"
 #include "norm_step.h"
+
+static void *cpu_alloc_(size_t bytes, struct fox_err *e) {
+  void *p = calloc(1, bytes ? bytes : 1);
+  if (!p)
+    fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bytes", bytes);
+  return p;
+}
+
+static void cpu_free_(void *p) { free(p); }
+
+static int cpu_copy_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
+  if (bytes)
+    memcpy(dst, src, bytes);
+  return 0;
+}
 
 static void cpu_normalize_(const float *raw, const float *norm, float *out, size_t n) {
   const float *mean = norm, *std = norm + FOX_NFEAT;
@@ -11,6 +28,14 @@ static void cpu_normalize_(const float *raw, const float *norm, float *out, size
   for (size_t t = 0; t < n; t++)
     for (int f = 0; f < FOX_NFEAT; f++)
       out[t * FOX_NFEAT + f] = norm_feature(raw[t * FOX_NFEAT + f], mean[f], std[f]);
+}
+
+static void cpu_dataset_release_(struct device_dataset *dev) {
+  free(dev->features);
+  free(dev->prices);
+  free(dev->states);
+  free(dev->norm);
+  *dev = (struct device_dataset){0};
 }
 
 static int cpu_dataset_upload_(const struct dataset *ds, struct device_dataset *dev,
@@ -22,8 +47,7 @@ static int cpu_dataset_upload_(const struct dataset *ds, struct device_dataset *
   dev->states = malloc(fb ? fb : 1);
   dev->norm = malloc(2 * FOX_NFEAT * sizeof(float));
   if (!dev->features || !dev->prices || !dev->states || !dev->norm) {
-    free(dev->features), free(dev->prices), free(dev->states), free(dev->norm);
-    *dev = (struct device_dataset){0};
+    cpu_dataset_release_(dev);
     return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
   }
   memcpy(dev->features, ds->features, fb);
@@ -46,20 +70,62 @@ static int cpu_dataset_download_(const struct device_dataset *dev, float *featur
   return 0;
 }
 
-static void cpu_dataset_release_(struct device_dataset *dev) {
-  free(dev->features);
-  free(dev->prices);
-  free(dev->states);
-  free(dev->norm);
-  *dev = (struct device_dataset){0};
+static int cpu_env_reset_(struct venv *v, struct fox_err *e) {
+  const struct device_dataset *d = v->data;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < v->shape.num_envs; i++) {
+    v->cur[i] = (struct env_cursor){0};
+    v->rstats[i] = (struct reward_stats){0};
+    env_episode_start(&v->p, &v->shape, i, &v->env[i], &v->cur[i]);
+    int32_t t = v->cur[i].t;
+    env_observe(&v->p, &v->env[i], t, d->states + (size_t)t * FOX_NFEAT, d->prices[4 * (size_t)t + 3],
+                v->states + (size_t)i * FOX_STATE_DIM);
+  }
+  return 0;
+}
+
+static int cpu_env_step_(struct venv *v, int write_next, struct fox_err *e) {
+  const struct device_dataset *d = v->data;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < v->shape.num_envs; i++)
+    env_fused_step(&v->p, &v->shape, i, &v->env[i], &v->cur[i], &v->rstats[i], v->actions[i],
+                   d->prices, d->features, d->states, v->states + (size_t)i * FOX_STATE_DIM,
+                   write_next ? v->next_states + (size_t)i * FOX_STATE_DIM : NULL,
+                   &v->rewards[i], &v->dones[i], &v->labels[i]);
+  return 0;
+}
+
+static int cpu_backtest_(const struct device_dataset *d, const struct bt_request *rq,
+                         struct bt_result *out, struct fox_err *e) {
+  int32_t b0 = rq->folds[0];
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int j = 0; j < rq->nfolds; j++) {
+    int32_t b = rq->folds[2 * j], en = rq->folds[2 * j + 1];
+    size_t off = (size_t)(b - b0);
+    struct seq_out o = {out->equity ? out->equity + off : NULL,
+                        out->position ? out->position + off : NULL,
+                        out->labels ? out->labels + off : NULL,
+                        out->rewards ? out->rewards + off : NULL,
+                        out->pf ? out->pf + 3 * off : NULL};
+    env_run_sequence(&rq->p, d->prices, d->features, b, en, rq->actions + off, o,
+                     out->acc ? &out->acc[j] : NULL, NULL);
+  }
+  return 0;
 }
 
 const struct backend *backend_cpu(void) {
   static const struct backend b = {
       .name = "cpu",
+      .mem_alloc = cpu_alloc_,
+      .mem_free = cpu_free_,
+      .mem_h2d = cpu_copy_,
+      .mem_d2h = cpu_copy_,
       .dataset_upload = cpu_dataset_upload_,
       .dataset_download = cpu_dataset_download_,
       .dataset_release = cpu_dataset_release_,
+      .env_reset = cpu_env_reset_,
+      .env_step = cpu_env_step_,
+      .backtest = cpu_backtest_,
   };
   return &b;
 }

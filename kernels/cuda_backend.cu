@@ -1,0 +1,71 @@
+/* The CUDA backend table: device memory, device discovery, and the launchers of
+ * dataset_upload.cu and env_kernels.cu. */
+#include <stdio.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+
+static void *cuda_alloc_(size_t bytes, struct fox_err *e) {
+  void *p = NULL;
+  cudaError_t rc = cudaMalloc(&p, bytes ? bytes : 1);
+  if (rc != cudaSuccess) {
+    fox_errf(e, FOX_EFAIL, "cudaMalloc(%zu bytes): %s", bytes, cudaGetErrorString(rc));
+    return NULL;
+  }
+  rc = cudaMemset(p, 0, bytes ? bytes : 1);
+  if (rc != cudaSuccess) {
+    cudaFree(p);
+    fox_errf(e, FOX_EFAIL, "cudaMemset(%zu bytes): %s", bytes, cudaGetErrorString(rc));
+    return NULL;
+  }
+  return p;
+}
+
+static void cuda_free_(void *p) { cudaFree(p); }
+
+static int cuda_h2d_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
+  cudaCheck(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), e);
+  return 0;
+}
+
+static int cuda_d2h_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
+  cudaCheck(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), e);
+  return 0;
+}
+
+extern "C" int backend_cuda_devices(char *name, size_t n) {
+  int count = 0;
+  if (name && n)
+    name[0] = '\0';
+  /* Without a driver this returns cudaErrorInsufficientDriver and leaves count alone. */
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  if (count > 0 && name && n) {
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+      snprintf(name, n, "%s", prop.name);
+    else
+      cudaGetLastError();
+  }
+  return count;
+}
+
+extern "C" const struct backend *backend_cuda(void) {
+  static struct backend b;
+  if (!b.name) {
+    b.mem_alloc = cuda_alloc_;
+    b.mem_free = cuda_free_;
+    b.mem_h2d = cuda_h2d_;
+    b.mem_d2h = cuda_d2h_;
+    b.dataset_upload = cuda_dataset_upload;
+    b.dataset_download = cuda_dataset_download;
+    b.dataset_release = cuda_dataset_release;
+    b.env_reset = cuda_env_reset;
+    b.env_step = cuda_env_step;
+    b.backtest = cuda_backtest;
+    b.name = "cuda";
+  }
+  return &b;
+}

@@ -1,0 +1,21 @@
+/* The CUDA backend's launchers, shared between its translation units (not a public API:
+ * everything outside kernels/ goes through struct backend). */
+#ifndef FOX_CUDA_BACKEND_H
+#define FOX_CUDA_BACKEND_H
+
+#include "backend/backend.h"
+#include "env/venv.h"
+
+int cuda_dataset_upload(const struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
+int cuda_dataset_download(const struct device_dataset *dev, float *features, float *prices,
+                          float *states, struct fox_err *e);
+void cuda_dataset_release(struct device_dataset *dev);
+int cuda_env_reset(struct venv *v, struct fox_err *e);
+int cuda_env_step(struct venv *v, int write_next, struct fox_err *e);
+int cuda_backtest(const struct device_dataset *d, const struct bt_request *rq,
+                  struct bt_result *out, struct fox_err *e);
+
+/* Threads per block for one-thread-per-item kernels. */
+#define FOX_CUDA_BLOCK 128
+
+#endif

@@ -1,0 +1,120 @@
+/* The two ways bars are driven through env_bar: a whole action sequence over [b, e) (the
+ * backtest and the portfolio simulator, one thread per sequence), and one vectorised training
+ * step of many environments (the fused experience step, one thread per environment). */
+#ifndef FOX_ENV_DRIVE_H
+#define FOX_ENV_DRIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "env_step.h"
+#include "fox_hd.h"
+#include "metrics_step.h"
+#include "rng_step.h"
+
+/* Optional per-bar outputs of a sequence, indexed 0 .. e-b-1 (NULL: not written). */
+struct seq_out {
+  double *equity;
+  uint8_t *position;
+  int8_t *labels;
+  float *rewards; /* unscaled: log equity ratio plus/minus bonus */
+  float *pf;      /* [n, 3] portfolio features */
+};
+
+FOX_HD static inline void seq_write_(const struct market_params *p, const struct env_state *s,
+                                     const struct seq_out *o, size_t i, int32_t k, float close,
+                                     const struct bar_event *ev) {
+  if (o->equity)
+    o->equity[i] = s->equity;
+  if (o->position)
+    o->position[i] = s->units > 0.0;
+  if (o->labels)
+    o->labels[i] = (int8_t)ev->label;
+  if (o->rewards)
+    o->rewards[i] = (float)ev->reward;
+  if (o->pf)
+    env_portfolio_features(p, s, k, close, o->pf + 3 * i);
+}
+
+/* Runs actions[0 .. e-b-2] over bars b+1 .. e-1 (action i decided after bar b+i's close) from
+ * initial capital, closing any position at the last bar. `acc` may be NULL. */
+FOX_HD static inline void env_run_sequence(const struct market_params *p, const float *prices,
+                                           const float *features, int32_t b, int32_t e,
+                                           const uint8_t *actions, struct seq_out o,
+                                           struct metrics_acc *acc, struct env_state *final_s) {
+  struct env_state s;
+  env_portfolio_reset(p, &s);
+  struct bar_event none = {0.0, FOX_LABEL_NONE, 0, 0.0};
+  seq_write_(p, &s, &o, 0, b, prices[4 * (size_t)b + 3], &none);
+  if (acc)
+    metrics_begin(acc, s.equity);
+  for (int32_t k = b + 1; k < e; k++) {
+    const float *px = prices + 4 * (size_t)k;
+    float sigma = features[(size_t)(k - 1) * FOX_NFEATURES + FOX_EWM_VOL_COL];
+    struct bar_event ev = env_bar(p, &s, actions[k - b - 1], k, px, sigma, k == e - 1);
+    seq_write_(p, &s, &o, (size_t)(k - b), k, px[3], &ev);
+    if (acc)
+      metrics_add_bar(acc, s.equity, s.units > 0.0, &ev);
+  }
+  if (final_s)
+    *final_s = s;
+}
+
+/* Where an environment is: its current bar t (the state it shows is after t's close), the last
+ * bar of its episode, and how many episodes it has started. */
+struct env_cursor {
+  int32_t t, end;
+  uint32_t episode, pad_;
+};
+
+/* The vectorised environments' layout: training split [split_b, split_e), episode length. */
+struct venv_shape {
+  int32_t split_b, split_e, episode_bars, num_envs;
+  uint64_t seed;
+};
+
+/* A new episode at a uniformly random bar of the split, from the (seed, env, episode) hash. */
+FOX_HD static inline void env_episode_start(const struct market_params *p,
+                                            const struct venv_shape *v, int env,
+                                            struct env_state *s, struct env_cursor *c) {
+  uint32_t span = (uint32_t)(v->split_e - 1 - v->split_b); /* starts in [b, e-2] */
+  uint64_t h = fox_mix3(v->seed, (uint64_t)env, (uint64_t)c->episode);
+  c->t = v->split_b + (int32_t)(h % span);
+  int32_t end = c->t + v->episode_bars;
+  c->end = end < v->split_e - 1 ? end : v->split_e - 1;
+  env_portfolio_reset(p, s);
+}
+
+/* One training step of environment `env`: bar t+1 under `action`, the shaped reward, the done
+ * flag (terminal below 1% of capital, truncated at the episode's last bar), the next state
+ * before any reset (only when next_out is given), and the state to act on after it. */
+FOX_HD static inline void env_fused_step(const struct market_params *p,
+                                         const struct venv_shape *v, int env,
+                                         struct env_state *s, struct env_cursor *c,
+                                         struct reward_stats *rs, int action,
+                                         const float *prices, const float *features,
+                                         const float *norm, float *state_out, float *next_out,
+                                         float *reward_out, uint8_t *done_out,
+                                         int8_t *label_out) {
+  int32_t k = c->t + 1;
+  const float *px = prices + 4 * (size_t)k;
+  float sigma = features[(size_t)c->t * FOX_NFEATURES + FOX_EWM_VOL_COL];
+  struct bar_event ev = env_bar(p, s, action, k, px, sigma, 0);
+  *reward_out = (float)env_reward_shape(p, rs, ev.reward);
+  *label_out = (int8_t)ev.label;
+  uint8_t done = s->equity < 0.01 * p->initial_capital ? FOX_DONE_TERMINAL
+                 : k >= c->end                          ? FOX_DONE_TRUNCATED
+                                                        : 0;
+  *done_out = done;
+  if (next_out)
+    env_observe(p, s, k, norm + (size_t)k * FOX_NFEATURES, px[3], next_out);
+  c->t = k;
+  if (done) {
+    c->episode += 1;
+    env_episode_start(p, v, env, s, c);
+  }
+  env_observe(p, s, c->t, norm + (size_t)c->t * FOX_NFEATURES, prices[4 * (size_t)c->t + 3],
+              state_out);
+}
+
+#endif

@@ -1,0 +1,162 @@
+/* The market on the device, one thread per (trial, environment) or per backtest fold; each
+ * kernel is an indexing wrapper around env_drive.h, exactly what the CPU loop calls.
+ *   env_reset_kernel         start every environment's first episode
+ *   fused_experience_kernel  state + portfolio + barrier + reward for all environments
+ *   backtest_kernel          one action sequence per fold: equity, positions, labels, rewards,
+ *                            portfolio features (the portfolio simulator's outputs) and the
+ *                            metrics accumulated in registers */
+#include <stdlib.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+
+__global__ void env_reset_kernel(struct market_params p, struct venv_shape shape,
+                                 const float *__restrict__ prices,
+                                 const float *__restrict__ norm, struct env_state *env,
+                                 struct env_cursor *cur, struct reward_stats *rs,
+                                 float *states) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= shape.num_envs)
+    return;
+  struct env_cursor c = {0, 0, 0, 0};
+  struct env_state s;
+  env_episode_start(&p, &shape, i, &s, &c);
+  env_observe(&p, &s, c.t, norm + (size_t)c.t * FOX_NFEATURES, prices[4 * (size_t)c.t + 3],
+              states + (size_t)i * FOX_STATE_DIM);
+  env[i] = s;
+  cur[i] = c;
+  rs[i].count = rs[i].mean = rs[i].m2 = 0.0;
+}
+
+__global__ void fused_experience_kernel(struct market_params p, struct venv_shape shape,
+                                        const float *__restrict__ prices,
+                                        const float *__restrict__ features,
+                                        const float *__restrict__ norm,
+                                        const uint8_t *__restrict__ actions,
+                                        struct env_state *env, struct env_cursor *cur,
+                                        struct reward_stats *rs, float *states,
+                                        float *next_states, float *rewards, uint8_t *dones,
+                                        int8_t *labels) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= shape.num_envs)
+    return;
+  struct env_state s = env[i];
+  struct env_cursor c = cur[i];
+  struct reward_stats r = rs[i];
+  env_fused_step(&p, &shape, i, &s, &c, &r, actions[i], prices, features, norm,
+                 states + (size_t)i * FOX_STATE_DIM,
+                 next_states ? next_states + (size_t)i * FOX_STATE_DIM : NULL, &rewards[i],
+                 &dones[i], &labels[i]);
+  env[i] = s;
+  cur[i] = c;
+  rs[i] = r;
+}
+
+__global__ void backtest_kernel(struct market_params p, const float *__restrict__ prices,
+                                const float *__restrict__ features, const int32_t *folds,
+                                int nfolds, const uint8_t *__restrict__ actions, double *equity,
+                                uint8_t *position, int8_t *labels, float *rewards, float *pf,
+                                struct metrics_acc *acc) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nfolds)
+    return;
+  int32_t b0 = folds[0], b = folds[2 * j], e = folds[2 * j + 1];
+  size_t off = (size_t)(b - b0);
+  struct seq_out o = {equity ? equity + off : NULL, position ? position + off : NULL,
+                      labels ? labels + off : NULL, rewards ? rewards + off : NULL,
+                      pf ? pf + 3 * off : NULL};
+  struct metrics_acc a;
+  env_run_sequence(&p, prices, features, b, e, actions + off, o, &a, NULL);
+  acc[j] = a;
+}
+
+static int blocks_(int n) { return (n + FOX_CUDA_BLOCK - 1) / FOX_CUDA_BLOCK; }
+
+int cuda_env_reset(struct venv *v, struct fox_err *e) {
+  const struct device_dataset *d = v->data;
+  env_reset_kernel<<<blocks_(v->shape.num_envs), FOX_CUDA_BLOCK>>>(
+      v->p, v->shape, d->prices, d->states, v->env, v->cur, v->rstats, v->states);
+  cudaCheckLaunch(e);
+  cudaCheck(cudaDeviceSynchronize(), e);
+  return 0;
+}
+
+int cuda_env_step(struct venv *v, int write_next, struct fox_err *e) {
+  const struct device_dataset *d = v->data;
+  fused_experience_kernel<<<blocks_(v->shape.num_envs), FOX_CUDA_BLOCK>>>(
+      v->p, v->shape, d->prices, d->features, d->states, v->actions, v->env, v->cur, v->rstats,
+      v->states, write_next ? v->next_states : NULL, v->rewards, v->dones, v->labels);
+  cudaCheckLaunch(e);
+  cudaCheck(cudaDeviceSynchronize(), e);
+  return 0;
+}
+
+/* Device buffers of one backtest call, freed together. */
+struct bt_dev_ {
+  int32_t *folds;
+  uint8_t *actions, *position;
+  double *equity;
+  int8_t *labels;
+  float *rewards, *pf;
+  struct metrics_acc *acc;
+};
+
+static void bt_free_(struct bt_dev_ *g) {
+  cudaFree(g->folds);
+  cudaFree(g->actions);
+  cudaFree(g->position);
+  cudaFree(g->equity);
+  cudaFree(g->labels);
+  cudaFree(g->rewards);
+  cudaFree(g->pf);
+  cudaFree(g->acc);
+}
+
+static int bt_run_(const struct device_dataset *d, const struct bt_request *rq,
+                   struct bt_result *out, struct bt_dev_ *g, struct fox_err *e) {
+  int k = rq->nfolds;
+  size_t n = (size_t)(rq->folds[2 * k - 1] - rq->folds[0]);
+  cudaCheck(cudaMalloc((void **)&g->folds, 2 * (size_t)k * sizeof(int32_t)), e);
+  cudaCheck(cudaMalloc((void **)&g->actions, n ? n : 1), e);
+  cudaCheck(cudaMalloc((void **)&g->acc, (size_t)k * sizeof(struct metrics_acc)), e);
+  if (out->equity)
+    cudaCheck(cudaMalloc((void **)&g->equity, n * sizeof(double)), e);
+  if (out->position)
+    cudaCheck(cudaMalloc((void **)&g->position, n), e);
+  if (out->labels)
+    cudaCheck(cudaMalloc((void **)&g->labels, n), e);
+  if (out->rewards)
+    cudaCheck(cudaMalloc((void **)&g->rewards, n * sizeof(float)), e);
+  if (out->pf)
+    cudaCheck(cudaMalloc((void **)&g->pf, 3 * n * sizeof(float)), e);
+  cudaCheck(cudaMemcpy(g->folds, rq->folds, 2 * (size_t)k * sizeof(int32_t),
+                       cudaMemcpyHostToDevice), e);
+  cudaCheck(cudaMemcpy(g->actions, rq->actions, n, cudaMemcpyHostToDevice), e);
+  backtest_kernel<<<(k + 63) / 64, 64>>>(rq->p, d->prices, d->features, g->folds, k, g->actions,
+                                         g->equity, g->position, g->labels, g->rewards, g->pf,
+                                         g->acc);
+  cudaCheckLaunch(e);
+  cudaCheck(cudaDeviceSynchronize(), e);
+  if (out->acc)
+    cudaCheck(cudaMemcpy(out->acc, g->acc, (size_t)k * sizeof(struct metrics_acc),
+                         cudaMemcpyDeviceToHost), e);
+  if (out->equity)
+    cudaCheck(cudaMemcpy(out->equity, g->equity, n * sizeof(double), cudaMemcpyDeviceToHost), e);
+  if (out->position)
+    cudaCheck(cudaMemcpy(out->position, g->position, n, cudaMemcpyDeviceToHost), e);
+  if (out->labels)
+    cudaCheck(cudaMemcpy(out->labels, g->labels, n, cudaMemcpyDeviceToHost), e);
+  if (out->rewards)
+    cudaCheck(cudaMemcpy(out->rewards, g->rewards, n * sizeof(float), cudaMemcpyDeviceToHost), e);
+  if (out->pf)
+    cudaCheck(cudaMemcpy(out->pf, g->pf, 3 * n * sizeof(float), cudaMemcpyDeviceToHost), e);
+  return 0;
+}
+
+int cuda_backtest(const struct device_dataset *d, const struct bt_request *rq,
+                  struct bt_result *out, struct fox_err *e) {
+  struct bt_dev_ g = {};
+  int rc = bt_run_(d, rq, out, &g, e);
+  bt_free_(&g);
+  return rc;
+}

@@ -1,0 +1,199 @@
+/* Backtest driver: folds of the split, the backend's sequence kernel, metrics per fold and their
+ * mean, and the text/JSON reports. */
+#include "backtest/backtest.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env/experience_h5.h"
+#include "norm_step.h"
+#include "util/fsutil.h"
+#include "util/h5io.h"
+
+int backtest_read_actions(const char *path, size_t n, uint8_t *out, struct fox_err *e) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open actions file", path);
+  char line[256];
+  size_t lineno = 0, k = 0;
+  int rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *p = line, *q;
+    while (isspace((unsigned char)*p))
+      p++;
+    for (q = p + strlen(p); q > p && isspace((unsigned char)q[-1]);)
+      *--q = '\0';
+    if (*p == '\0')
+      continue;
+    if (lineno == 1 && strcmp(p, "action") == 0)
+      continue;
+    if (!((p[0] == '0' || p[0] == '1' || p[0] == '2') && p[1] == '\0')) {
+      rc = fox_errf(e, FOX_EDATA, "%s:%zu: expected an action 0 (hold), 1 (buy) or 2 (sell), "
+                                  "got '%.40s'", path, lineno, p);
+      break;
+    }
+    if (k == n) {
+      rc = fox_errf(e, FOX_EDATA, "%s:%zu: too many actions: the split has %zu bars", path,
+                    lineno, n);
+      break;
+    }
+    out[k++] = (uint8_t)(p[0] - '0');
+  }
+  fclose(f);
+  if (rc == 0 && k != n)
+    rc = fox_errf(e, FOX_EDATA, "%s:%zu: %zu actions, expected one per bar of the split (%zu)",
+                  path, lineno, k, n);
+  return rc;
+}
+
+void backtest_free(struct backtest_run *r) {
+  free(r->folds);
+  free(r->fold_metrics);
+  free(r->actions);
+  free(r->equity);
+  free(r->position);
+  free(r->labels);
+  free(r->rewards);
+  free(r->states);
+  memset(r, 0, sizeof *r);
+}
+
+static void fill_states_(const struct dataset *ds, const struct backtest_run *r, const float *pf) {
+  size_t n = (size_t)(r->end - r->begin);
+  for (size_t i = 0; i < n; i++) {
+    const float *raw = ds->features + (size_t)(r->begin + (int64_t)i) * FOX_NFEAT;
+    float *s = r->states + i * FOX_STATE_DIM;
+    for (int f = 0; f < FOX_NFEAT; f++)
+      s[f] = norm_feature(raw[f], ds->norm_mean[f], ds->norm_std[f]);
+    memcpy(s + FOX_NFEAT, pf + 3 * i, 3 * sizeof(float));
+  }
+}
+
+int backtest_run(const struct backend *be, const struct dataset *ds,
+                 const struct device_dataset *dev, const struct config *cfg, int split,
+                 int nfolds, const uint8_t *actions, struct backtest_run *r, struct fox_err *e) {
+  memset(r, 0, sizeof *r);
+  r->split = split;
+  r->begin = ds->split[split][0];
+  r->end = ds->split[split][1];
+  size_t n = (size_t)(r->end - r->begin);
+  if (nfolds < 1 || n / (size_t)nfolds < 2)
+    return fox_errf(e, FOX_EUSAGE, "--folds %d: the split has %zu bars, each fold needs >= 2",
+                    nfolds, n);
+  r->nfolds = nfolds;
+  r->folds = malloc(2 * (size_t)nfolds * sizeof *r->folds);
+  r->fold_metrics = calloc((size_t)nfolds, sizeof *r->fold_metrics);
+  r->actions = malloc(n);
+  r->equity = malloc(n * sizeof *r->equity);
+  r->position = malloc(n);
+  r->labels = malloc(n);
+  r->rewards = malloc(n * sizeof *r->rewards);
+  float *pf = cfg->experience == FOX_EXP_FULL ? malloc(3 * n * sizeof *pf) : NULL;
+  struct metrics_acc *acc = calloc((size_t)nfolds, sizeof *acc);
+  if (!r->folds || !r->fold_metrics || !r->actions || !r->equity || !r->position || !r->labels ||
+      !r->rewards || !acc || (cfg->experience == FOX_EXP_FULL && !pf)) {
+    free(pf);
+    free(acc);
+    backtest_free(r);
+    return fox_errf(e, FOX_EFAIL, "backtest: out of memory for %zu bars", n);
+  }
+  memcpy(r->actions, actions, n);
+  for (int j = 0; j < nfolds; j++) {
+    r->folds[2 * j] = (int32_t)(r->begin + (int64_t)((size_t)j * n / (size_t)nfolds));
+    r->folds[2 * j + 1] = (int32_t)(r->begin + (int64_t)((size_t)(j + 1) * n / (size_t)nfolds));
+  }
+  struct bt_request rq = {cfg->market, nfolds, r->folds, actions};
+  struct bt_result out = {r->equity, r->position, r->labels, r->rewards, pf, acc};
+  int rc = be->backtest(dev, &rq, &out, e);
+  if (rc == 0) {
+    for (int j = 0; j < nfolds; j++)
+      metrics_finish(&acc[j], ds->bars_per_year, &r->fold_metrics[j]);
+    metrics_mean(r->fold_metrics, nfolds, &r->mean);
+    if (pf) {
+      r->states = malloc(n * FOX_STATE_DIM * sizeof *r->states);
+      if (!r->states)
+        rc = fox_errf(e, FOX_EFAIL, "backtest: out of memory for states");
+      else
+        fill_states_(ds, r, pf);
+    }
+  }
+  free(pf);
+  free(acc);
+  if (rc != 0)
+    backtest_free(r);
+  return rc;
+}
+
+static const char *split_name_(int s) { return s == 0 ? "train" : s == 1 ? "val" : "test"; }
+
+void backtest_print_json(FILE *f, const struct backtest_run *r) {
+  fprintf(f, "{\"split\": \"%s\", ", split_name_(r->split));
+  metrics_json_fields(f, &r->mean);
+  fprintf(f, ", \"folds\": [");
+  for (int j = 0; j < r->nfolds; j++) {
+    fprintf(f, "%s{\"begin\": %d, \"end\": %d, ", j ? ", " : "", r->folds[2 * j],
+            r->folds[2 * j + 1]);
+    metrics_json_fields(f, &r->fold_metrics[j]);
+    fputc('}', f);
+  }
+  fprintf(f, "]}\n");
+}
+
+void backtest_print_table(FILE *f, const struct backtest_run *r) {
+  static const char *const units[FOX_NMETRICS] = {
+      "fraction", "annualised", "annualised", "fraction", "fraction/yr", "ratio",
+      "round trips", "fraction", "ratio", "of bars", "quote ccy", "bars"};
+  fprintf(f, "# backtest on the %s split: bars [%lld, %lld), %d fold%s\n", split_name_(r->split),
+          (long long)r->begin, (long long)r->end, r->nfolds, r->nfolds > 1 ? "s" : "");
+  fprintf(f, "%-15s %-12s %16s", "metric", "unit", r->nfolds > 1 ? "mean" : "value");
+  for (int j = 0; r->nfolds > 1 && j < r->nfolds; j++)
+    fprintf(f, " %11s%-3d", "fold ", j + 1);
+  fputc('\n', f);
+  for (int i = 0; i < FOX_NMETRICS; i++) {
+    fprintf(f, "%-15s %-12s %16.6g", metrics_names[i], units[i], metrics_get(&r->mean, i));
+    for (int j = 0; r->nfolds > 1 && j < r->nfolds; j++)
+      fprintf(f, " %14.6g", metrics_get(&r->fold_metrics[j], i));
+    fputc('\n', f);
+  }
+}
+
+static int write_body_(hid_t f, const struct backtest_run *r, const struct config *cfg,
+                       struct fox_err *e) {
+  size_t n = (size_t)(r->end - r->begin);
+  hid_t g = H5Gcreate2(f, "backtest", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/backtest");
+  int rc = h5io_write(g, "equity", H5T_NATIVE_DOUBLE, r->equity, n, 0, 4, e);
+  if (rc == 0)
+    rc = h5io_write(g, "position", H5T_NATIVE_UINT8, r->position, n, 0, 4, e);
+  if (rc == 0)
+    rc = h5io_write(g, "folds", H5T_NATIVE_INT32, r->folds, (size_t)r->nfolds, 2, 0, e);
+  if (rc == 0)
+    rc = h5io_attr_write_str(g, "split", split_name_(r->split), e);
+  H5Gclose(g);
+  FOX_TRY(rc);
+  return experience_write(f, "experience", cfg->experience, n, r->actions, r->rewards, r->labels,
+                          r->states, e);
+}
+
+int backtest_write_h5(const struct backtest_run *r, const struct config *cfg, const char *path,
+                      struct fox_err *e) {
+  h5io_quiet();
+  char tmp[4096];
+  fs_temp_name(path, tmp, sizeof tmp);
+  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0)
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  int rc = write_body_(f, r, cfg, e);
+  if (rc == 0)
+    rc = h5io_attr_write_str(f, "kind", "backtest", e);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  if (rc != 0) {
+    remove(tmp);
+    return fox_err_wrap(e, "writing %s", path);
+  }
+  return fs_commit(tmp, path, e);
+}

@@ -1,0 +1,16 @@
+/* Metric names, access by index, fold means, and their text and JSON forms. */
+#ifndef FOX_METRICS_H
+#define FOX_METRICS_H
+
+#include <stdio.h>
+
+#include "metrics_step.h"
+
+extern const char *const metrics_names[FOX_NMETRICS];
+
+double metrics_get(const struct metrics *m, int i);
+void metrics_mean(const struct metrics *folds, int k, struct metrics *out);
+/* `"name": value` pairs, comma separated, without braces; non-finite values as null. */
+void metrics_json_fields(FILE *f, const struct metrics *m);
+
+#endif

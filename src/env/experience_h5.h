@@ -1,0 +1,18 @@
+/* Experience outputs in HDF5 (DESIGN.md s4): actions u8, rewards f32, barrier_labels i8 and,
+ * at level full, states f32 [n, 54]; chunked and compressed. Shared by the backtest file and
+ * the rank files. */
+#ifndef FOX_EXPERIENCE_H5_H
+#define FOX_EXPERIENCE_H5_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* Writes group `name` under `loc` unless level is FOX_EXP_NONE; states may be NULL below full. */
+int experience_write(hid_t loc, const char *name, int level, size_t n, const uint8_t *actions,
+                     const float *rewards, const int8_t *labels, const float *states,
+                     struct fox_err *e);
+
+#endif

@@ -1,0 +1,53 @@
+/* Vectorised training environments: N copies of the market over the train split, stepped
+ * together with one batch of actions; the same calls on every backend (DESIGN.md s5). */
+#ifndef FOX_VENV_H
+#define FOX_VENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "env_drive.h"
+#include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything but `be`, `data`, `p` and `shape` lives in the backend's memory. */
+struct venv {
+  const struct backend *be;
+  const struct device_dataset *data;
+  struct market_params p;
+  struct venv_shape shape;
+  struct env_state *env;
+  struct env_cursor *cur;
+  struct reward_stats *rstats;
+  uint8_t *actions;
+  float *states;      /* [N, 54]: what to act on next */
+  float *next_states; /* [N, 54]: the state each step reached, before any reset */
+  float *rewards;
+  uint8_t *dones; /* FOX_DONE_TERMINAL | FOX_DONE_TRUNCATED, 0 otherwise */
+  int8_t *labels;
+};
+
+int venv_create(struct venv *v, const struct backend *be, const struct device_dataset *data,
+                const struct market_params *p, int num_envs, int episode_bars, int64_t split_b,
+                int64_t split_e, uint64_t seed, struct fox_err *e);
+/* Every environment starts its first episode; states are ready to read. */
+int venv_reset(struct venv *v, struct fox_err *e);
+/* One step with host actions (N values 0/1/2); write_next also keeps the pre-reset states. */
+int venv_step(struct venv *v, const uint8_t *actions, int write_next, struct fox_err *e);
+/* Copies the latest batch to the host; any pointer may be NULL. */
+int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,
+              uint8_t *dones, int8_t *labels, struct fox_err *e);
+/* The per-environment portfolio and cursor, for tests and checkpoints. */
+int venv_read_env(const struct venv *v, struct env_state *env, struct env_cursor *cur,
+                  struct fox_err *e);
+void venv_free(struct venv *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
