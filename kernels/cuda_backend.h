@@ -11,7 +11,7 @@ int cuda_dataset_download(const struct device_dataset *dev, float *features, flo
                           float *states, struct fox_err *e);
 void cuda_dataset_release(struct device_dataset *dev);
 int cuda_env_reset(struct venv *v, struct fox_err *e);
-int cuda_env_step(struct venv *v, int write_next, struct fox_err *e);
+int cuda_env_step(struct venv *v, int outputs, struct fox_err *e);
 int cuda_backtest(const struct device_dataset *d, const struct bt_request *rq,
                   struct bt_result *out, struct fox_err *e);
 

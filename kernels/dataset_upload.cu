@@ -1,11 +1,19 @@
 /* The CUDA backend's dataset: raw f32 features and prices uploaded once per process, then
- * normalised on the device by the same norm_step.h arithmetic the CPU backend uses. */
+ * normalised on the device by the same norm_step.h arithmetic the CPU backend uses, and the
+ * ewm_vol column copied out on its own for the market step. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "norm_step.h"
+
+__global__ void sigma_column_kernel(const float *__restrict__ raw, float *__restrict__ sigma,
+                                    size_t n) {
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n)
+    sigma[t] = raw[t * FOX_NFEAT + FOX_EWM_VOL_COL];
+}
 
 __global__ void normalize_kernel(const float *__restrict__ raw, const float *__restrict__ norm,
                                  float *__restrict__ out, size_t count) {
@@ -22,6 +30,7 @@ void cuda_dataset_release(struct device_dataset *dev) {
   cudaFree(dev->prices);
   cudaFree(dev->states);
   cudaFree(dev->norm);
+  cudaFree(dev->sigma);
   *dev = device_dataset{};
 }
 
@@ -33,6 +42,7 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, struct 
   cudaCheck(cudaMalloc((void **)&dev->prices, pb ? pb : 1), e);
   cudaCheck(cudaMalloc((void **)&dev->states, fb ? fb : 1), e);
   cudaCheck(cudaMalloc((void **)&dev->norm, 2 * FOX_NFEAT * sizeof(float)), e);
+  cudaCheck(cudaMalloc((void **)&dev->sigma, n ? n * sizeof(float) : 1), e);
   cudaCheck(cudaMemcpy(dev->features, ds->features, fb, cudaMemcpyHostToDevice), e);
   cudaCheck(cudaMemcpy(dev->prices, ds->prices, pb, cudaMemcpyHostToDevice), e);
   cudaCheck(cudaMemcpy(dev->norm, ds->norm_mean, FOX_NFEAT * sizeof(float),
@@ -45,6 +55,9 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, struct 
     size_t want = (count + threads - 1) / threads;
     int blocks = (int)(want < 65535 ? want : 65535);
     normalize_kernel<<<blocks, threads>>>(dev->features, dev->norm, dev->states, count);
+    cudaCheckLaunch(e);
+    sigma_column_kernel<<<(unsigned)((n + threads - 1) / threads), threads>>>(dev->features,
+                                                                          dev->sigma, n);
     cudaCheckLaunch(e);
   }
   cudaCheck(cudaDeviceSynchronize(), e);

@@ -30,7 +30,7 @@ __global__ void env_reset_kernel(struct market_params p, struct venv_shape shape
 
 __global__ void fused_experience_kernel(struct market_params p, struct venv_shape shape,
                                         const float *__restrict__ prices,
-                                        const float *__restrict__ features,
+                                        const float *__restrict__ sigma,
                                         const float *__restrict__ norm,
                                         const uint8_t *__restrict__ actions,
                                         struct env_state *env, struct env_cursor *cur,
@@ -43,8 +43,8 @@ __global__ void fused_experience_kernel(struct market_params p, struct venv_shap
   struct env_state s = env[i];
   struct env_cursor c = cur[i];
   struct reward_stats r = rs[i];
-  env_fused_step(&p, &shape, i, &s, &c, &r, actions[i], prices, features, norm,
-                 states + (size_t)i * FOX_STATE_DIM,
+  env_fused_step(&p, &shape, i, &s, &c, &r, actions[i], prices, sigma, norm,
+                 states ? states + (size_t)i * FOX_STATE_DIM : NULL,
                  next_states ? next_states + (size_t)i * FOX_STATE_DIM : NULL, &rewards[i],
                  &dones[i], &labels[i]);
   env[i] = s;
@@ -53,7 +53,7 @@ __global__ void fused_experience_kernel(struct market_params p, struct venv_shap
 }
 
 __global__ void backtest_kernel(struct market_params p, const float *__restrict__ prices,
-                                const float *__restrict__ features, const int32_t *folds,
+                                const float *__restrict__ sigma, const int32_t *folds,
                                 int nfolds, const uint8_t *__restrict__ actions, double *equity,
                                 uint8_t *position, int8_t *labels, float *rewards, float *pf,
                                 struct metrics_acc *acc) {
@@ -66,7 +66,7 @@ __global__ void backtest_kernel(struct market_params p, const float *__restrict_
                       labels ? labels + off : NULL, rewards ? rewards + off : NULL,
                       pf ? pf + 3 * off : NULL};
   struct metrics_acc a;
-  env_run_sequence(&p, prices, features, b, e, actions + off, o, &a, NULL);
+  env_run_sequence(&p, prices, sigma, b, e, actions + off, o, &a, NULL);
   acc[j] = a;
 }
 
@@ -81,11 +81,12 @@ int cuda_env_reset(struct venv *v, struct fox_err *e) {
   return 0;
 }
 
-int cuda_env_step(struct venv *v, int write_next, struct fox_err *e) {
+int cuda_env_step(struct venv *v, int outputs, struct fox_err *e) {
   const struct device_dataset *d = v->data;
   fused_experience_kernel<<<blocks_(v->shape.num_envs), FOX_CUDA_BLOCK>>>(
-      v->p, v->shape, d->prices, d->features, d->states, v->actions, v->env, v->cur, v->rstats,
-      v->states, write_next ? v->next_states : NULL, v->rewards, v->dones, v->labels);
+      v->p, v->shape, d->prices, d->sigma, d->states, v->actions, v->env, v->cur, v->rstats,
+      outputs & VENV_STATES ? v->states : NULL, outputs & VENV_NEXT ? v->next_states : NULL,
+      v->rewards, v->dones, v->labels);
   cudaCheckLaunch(e);
   cudaCheck(cudaDeviceSynchronize(), e);
   return 0;
@@ -132,7 +133,7 @@ static int bt_run_(const struct device_dataset *d, const struct bt_request *rq,
   cudaCheck(cudaMemcpy(g->folds, rq->folds, 2 * (size_t)k * sizeof(int32_t),
                        cudaMemcpyHostToDevice), e);
   cudaCheck(cudaMemcpy(g->actions, rq->actions, n, cudaMemcpyHostToDevice), e);
-  backtest_kernel<<<(k + 63) / 64, 64>>>(rq->p, d->prices, d->features, g->folds, k, g->actions,
+  backtest_kernel<<<(k + 63) / 64, 64>>>(rq->p, d->prices, d->sigma, g->folds, k, g->actions,
                                          g->equity, g->position, g->labels, g->rewards, g->pf,
                                          g->acc);
   cudaCheckLaunch(e);

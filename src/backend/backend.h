@@ -21,6 +21,7 @@ struct device_dataset {
   float *prices;   /* [n, 4] open, high, low, close */
   float *states;   /* [n, FOX_NFEAT] normalised features (norm_step.h) */
   float *norm;     /* mean[FOX_NFEAT] then std[FOX_NFEAT] */
+  float *sigma;    /* [n] the ewm_vol column alone: the barrier width the step reads */
   int device;      /* CUDA device ordinal, -1 on the CPU */
 };
 
@@ -59,7 +60,7 @@ struct backend {
   void (*dataset_release)(struct device_dataset *dev);
   /* Vectorised environments (fused experience step): start every episode; step all. */
   int (*env_reset)(struct venv *v, struct fox_err *e);
-  int (*env_step)(struct venv *v, int write_next, struct fox_err *e);
+  int (*env_step)(struct venv *v, int outputs /* VENV_STATES | VENV_NEXT */, struct fox_err *e);
   /* The backtest (and portfolio simulator): one sequence per fold, in parallel. */
   int (*backtest)(const struct device_dataset *d, const struct bt_request *rq,
                   struct bt_result *out, struct fox_err *e);

@@ -35,6 +35,7 @@ static void cpu_dataset_release_(struct device_dataset *dev) {
   free(dev->prices);
   free(dev->states);
   free(dev->norm);
+  free(dev->sigma);
   *dev = (struct device_dataset){0};
 }
 
@@ -46,7 +47,8 @@ static int cpu_dataset_upload_(const struct dataset *ds, struct device_dataset *
   dev->prices = malloc(n ? n * 4 * sizeof(float) : 1);
   dev->states = malloc(fb ? fb : 1);
   dev->norm = malloc(2 * FOX_NFEAT * sizeof(float));
-  if (!dev->features || !dev->prices || !dev->states || !dev->norm) {
+  dev->sigma = malloc(n ? n * sizeof(float) : 1);
+  if (!dev->features || !dev->prices || !dev->states || !dev->norm || !dev->sigma) {
     cpu_dataset_release_(dev);
     return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
   }
@@ -55,6 +57,8 @@ static int cpu_dataset_upload_(const struct dataset *ds, struct device_dataset *
   memcpy(dev->norm, ds->norm_mean, FOX_NFEAT * sizeof(float));
   memcpy(dev->norm + FOX_NFEAT, ds->norm_std, FOX_NFEAT * sizeof(float));
   cpu_normalize_(dev->features, dev->norm, dev->states, n);
+  for (size_t t = 0; t < n; t++)
+    dev->sigma[t] = dev->features[t * FOX_NFEAT + FOX_EWM_VOL_COL];
   return 0;
 }
 
@@ -84,14 +88,17 @@ static int cpu_env_reset_(struct venv *v, struct fox_err *e) {
   return 0;
 }
 
-static int cpu_env_step_(struct venv *v, int write_next, struct fox_err *e) {
+static int cpu_env_step_(struct venv *v, int outputs, struct fox_err *e) {
   const struct device_dataset *d = v->data;
+  float *states = outputs & VENV_STATES ? v->states : NULL;
+  float *next = outputs & VENV_NEXT ? v->next_states : NULL;
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < v->shape.num_envs; i++)
     env_fused_step(&v->p, &v->shape, i, &v->env[i], &v->cur[i], &v->rstats[i], v->actions[i],
-                   d->prices, d->features, d->states, v->states + (size_t)i * FOX_STATE_DIM,
-                   write_next ? v->next_states + (size_t)i * FOX_STATE_DIM : NULL,
-                   &v->rewards[i], &v->dones[i], &v->labels[i]);
+                   d->prices, d->sigma, d->states,
+                   states ? states + (size_t)i * FOX_STATE_DIM : NULL,
+                   next ? next + (size_t)i * FOX_STATE_DIM : NULL, &v->rewards[i], &v->dones[i],
+                   &v->labels[i]);
   return 0;
 }
 
@@ -107,7 +114,7 @@ static int cpu_backtest_(const struct device_dataset *d, const struct bt_request
                         out->labels ? out->labels + off : NULL,
                         out->rewards ? out->rewards + off : NULL,
                         out->pf ? out->pf + 3 * off : NULL};
-    env_run_sequence(&rq->p, d->prices, d->features, b, en, rq->actions + off, o,
+    env_run_sequence(&rq->p, d->prices, d->sigma, b, en, rq->actions + off, o,
                      out->acc ? &out->acc[j] : NULL, NULL);
   }
   return 0;

@@ -39,9 +39,9 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
 
 int venv_reset(struct venv *v, struct fox_err *e) { return v->be->env_reset(v, e); }
 
-int venv_step(struct venv *v, const uint8_t *actions, int write_next, struct fox_err *e) {
+int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e) {
   FOX_TRY(v->be->mem_h2d(v->actions, actions, (size_t)v->shape.num_envs, e));
-  return v->be->env_step(v, write_next, e);
+  return v->be->env_step(v, outputs, e);
 }
 
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,

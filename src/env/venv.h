@@ -36,8 +36,10 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
                 int64_t split_e, uint64_t seed, struct fox_err *e);
 /* Every environment starts its first episode; states are ready to read. */
 int venv_reset(struct venv *v, struct fox_err *e);
-/* One step with host actions (N values 0/1/2); write_next also keeps the pre-reset states. */
-int venv_step(struct venv *v, const uint8_t *actions, int write_next, struct fox_err *e);
+/* What a step writes besides rewards, dones and labels. */
+enum { VENV_STATES = 1, VENV_NEXT = 2 };
+/* One step with host actions (N values 0/1/2); `outputs` is a mask of VENV_*. */
+int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e);
 /* Copies the latest batch to the host; any pointer may be NULL. */
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,
               uint8_t *dones, int8_t *labels, struct fox_err *e);

@@ -171,7 +171,7 @@ int main(void) {
   CHECK(backend_cpu()->dataset_upload(&ds, &dev, &e) == 0, "%s", e.msg);
   CHECK(venv_create(&v, backend_cpu(), &dev, p, 4, 100, 0, 2, 7, &e) == 0, "%s", e.msg);
   CHECK(venv_reset(&v, &e) == 0, "%s", e.msg);
-  CHECK(venv_step(&v, buy, 1, &e) == 0, "%s", e.msg);
+  CHECK(venv_step(&v, buy, VENV_STATES | VENV_NEXT, &e) == 0, "%s", e.msg);
   CHECK(venv_read(&v, states, next, rew, dones, NULL, &e) == 0, "%s", e.msg);
   CHECK(dones[0] == FOX_DONE_TERMINAL, "bankruptcy is terminal, got done %d", dones[0]);
   CHECK_NEAR(rew[0], log((1000.0 / (1.01 * 101.0)) * 0.5 / 1000.0), 1e-6, 1e-6);
@@ -180,7 +180,7 @@ int main(void) {
   CHECK_NEAR(next[53], 0, 0, 0);                      /* entered this bar */
   /* Holding through the same bar: the episode simply ends (truncation, bootstrap). */
   CHECK(venv_reset(&v, &e) == 0, "%s", e.msg);
-  CHECK(venv_step(&v, hold, 0, &e) == 0, "%s", e.msg);
+  CHECK(venv_step(&v, hold, VENV_STATES, &e) == 0, "%s", e.msg);
   CHECK(venv_read(&v, NULL, NULL, rew, dones, NULL, &e) == 0, "%s", e.msg);
   CHECK(dones[0] == FOX_DONE_TRUNCATED && rew[0] == 0.0f, "truncated, reward %g", rew[0]);
   venv_free(&v);
@@ -208,7 +208,7 @@ int main(void) {
       seen_lo = cur[i].t < seen_lo ? cur[i].t : seen_lo;
       seen_hi = cur[i].t > seen_hi ? cur[i].t : seen_hi;
     }
-    CHECK(venv_step(&v, step == 0 ? buy : hold, 0, &e) == 0, "%s", e.msg);
+    CHECK(venv_step(&v, step == 0 ? buy : hold, VENV_STATES, &e) == 0, "%s", e.msg);
     CHECK(venv_read(&v, states, NULL, rew, dones, NULL, &e) == 0, "%s", e.msg);
     if (step < 3)
       for (int i = 0; i < 4; i++)
@@ -224,7 +224,7 @@ int main(void) {
   CHECK(venv_create(&v, backend_cpu(), &dev, p, 4, 5, 10, 60, 11, &e) == 0, "%s", e.msg);
   CHECK(venv_reset(&v, &e) == 0, "%s", e.msg);
   for (int step = 0; step < 3; step++) {
-    CHECK(venv_step(&v, step == 0 ? buy : hold, 0, &e) == 0, "%s", e.msg);
+    CHECK(venv_step(&v, step == 0 ? buy : hold, VENV_STATES, &e) == 0, "%s", e.msg);
     CHECK(venv_read(&v, NULL, NULL, rew, NULL, NULL, &e) == 0, "%s", e.msg);
     for (int i = 0; i < 4; i++) {
       /* Welford over this env's rewards so far (ddof 1); the first step has no std yet. */
