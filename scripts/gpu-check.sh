@@ -12,13 +12,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir build/default -L gpu --output-on-failure >"$out/ctest-gpu.log" 2>&1
 gpu_rc=$?
 bench_rc=0
-if [ -x build/default/tests/bench/bench_upload ]; then
-  build/default/tests/bench/bench_upload "$out/bench_upload.json" >"$out/bench_upload.txt" 2>&1
+if [ -x build/default/tests/bench/bench_gpu ]; then
+  build/default/tests/bench/bench_gpu "$out/bench_gpu.json" >"$out/bench_gpu.txt" 2>&1
   bench_rc=$?
 fi
 echo "== gpu-check: $(cat "$out/gpu.txt")"
 grep -E "Test +#|tests passed|Skipped" "$out/ctest-gpu.log"
-[ -s "$out/bench_upload.txt" ] && cat "$out/bench_upload.txt"
+[ -s "$out/bench_gpu.txt" ] && cat "$out/bench_gpu.txt"
 if grep -q "Skipped" "$out/ctest-gpu.log"; then
   echo "gpu-check: a gpu test skipped on a GPU machine: the device was not usable" >&2
   exit 1

@@ -35,13 +35,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
-# The test reference needs numpy, h5py and TA-Lib (PyPI's wheels bundle TA-Lib C 0.8).
+# The test references need numpy and h5py, and are judged against TA-Lib (PyPI's wheels bundle
+# TA-Lib C 0.8) and empyrical.
 if [ $want_python -eq 1 ]; then
-  if ! .venv/bin/python -c 'import numpy, h5py, talib' 2>/dev/null; then
-    echo "setup: making .venv (numpy, h5py, ta-lib)"
+  if ! .venv/bin/python -c 'import numpy, h5py, talib, empyrical' 2>/dev/null; then
+    echo "setup: making .venv (numpy, h5py, ta-lib, empyrical-reloaded)"
     rm -rf .venv
     /usr/bin/python3 -m venv .venv
-    .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib
+    .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib empyrical-reloaded
   fi
 fi
 

@@ -7,6 +7,10 @@
 #include "env_step.h"
 #include "util/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { FOX_EXP_NONE = 0, FOX_EXP_SUMMARY = 1, FOX_EXP_FULL = 2 };
 
 struct config {
@@ -18,5 +22,9 @@ void config_defaults(struct config *c);
 /* Applies "key=value"; `only` limits the accepted key prefixes (NULL-terminated list of e.g.
  * "market.", or NULL for all). FOX_EUSAGE on an unknown key, a bad value or one out of range. */
 int config_set(struct config *c, const char *kv, const char *const *only, struct fox_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
