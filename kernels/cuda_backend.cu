@@ -65,6 +65,7 @@ extern "C" const struct backend *backend_cuda(void) {
     b.env_reset = cuda_env_reset;
     b.env_step = cuda_env_step;
     b.backtest = cuda_backtest;
+    b.portfolio_sim = cuda_portfolio_sim;
     b.name = "cuda";
   }
   return &b;

@@ -14,6 +14,8 @@ int cuda_env_reset(struct venv *v, struct fox_err *e);
 int cuda_env_step(struct venv *v, int outputs, struct fox_err *e);
 int cuda_backtest(const struct device_dataset *d, const struct bt_request *rq,
                   struct bt_result *out, struct fox_err *e);
+int cuda_portfolio_sim(const struct device_dataset *d, const struct bt_request *rq, float *pf,
+                       struct env_state *final_state, struct fox_err *e);
 
 /* Threads per block for one-thread-per-item kernels. */
 #define FOX_CUDA_BLOCK 128

@@ -42,7 +42,6 @@ struct bt_result {
   uint8_t *position;
   int8_t *labels;
   float *rewards;
-  float *pf; /* [bars, 3] portfolio features */
   struct metrics_acc *acc;
 };
 
@@ -61,9 +60,13 @@ struct backend {
   /* Vectorised environments (fused experience step): start every episode; step all. */
   int (*env_reset)(struct venv *v, struct fox_err *e);
   int (*env_step)(struct venv *v, int outputs /* VENV_STATES | VENV_NEXT */, struct fox_err *e);
-  /* The backtest (and portfolio simulator): one sequence per fold, in parallel. */
+  /* The backtest: one sequence per fold, in parallel; per-bar series and metrics. */
   int (*backtest)(const struct device_dataset *d, const struct bt_request *rq,
                   struct bt_result *out, struct fox_err *e);
+  /* The portfolio simulator: the same sequences, giving the 3 portfolio features of every bar
+   * (host [bars, 3]) and each fold's final portfolio (host [nfolds], may be NULL). */
+  int (*portfolio_sim)(const struct device_dataset *d, const struct bt_request *rq, float *pf,
+                       struct env_state *final_state, struct fox_err *e);
 };
 
 const struct backend *backend_cpu(void);

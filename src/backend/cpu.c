@@ -112,10 +112,23 @@ static int cpu_backtest_(const struct device_dataset *d, const struct bt_request
     struct seq_out o = {out->equity ? out->equity + off : NULL,
                         out->position ? out->position + off : NULL,
                         out->labels ? out->labels + off : NULL,
-                        out->rewards ? out->rewards + off : NULL,
-                        out->pf ? out->pf + 3 * off : NULL};
+                        out->rewards ? out->rewards + off : NULL, NULL};
     env_run_sequence(&rq->p, d->prices, d->sigma, b, en, rq->actions + off, o,
                      out->acc ? &out->acc[j] : NULL, NULL);
+  }
+  return 0;
+}
+
+static int cpu_portfolio_sim_(const struct device_dataset *d, const struct bt_request *rq,
+                              float *pf, struct env_state *final_state, struct fox_err *e) {
+  int32_t b0 = rq->folds[0];
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int j = 0; j < rq->nfolds; j++) {
+    int32_t b = rq->folds[2 * j], en = rq->folds[2 * j + 1];
+    size_t off = (size_t)(b - b0);
+    struct seq_out o = {NULL, NULL, NULL, NULL, pf + 3 * off};
+    env_run_sequence(&rq->p, d->prices, d->sigma, b, en, rq->actions + off, o, NULL,
+                     final_state ? &final_state[j] : NULL);
   }
   return 0;
 }
@@ -133,6 +146,7 @@ const struct backend *backend_cpu(void) {
       .env_reset = cpu_env_reset_,
       .env_step = cpu_env_step_,
       .backtest = cpu_backtest_,
+      .portfolio_sim = cpu_portfolio_sim_,
   };
   return &b;
 }

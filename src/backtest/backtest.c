@@ -106,8 +106,10 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
     r->folds[2 * j + 1] = (int32_t)(r->begin + (int64_t)((size_t)(j + 1) * n / (size_t)nfolds));
   }
   struct bt_request rq = {cfg->market, nfolds, r->folds, actions};
-  struct bt_result out = {r->equity, r->position, r->labels, r->rewards, pf, acc};
+  struct bt_result out = {r->equity, r->position, r->labels, r->rewards, acc};
   int rc = be->backtest(dev, &rq, &out, e);
+  if (rc == 0 && pf)
+    rc = be->portfolio_sim(dev, &rq, pf, NULL, e);
   if (rc == 0) {
     for (int j = 0; j < nfolds; j++)
       metrics_finish(&acc[j], ds->bars_per_year, &r->fold_metrics[j]);

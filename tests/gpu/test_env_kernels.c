@@ -119,6 +119,21 @@ static void compare_backtest_(const struct backend *cuda, struct dataset *ds,
             j, metrics_names[m], g, c);
     }
   CHECK(rc.mean.trades > 0, "trades happened (%g)", rc.mean.trades);
+  /* The portfolio simulator on its own: per-bar features and each fold's final portfolio. */
+  struct bt_request rq = {cfg.market, 8, rc.folds, a};
+  float *pf[2] = {malloc(3 * n * sizeof(float)), malloc(3 * n * sizeof(float))};
+  struct env_state fin[2][8];
+  CHECK(backend_cpu()->portfolio_sim(dc, &rq, pf[0], fin[0], &e) == 0, "%s", e.msg);
+  CHECK(cuda->portfolio_sim(dg, &rq, pf[1], fin[1], &e) == 0, "%s", e.msg);
+  bad = 0;
+  for (size_t i = 0; i < 3 * n; i++)
+    bad += !close_(pf[1][i], pf[0][i], 1e-6, 1e-5);
+  for (int j = 0; j < 8; j++)
+    bad += !close_(fin[1][j].cash, fin[0][j].cash, 1e-9, 1e-12) ||
+           !close_(fin[1][j].equity, fin[0][j].equity, 1e-9, 1e-12) ||
+           fin[1][j].entry_bar != fin[0][j].entry_bar;
+  CHECK(bad == 0, "%zu portfolio simulator values differ", bad);
+  free(pf[0]), free(pf[1]);
   backtest_free(&rc);
   backtest_free(&rg);
   free(a);
