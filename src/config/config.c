@@ -1,4 +1,5 @@
-/* Config keys: one table row per key, so defaults, types, ranges and messages live together. */
+/* Config keys: one table row per key, so defaults, types, ranges and messages live together;
+ * the YAML loader and --set both end in param_assign_. */
 #include "config/config.h"
 
 #include <errno.h>
@@ -7,38 +8,91 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <yaml.h>
 
-enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_EXPERIENCE };
+#include "data/dataset.h"
+
+enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED };
 
 struct param_ {
   const char *key;
   enum ptype_ type;
   size_t offset;
-  double lo, hi;    /* inclusive bounds */
-  int lo_open;      /* 1: the lower bound itself is excluded */
-  const char *what; /* the expected value, for messages */
+  double lo, hi;               /* inclusive bounds */
+  int lo_open;                 /* 1: the lower bound itself is excluded */
+  const char *const *choices;  /* P_CHOICE: names of 0, 1, 2, ... */
+  const char *what;            /* the expected value, for messages */
 };
 
-#define M_(f) offsetof(struct config, market) + offsetof(struct market_params, f)
+static const char *const algo_names_[] = {"dqn", "ppo", NULL};
+static const char *const backend_names_[] = {"auto", "cpu", "cuda", NULL};
+static const char *const split_names_[] = {"train", "val", "test", NULL};
+static const char *const exp_names_[] = {"none", "summary", "full", NULL};
+
+#define C_(f) offsetof(struct config, f)
+#define M_(f) C_(market) + offsetof(struct market_params, f)
+#define D_(f) C_(dqn) + offsetof(struct dqn_config, f)
+#define PP_(f) C_(ppo) + offsetof(struct ppo_config, f)
 static const struct param_ params_[] = {
-    {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, "a number > 0"},
-    {"market.spread", P_DOUBLE, M_(spread), 0, 0.5, 0, "a number in [0, 0.5]"},
-    {"market.fee", P_DOUBLE, M_(fee), 0, 0.5, 0, "a number in [0, 0.5]"},
-    {"market.cash_reserve", P_DOUBLE, M_(cash_reserve), 0, 0.99, 0, "a number in [0, 0.99]"},
-    {"barrier.pt", P_DOUBLE, M_(pt), 0, 1e6, 1, "a number > 0"},
-    {"barrier.sl", P_DOUBLE, M_(sl), 0, 1e6, 1, "a number > 0"},
-    {"barrier.horizon", P_INT, M_(horizon), 1, 1e7, 0, "an integer >= 1 (bars)"},
-    {"barrier.enforce", P_BOOL, M_(enforce), 0, 1, 0, "true or false"},
-    {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, "a number >= 0"},
-    {"reward.normalize", P_BOOL, M_(reward_normalize), 0, 1, 0, "true or false"},
-    {"reward.scale", P_DOUBLE, M_(reward_scale), 0, 1e9, 1, "a number > 0"},
-    {"output.experience", P_EXPERIENCE, offsetof(struct config, experience), 0, 2, 0,
+    {"data.path", P_STRING, C_(data_path), 0, 0, 0, NULL, "a file name"},
+    {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, NULL, "a number > 0"},
+    {"market.spread", P_DOUBLE, M_(spread), 0, 0.5, 0, NULL, "a number in [0, 0.5]"},
+    {"market.fee", P_DOUBLE, M_(fee), 0, 0.5, 0, NULL, "a number in [0, 0.5]"},
+    {"market.cash_reserve", P_DOUBLE, M_(cash_reserve), 0, 0.99, 0, NULL, "a number in [0, 0.99]"},
+    {"barrier.pt", P_DOUBLE, M_(pt), 0, 1e6, 1, NULL, "a number > 0"},
+    {"barrier.sl", P_DOUBLE, M_(sl), 0, 1e6, 1, NULL, "a number > 0"},
+    {"barrier.horizon", P_INT, M_(horizon), 1, 1e7, 0, NULL, "an integer >= 1 (bars)"},
+    {"barrier.enforce", P_BOOL, M_(enforce), 0, 1, 0, NULL, "true or false"},
+    {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, NULL, "a number >= 0"},
+    {"reward.normalize", P_BOOL, M_(reward_normalize), 0, 1, 0, NULL, "true or false"},
+    {"reward.scale", P_DOUBLE, M_(reward_scale), 0, 1e9, 1, NULL, "a number > 0"},
+    {"env.num_envs", P_INT, C_(num_envs), 1, 1 << 20, 0, NULL, "an integer in [1, 1048576]"},
+    {"env.episode_bars", P_INT, C_(episode_bars), 1, 1e9, 0, NULL, "an integer >= 1"},
+    {"train.algo", P_CHOICE, C_(algo), 0, 0, 0, algo_names_, "dqn or ppo"},
+    {"train.epochs", P_INT, C_(epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
+    {"train.steps_per_epoch", P_STEPS, C_(steps_per_epoch), 1, 1e15, 0, NULL,
+     "auto or an integer >= 1"},
+    {"train.seed", P_SEED, C_(seed), 0, 0, 0, NULL, "an integer >= 0"},
+    {"train.backend", P_CHOICE, C_(backend), 0, 0, 0, backend_names_, "auto, cpu or cuda"},
+    {"dqn.hidden", P_LAYERS, D_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
+    {"dqn.lr", P_DOUBLE, D_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
+    {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]"},
+    {"dqn.batch_size", P_INT, D_(batch_size), 1, 1 << 20, 0, NULL, "an integer >= 1"},
+    {"dqn.buffer_size", P_INT, D_(buffer_size), 1, 1e9, 0, NULL, "an integer >= 1"},
+    {"dqn.learning_starts", P_INT, D_(learning_starts), 0, 1e12, 0, NULL, "an integer >= 0"},
+    {"dqn.train_freq", P_INT, D_(train_freq), 1, 1e9, 0, NULL, "an integer >= 1"},
+    {"dqn.target_update", P_INT, D_(target_update), 1, 1e9, 0, NULL, "an integer >= 1"},
+    {"dqn.eps_start", P_DOUBLE, D_(eps_start), 0, 1, 0, NULL, "a probability in [0, 1]"},
+    {"dqn.eps_end", P_DOUBLE, D_(eps_end), 0, 1, 0, NULL, "a probability in [0, 1]"},
+    {"dqn.eps_fraction", P_DOUBLE, D_(eps_fraction), 0, 1, 1, NULL, "a fraction in (0, 1]"},
+    {"dqn.double", P_BOOL, D_(double_q), 0, 1, 0, NULL, "true or false"},
+    {"dqn.dueling", P_BOOL, D_(dueling), 0, 1, 0, NULL, "true or false"},
+    {"dqn.max_grad_norm", P_DOUBLE, D_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
+    {"ppo.hidden", P_LAYERS, PP_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
+    {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
+    {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer >= 1"},
+    {"ppo.gamma", P_DOUBLE, PP_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]"},
+    {"ppo.gae_lambda", P_DOUBLE, PP_(gae_lambda), 0, 1, 0, NULL, "a number in [0, 1]"},
+    {"ppo.clip", P_DOUBLE, PP_(clip), 0, 10, 1, NULL, "a number > 0"},
+    {"ppo.epochs", P_INT, PP_(epochs), 1, 1e4, 0, NULL, "an integer >= 1"},
+    {"ppo.minibatches", P_INT, PP_(minibatches), 1, 1e6, 0, NULL, "an integer >= 1"},
+    {"ppo.ent_coef", P_DOUBLE, PP_(ent_coef), 0, 1e3, 0, NULL, "a number >= 0"},
+    {"ppo.vf_coef", P_DOUBLE, PP_(vf_coef), 0, 1e3, 0, NULL, "a number >= 0"},
+    {"ppo.max_grad_norm", P_DOUBLE, PP_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
+    {"ppo.anneal_lr", P_BOOL, PP_(anneal_lr), 0, 1, 0, NULL, "true or false"},
+    {"eval.split", P_CHOICE, C_(eval_split), 0, 0, 0, split_names_, "train, val or test"},
+    {"output.experience", P_CHOICE, C_(experience), 0, 0, 0, exp_names_,
      "none, summary or full"},
 };
+#undef C_
 #undef M_
+#undef D_
+#undef PP_
+#define NPARAMS_ (sizeof params_ / sizeof *params_)
 
 void config_defaults(struct config *c) {
   memset(c, 0, sizeof *c);
+  snprintf(c->data_path, sizeof c->data_path, "dataset.h5");
   c->market = (struct market_params){.initial_capital = 10000,
                                      .spread = 0.0005,
                                      .fee = 0.0004,
@@ -50,6 +104,42 @@ void config_defaults(struct config *c) {
                                      .enforce = 1,
                                      .reward_normalize = 0,
                                      .reward_scale = 1.0};
+  c->num_envs = 64;
+  c->episode_bars = 2048;
+  c->algo = FOX_ALGO_DQN;
+  c->epochs = 3;
+  c->steps_per_epoch = 0;
+  c->seed = 1;
+  c->backend = FOX_BACKEND_AUTO;
+  c->dqn = (struct dqn_config){.hidden = {128, 128},
+                               .n_hidden = 2,
+                               .lr = 2.5e-4,
+                               .gamma = 0.99,
+                               .batch_size = 128,
+                               .buffer_size = 100000,
+                               .learning_starts = 10000,
+                               .train_freq = 4,
+                               .target_update = 1000,
+                               .eps_start = 1.0,
+                               .eps_end = 0.05,
+                               .eps_fraction = 0.5,
+                               .double_q = 1,
+                               .dueling = 0,
+                               .max_grad_norm = 10};
+  c->ppo = (struct ppo_config){.hidden = {64, 64},
+                               .n_hidden = 2,
+                               .lr = 2.5e-4,
+                               .n_steps = 128,
+                               .gamma = 0.99,
+                               .gae_lambda = 0.95,
+                               .clip = 0.2,
+                               .epochs = 4,
+                               .minibatches = 4,
+                               .ent_coef = 0.01,
+                               .vf_coef = 0.5,
+                               .max_grad_norm = 0.5,
+                               .anneal_lr = 1};
+  c->eval_split = FOX_SPLIT_VAL;
   c->experience = FOX_EXP_SUMMARY;
 }
 
@@ -64,6 +154,13 @@ static int parse_bool_(const char *v, int *out) {
   return 0;
 }
 
+static const struct param_ *find_(const char *key) {
+  for (size_t i = 0; i < NPARAMS_; i++)
+    if (strcmp(params_[i].key, key) == 0)
+      return &params_[i];
+  return NULL;
+}
+
 static int allowed_(const char *key, const char *const *only) {
   if (!only)
     return 1;
@@ -71,6 +168,105 @@ static int allowed_(const char *key, const char *const *only) {
     if (strncmp(key, *only, strlen(*only)) == 0)
       return 1;
   return 0;
+}
+
+/* A number from a whole string, in range; ints must be integral. */
+static int parse_number_(const struct param_ *p, const char *val, double *x) {
+  char *end;
+  errno = 0;
+  *x = strtod(val, &end);
+  if (errno || end == val || *end != '\0' || !isfinite(*x) || (p->type != P_DOUBLE && *x != floor(*x)))
+    return -1;
+  if (*x < p->lo || *x > p->hi || (p->lo_open && *x == p->lo))
+    return -2;
+  return 0;
+}
+
+/* `where` is "FILE:LINE: " or "--set " and prefixes every message. */
+static int bad_(struct fox_err *e, const char *where, const struct param_ *p, const char *val,
+                int range) {
+  return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': %sexpected %s", where, p->key, val,
+                  range ? "out of range, " : "", p->what);
+}
+
+/* Assigns a scalar value (or, for P_LAYERS, a list given as items). */
+static int param_assign_(struct config *c, const struct param_ *p, const char *val,
+                         const char *const *items, int nitems, const char *where,
+                         struct fox_err *e) {
+  char *dst = (char *)c + p->offset;
+  double x;
+  int rc;
+  switch (p->type) {
+  case P_STRING:
+    if (val[0] == '\0' || strlen(val) >= sizeof c->data_path)
+      return bad_(e, where, p, val, 0);
+    snprintf(dst, sizeof c->data_path, "%s", val);
+    return 0;
+  case P_BOOL:
+    if (parse_bool_(val, (int *)dst) != 0)
+      return bad_(e, where, p, val, 0);
+    return 0;
+  case P_CHOICE:
+    for (int i = 0; p->choices[i]; i++)
+      if (strcmp(val, p->choices[i]) == 0) {
+        *(int *)dst = i;
+        return 0;
+      }
+    return bad_(e, where, p, val, 0);
+  case P_STEPS:
+    if (strcmp(val, "auto") == 0) {
+      *(int64_t *)dst = 0;
+      return 0;
+    }
+    if ((rc = parse_number_(p, val, &x)) != 0)
+      return bad_(e, where, p, val, rc == -2);
+    *(int64_t *)dst = (int64_t)x;
+    return 0;
+  case P_SEED: {
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(val, &end, 10);
+    if (errno || end == val || *end != '\0' || val[0] == '-')
+      return bad_(e, where, p, val, 0);
+    *(uint64_t *)dst = s;
+    return 0;
+  }
+  case P_LAYERS: {
+    if (nitems < 1 || nitems > FOX_MAX_LAYERS)
+      return bad_(e, where, p, val, 0);
+    int *layers = (int *)dst;
+    for (int i = 0; i < nitems; i++) {
+      if ((rc = parse_number_(p, items[i], &x)) != 0)
+        return bad_(e, where, p, items[i], rc == -2);
+      layers[i] = (int)x;
+    }
+    /* n_hidden follows the hidden array in both agent structs. */
+    *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
+    return 0;
+  }
+  case P_INT:
+  case P_DOUBLE:
+    if ((rc = parse_number_(p, val, &x)) != 0)
+      return bad_(e, where, p, val, rc == -2);
+    if (p->type == P_INT)
+      *(int *)dst = (int)x;
+    else
+      *(double *)dst = x;
+    return 0;
+  }
+  return fox_errf(e, FOX_EFAIL, "config: unhandled type of %s", p->key);
+}
+
+static int unknown_(struct fox_err *e, const char *where, const char *key,
+                    const char *const *only) {
+  char known[2048] = "";
+  for (size_t i = 0; i < NPARAMS_; i++)
+    if (allowed_(params_[i].key, only) && strlen(known) + strlen(params_[i].key) + 3 < sizeof known) {
+      if (known[0])
+        strcat(known, ", ");
+      strcat(known, params_[i].key);
+    }
+  return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s' (known: %s)", where, key, known);
 }
 
 int config_set(struct config *c, const char *kv, const char *const *only, struct fox_err *e) {
@@ -84,47 +280,150 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
   memcpy(key, kv, klen);
   key[klen] = '\0';
   const char *val = eq + 1;
-  const struct param_ *p = NULL;
-  for (size_t i = 0; i < sizeof params_ / sizeof *params_; i++)
-    if (strcmp(params_[i].key, key) == 0)
-      p = &params_[i];
-  if (!p || !allowed_(key, only)) {
-    char known[1024] = "";
-    for (size_t i = 0; i < sizeof params_ / sizeof *params_; i++)
-      if (allowed_(params_[i].key, only)) {
-        strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
-        strncat(known, params_[i].key, sizeof known - strlen(known) - 1);
+  const struct param_ *p = find_(key);
+  if (!p || !allowed_(key, only))
+    return unknown_(e, "--set: ", key, only);
+  if (p->type != P_LAYERS)
+    return param_assign_(c, p, val, NULL, 0, "--set ", e);
+  /* hidden=[64,64] or hidden=64,64 */
+  char buf[256], *items[FOX_MAX_LAYERS + 1];
+  snprintf(buf, sizeof buf, "%s", val);
+  char *s = buf;
+  if (*s == '[')
+    s++;
+  size_t len = strlen(s);
+  if (len && s[len - 1] == ']')
+    s[len - 1] = '\0';
+  int n = 0;
+  for (char *tok = strtok(s, ", "); tok; tok = strtok(NULL, ", ")) {
+    if (n == FOX_MAX_LAYERS + 1)
+      break;
+    items[n++] = tok;
+  }
+  return param_assign_(c, p, val, (const char *const *)items, n, "--set ", e);
+}
+
+static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
+                     const char *const *extra, struct fox_err *e) {
+  yaml_node_t *root = yaml_document_get_root_node(doc);
+  if (!root)
+    return 0; /* an empty file: all defaults */
+  char where[1200];
+  if (root->type != YAML_MAPPING_NODE)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: expected a mapping of sections (data:, market:, ...)",
+                    path, root->start_mark.line + 1);
+  for (yaml_node_pair_t *sp = root->data.mapping.pairs.start; sp < root->data.mapping.pairs.top;
+       sp++) {
+    yaml_node_t *sk = yaml_document_get_node(doc, sp->key);
+    yaml_node_t *sv = yaml_document_get_node(doc, sp->value);
+    snprintf(where, sizeof where, "%s:%zu: ", path, sk->start_mark.line + 1);
+    if (sk->type != YAML_SCALAR_NODE)
+      return fox_errf(e, FOX_EUSAGE, "%sexpected a section name", where);
+    const char *section = scalar_(sk);
+    int skip = 0;
+    for (const char *const *x = extra; x && *x; x++)
+      skip |= strcmp(*x, section) == 0;
+    if (skip)
+      continue;
+    if (sv->type != YAML_MAPPING_NODE)
+      return fox_errf(e, FOX_EUSAGE, "%ssection '%s': expected a mapping of keys", where, section);
+    for (yaml_node_pair_t *kp = sv->data.mapping.pairs.start; kp < sv->data.mapping.pairs.top;
+         kp++) {
+      yaml_node_t *k = yaml_document_get_node(doc, kp->key);
+      yaml_node_t *v = yaml_document_get_node(doc, kp->value);
+      snprintf(where, sizeof where, "%s:%zu: ", path, k->start_mark.line + 1);
+      if (k->type != YAML_SCALAR_NODE)
+        return fox_errf(e, FOX_EUSAGE, "%sexpected a key in section '%s'", where, section);
+      char key[160];
+      snprintf(key, sizeof key, "%s.%s", section, scalar_(k));
+      const struct param_ *p = find_(key);
+      if (!p)
+        return unknown_(e, where, key, NULL);
+      if (p->type == P_LAYERS) {
+        if (v->type != YAML_SEQUENCE_NODE)
+          return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, e.g. [64, 64]", where, key, p->what);
+        const char *items[FOX_MAX_LAYERS + 1];
+        int n = 0;
+        for (yaml_node_item_t *it = v->data.sequence.items.start;
+             it < v->data.sequence.items.top && n <= FOX_MAX_LAYERS; it++) {
+          yaml_node_t *in = yaml_document_get_node(doc, *it);
+          if (in->type != YAML_SCALAR_NODE)
+            return fox_errf(e, FOX_EUSAGE, "%s%s: expected numbers in the list", where, key);
+          items[n++] = scalar_(in);
+        }
+        FOX_TRY(param_assign_(c, p, "[...]", items, n, where, e));
+      } else {
+        if (v->type != YAML_SCALAR_NODE)
+          return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, got a %s", where, key, p->what,
+                          v->type == YAML_SEQUENCE_NODE ? "list" : "mapping");
+        FOX_TRY(param_assign_(c, p, scalar_(v), NULL, 0, where, e));
       }
-    return fox_errf(e, FOX_EUSAGE, "--set: unknown key '%s' (known here: %s)", key, known);
+    }
   }
-  char *dst = (char *)c + p->offset;
-  if (p->type == P_BOOL) {
-    int b;
-    if (parse_bool_(val, &b) != 0)
-      return fox_errf(e, FOX_EUSAGE, "--set %s='%s': expected %s", key, val, p->what);
-    *(int *)dst = b;
-    return 0;
-  }
-  if (p->type == P_EXPERIENCE) {
-    static const char *const names[3] = {"none", "summary", "full"};
-    for (int i = 0; i < 3; i++)
-      if (strcmp(val, names[i]) == 0) {
-        *(int *)dst = i;
-        return 0;
-      }
-    return fox_errf(e, FOX_EUSAGE, "--set %s='%s': expected %s", key, val, p->what);
-  }
-  char *end;
-  errno = 0;
-  double x = strtod(val, &end);
-  if (errno || end == val || *end != '\0' || !isfinite(x) ||
-      (p->type == P_INT && x != floor(x)))
-    return fox_errf(e, FOX_EUSAGE, "--set %s='%s': expected %s", key, val, p->what);
-  if (x < p->lo || x > p->hi || (p->lo_open && x == p->lo))
-    return fox_errf(e, FOX_EUSAGE, "--set %s=%s: out of range, expected %s", key, val, p->what);
-  if (p->type == P_INT)
-    *(int *)dst = (int)x;
-  else
-    *(double *)dst = x;
   return 0;
+}
+
+int config_load(struct config *c, const char *path, const char *const *extra, struct fox_err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fox_errf(e, FOX_EUSAGE, "%s: cannot open config: %s", path, strerror(errno));
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  if (!yaml_parser_initialize(&parser)) {
+    fclose(f);
+    return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
+  }
+  yaml_parser_set_input_file(&parser, f);
+  int rc = 0;
+  if (!yaml_parser_load(&parser, &doc)) {
+    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", path,
+                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                  parser.problem ? parser.problem : "invalid YAML",
+                  parser.context ? " " : "", parser.context ? parser.context : "");
+  } else {
+    rc = load_doc_(c, &doc, path, extra, e);
+    yaml_document_delete(&doc);
+  }
+  yaml_parser_delete(&parser);
+  fclose(f);
+  return rc;
+}
+
+void config_dump(const struct config *c, FILE *f) {
+  const char *section = "";
+  for (size_t i = 0; i < NPARAMS_; i++) {
+    const struct param_ *p = &params_[i];
+    const char *dot = strchr(p->key, '.');
+    size_t slen = (size_t)(dot - p->key);
+    if (strlen(section) != slen || strncmp(section, p->key, slen) != 0) {
+      fprintf(f, "%.*s:\n", (int)slen, p->key);
+      section = p->key;
+    }
+    const char *dst = (const char *)c + p->offset;
+    fprintf(f, "  %s: ", dot + 1);
+    switch (p->type) {
+    case P_STRING: fprintf(f, "\"%s\"\n", dst); break;
+    case P_BOOL: fprintf(f, "%s\n", *(const int *)dst ? "true" : "false"); break;
+    case P_CHOICE: fprintf(f, "%s\n", p->choices[*(const int *)dst]); break;
+    case P_STEPS:
+      if (*(const int64_t *)dst == 0)
+        fprintf(f, "auto\n");
+      else
+        fprintf(f, "%lld\n", (long long)*(const int64_t *)dst);
+      break;
+    case P_SEED: fprintf(f, "%llu\n", (unsigned long long)*(const uint64_t *)dst); break;
+    case P_LAYERS: {
+      const int *l = (const int *)dst, n = l[FOX_MAX_LAYERS];
+      fputc('[', f);
+      for (int j = 0; j < n; j++)
+        fprintf(f, "%s%d", j ? ", " : "", l[j]);
+      fprintf(f, "]\n");
+      break;
+    }
+    case P_INT: fprintf(f, "%d\n", *(const int *)dst); break;
+    case P_DOUBLE: fprintf(f, "%.17g\n", *(const double *)dst); break;
+    }
+  }
 }

@@ -39,9 +39,9 @@ check "bad input leaves the old output untouched" test "$(sha256sum "$OUT")" = "
 run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/hold.csv" --set market.feee=0.1
 contains "$ERR_TXT" "unknown key 'market.feee'"
 run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/hold.csv" --set market.fee=-1
-contains "$ERR_TXT" "market.fee=-1: out of range"
+contains "$ERR_TXT" "market.fee = '-1': out of range"
 run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/hold.csv" --set barrier.horizon=2.5
-contains "$ERR_TXT" "barrier.horizon='2.5': expected an integer"
+contains "$ERR_TXT" "barrier.horizon = '2.5': expected an integer"
 run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/hold.csv" --set barrier.enforce=maybe
 contains "$ERR_TXT" "true or false"
 run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/hold.csv" --set reward.scale=2

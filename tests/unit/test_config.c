@@ -1,0 +1,115 @@
+/* Config: the defaults of DESIGN.md s8, YAML loading with --set overrides, every rejection
+ * naming the file, line and key, and the dump reading back to the same configuration. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "data/dataset.h"
+#include "fox_check.h"
+
+static char path_[64];
+
+static int load_(struct config *c, const char *yaml, struct fox_err *e) {
+  FILE *f = fopen(path_, "w");
+  fputs(yaml, f);
+  fclose(f);
+  config_defaults(c);
+  fox_err_clear(e);
+  return config_load(c, path_, (const char *const[]){"study", "parameters", NULL}, e);
+}
+
+/* The YAML must be rejected with exit-2 status and a message holding each of `needles`. */
+static void bad_(const char *yaml, const char *line, const char *what) {
+  struct config c;
+  struct fox_err e;
+  int rc = load_(&c, yaml, &e);
+  char where[96];
+  snprintf(where, sizeof where, "%s:%s", path_, line);
+  CHECK(rc == FOX_EUSAGE, "expected FOX_EUSAGE for [%s], got %d", yaml, rc);
+  CHECK(strstr(e.msg, where) != NULL, "message '%s' should name '%s'", e.msg, where);
+  CHECK(strstr(e.msg, what) != NULL, "message '%s' should say '%s'", e.msg, what);
+}
+
+int main(void) {
+  snprintf(path_, sizeof path_, "/tmp/fox_test_config_%ld.yaml", (long)getpid());
+  struct config c, d;
+  struct fox_err e = {0};
+  config_defaults(&c);
+  CHECK(c.market.initial_capital == 10000 && c.market.spread == 0.0005 && c.market.fee == 0.0004,
+        "market defaults");
+  CHECK(c.market.horizon == 60 && c.market.enforce == 1 && c.num_envs == 64 &&
+            c.episode_bars == 2048 && c.epochs == 3 && c.steps_per_epoch == 0,
+        "barrier, env, train defaults");
+  CHECK(c.dqn.n_hidden == 2 && c.dqn.hidden[0] == 128 && c.dqn.learning_starts == 10000 &&
+            c.dqn.double_q && !c.dqn.dueling && c.dqn.max_grad_norm == 10,
+        "dqn defaults");
+  CHECK(c.ppo.n_hidden == 2 && c.ppo.hidden[1] == 64 && c.ppo.clip == 0.2 && c.ppo.anneal_lr &&
+            c.ppo.max_grad_norm == 0.5,
+        "ppo defaults");
+  CHECK(c.eval_split == FOX_SPLIT_VAL && c.experience == FOX_EXP_SUMMARY, "eval/output");
+
+  int rc = load_(&c,
+                 "# a trial\n"
+                 "data: {path: /data/btc.h5}\n"
+                 "market:\n  fee: 0.001\n  cash_reserve: 0\n"
+                 "train: {algo: ppo, epochs: 5, steps_per_epoch: 4096, seed: 18446744073709551615}\n"
+                 "ppo:\n  hidden: [32, 16, 8]\n  anneal_lr: false\n"
+                 "study: {name: ignored here}\n",
+                 &e);
+  CHECK(rc == 0, "%s", e.msg);
+  CHECK(strcmp(c.data_path, "/data/btc.h5") == 0 && c.market.fee == 0.001 &&
+            c.market.cash_reserve == 0,
+        "loaded data and market");
+  CHECK(c.algo == FOX_ALGO_PPO && c.epochs == 5 && c.steps_per_epoch == 4096 &&
+            c.seed == 18446744073709551615ULL,
+        "loaded train");
+  CHECK(c.ppo.n_hidden == 3 && c.ppo.hidden[2] == 8 && !c.ppo.anneal_lr, "loaded ppo");
+  CHECK(config_set(&c, "dqn.hidden=[256,64]", NULL, &e) == 0 && c.dqn.n_hidden == 2 &&
+            c.dqn.hidden[0] == 256 && c.dqn.hidden[1] == 64,
+        "--set a list: %s", e.msg);
+  CHECK(config_set(&c, "train.steps_per_epoch=auto", NULL, &e) == 0 && c.steps_per_epoch == 0,
+        "--set auto");
+  CHECK(config_set(&c, "eval.split=test", NULL, &e) == 0 && c.eval_split == FOX_SPLIT_TEST,
+        "--set a choice");
+  fox_err_clear(&e);
+  CHECK(config_set(&c, "dqn.lr=-1", NULL, &e) == FOX_EUSAGE && strstr(e.msg, "dqn.lr"),
+        "--set out of range: %s", e.msg);
+  fox_err_clear(&e);
+  CHECK(config_set(&c, "market.fee=0.1", (const char *const[]){"barrier.", NULL}, &e) ==
+                FOX_EUSAGE && strstr(e.msg, "unknown key 'market.fee'"),
+        "--set outside the allowed prefixes: %s", e.msg);
+
+  /* Dump and load back: the same struct, field for field. */
+  FILE *f = fopen(path_, "w");
+  config_dump(&c, f);
+  fclose(f);
+  config_defaults(&d);
+  fox_err_clear(&e);
+  CHECK(config_load(&d, path_, NULL, &e) == 0, "dump loads: %s", e.msg);
+  CHECK(memcmp(&c, &d, sizeof c) == 0, "dump round trip");
+
+  bad_("market:\n  fee: 0.001\n  feee: 2\n", "3", "unknown key 'market.feee'");
+  bad_("markets:\n  fee: 0.001\n", "2", "unknown key 'markets.fee'");
+  bad_("dqn:\n  lr: -0.001\n", "2", "dqn.lr = '-0.001': out of range");
+  bad_("ppo:\n  gamma: 1.5\n", "2", "ppo.gamma = '1.5': out of range");
+  bad_("ppo:\n  gamma: 0\n", "2", "a discount in (0, 1]");
+  bad_("env:\n  num_envs: many\n", "2", "env.num_envs = 'many'");
+  bad_("env:\n  num_envs: 2.5\n", "2", "an integer");
+  bad_("barrier:\n  enforce: perhaps\n", "2", "true or false");
+  bad_("train:\n  algo: sac\n", "2", "dqn or ppo");
+  bad_("dqn:\n  hidden: 64\n", "2", "e.g. [64, 64]");
+  bad_("dqn:\n  hidden: [64, 0]\n", "2", "out of range");
+  bad_("dqn:\n  hidden: [1, 2, 3, 4, 5, 6, 7, 8, 9]\n", "2", "1 to 8 layer widths");
+  bad_("dqn:\n  lr: [1]\n", "2", "got a list");
+  bad_("market: 5\n", "1", "expected a mapping of keys");
+  bad_("market:\n  fee: [0.1\n", "3", "YAML syntax");
+  bad_("- a\n- b\n", "1", "expected a mapping of sections");
+  CHECK(load_(&c, "", &e) == 0, "an empty file is all defaults: %s", e.msg);
+  fox_err_clear(&e);
+  CHECK(config_load(&c, "/nonexistent/x.yaml", NULL, &e) == FOX_EUSAGE &&
+            strstr(e.msg, "/nonexistent/x.yaml: cannot open"),
+        "missing file: %s", e.msg);
+  remove(path_);
+  return fox_check_done("test_config");
+}
