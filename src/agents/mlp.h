@@ -1,0 +1,55 @@
+/* Multi-layer perceptrons on the CPU: Linear -> ReLU -> ... -> Linear, forward and backward on
+ * row-major batches through OpenBLAS GEMM, CleanRL's orthogonal initialisation, global-norm
+ * gradient clipping and Adam. */
+#ifndef FOX_MLP_H
+#define FOX_MLP_H
+
+#include <stddef.h>
+
+#include "agents/nn_real.h"
+#include "config/config.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+#define FOX_MLP_MAX (FOX_MAX_LAYERS + 1) /* linear layers */
+
+/* Parameters and gradients are flat arrays: for each layer l, W_l [dims[l+1], dims[l]] then
+ * b_l [dims[l+1]]. The workspace holds the batch's activations for backward. */
+struct NN_(mlp) {
+  int n_layers;
+  int dims[FOX_MLP_MAX + 1];
+  size_t n_params;
+  size_t offset[FOX_MLP_MAX]; /* where W_l starts; b_l follows it */
+  fox_real *w, *g;
+  int batch_cap;
+  fox_real *act[FOX_MLP_MAX + 1]; /* act[0] = input copy, act[l] = output of layer l */
+  fox_real *delta[2];             /* ping-pong buffers for backprop */
+};
+
+int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden, int out,
+                    struct fox_err *e);
+void NN_(mlp_free)(struct NN_(mlp) *m);
+/* Orthogonal weights with gain sqrt(2) on hidden layers and `head_gain` on the last, zero
+ * biases (CleanRL's layer_init). */
+void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, double head_gain);
+/* out [batch, dims[n_layers]]; keeps the activations for mlp_backward. */
+int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real *out,
+                     struct fox_err *e);
+/* Accumulates dLoss/dparams into g from dLoss/dout [batch, out] of the last forward. */
+void NN_(mlp_backward)(struct NN_(mlp) *m, const fox_real *dout, int batch);
+void NN_(mlp_zero_grad)(struct NN_(mlp) *m);
+/* Scales g so that its global L2 norm is at most max_norm; returns the norm before. */
+double NN_(grad_clip)(fox_real *g, size_t n, double max_norm);
+
+/* Adam as PyTorch defines it (bias-corrected moments). */
+struct NN_(adam) {
+  fox_real *m, *v;
+  size_t n;
+  double beta1, beta2, eps;
+  long t;
+};
+int NN_(adam_create)(struct NN_(adam) *a, size_t n, double eps, struct fox_err *e);
+void NN_(adam_step)(struct NN_(adam) *a, fox_real *params, const fox_real *grads, double lr);
+void NN_(adam_free)(struct NN_(adam) *a);
+
+#endif

@@ -1,0 +1,108 @@
+/* Gradient checks in double precision (the same sources built with FOX_NN_DOUBLE): every
+ * parameter of every layer, and the Huber loss, against central finite differences; the
+ * orthogonal initialisation; clipping and Adam against steps worked out by hand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/loss.h"
+#include "agents/mlp.h"
+#include "fox_check.h"
+
+#define B 5
+
+/* loss = Huber(mlp(x), target): exercises both the network and the loss gradient. */
+static double loss_(struct mlp_f64 *m, const double *x, const double *target, double *dout) {
+  double out[B * 3];
+  struct fox_err e = {0};
+  mlp_forward_f64(m, x, B, out, &e);
+  return huber_loss_f64(out, target, B * 3, dout);
+}
+
+int main(void) {
+  struct mlp_f64 m;
+  struct fox_err e = {0};
+  struct rng r;
+  rng_seed(&r, 3);
+  const int hidden[2] = {7, 6};
+  CHECK(mlp_create_f64(&m, 4, hidden, 2, 3, &e) == 0, "%s", e.msg);
+  CHECK(m.n_params == (size_t)(7 * 5 + 6 * 8 + 3 * 7), "parameter count %zu", m.n_params);
+  mlp_init_f64(&m, &r, 1.0);
+  /* Biases start at zero; give them values so that their gradients are exercised too. */
+  for (size_t i = 0; i < m.n_params; i++)
+    m.w[i] += 0.1 * rng_normal(&r);
+  double x[B * 4], target[B * 3], dout[B * 3];
+  for (int i = 0; i < B * 4; i++)
+    x[i] = rng_normal(&r);
+  for (int i = 0; i < B * 3; i++)
+    target[i] = 3 * rng_normal(&r); /* some residuals beyond 1: both Huber branches */
+  loss_(&m, x, target, dout);
+  mlp_zero_grad_f64(&m);
+  mlp_backward_f64(&m, dout, B);
+  double *analytic = malloc(m.n_params * sizeof *analytic);
+  memcpy(analytic, m.g, m.n_params * sizeof *analytic);
+  double worst = 0;
+  const double h = 1e-6;
+  for (size_t i = 0; i < m.n_params; i++) {
+    double keep = m.w[i];
+    m.w[i] = keep + h;
+    double lp = loss_(&m, x, target, dout);
+    m.w[i] = keep - h;
+    double lm = loss_(&m, x, target, dout);
+    m.w[i] = keep;
+    double fd = (lp - lm) / (2 * h), err = fabs(fd - analytic[i]) / (1e-7 + fabs(fd));
+    worst = err > worst ? err : worst;
+    CHECK(err < 1e-5, "param %zu: analytic %.10g, finite difference %.10g", i, analytic[i], fd);
+  }
+  printf("worst relative gradient error over %zu parameters: %.2e\n", m.n_params, worst);
+
+  /* Orthogonal init: W W^T = gain^2 I for a wide layer (rows <= cols), W^T W for a tall one. */
+  mlp_init_f64(&m, &r, 0.01);
+  const double *w0 = m.w; /* layer 0: 7 x 4, tall */
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++) {
+      double s = 0;
+      for (int i = 0; i < 7; i++)
+        s += w0[i * 4 + a] * w0[i * 4 + b];
+      CHECK_NEAR(s, a == b ? 2.0 : 0.0, 1e-12, 0);
+    }
+  const double *w2 = m.w + m.offset[2]; /* head: 3 x 6, wide, gain 0.01 */
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double s = 0;
+      for (int j = 0; j < 6; j++)
+        s += w2[a * 6 + j] * w2[b * 6 + j];
+      CHECK_NEAR(s, a == b ? 1e-4 : 0.0, 1e-15, 0);
+    }
+  CHECK(w2[3 * 6] == 0 && w0[7 * 4] == 0, "biases start at zero");
+  mlp_free_f64(&m);
+
+  /* Clipping: g = (3, 4), norm 5; max 1 scales by 1/(5 + 1e-6) as torch does; max 10 keeps. */
+  double g[2] = {3, 4};
+  CHECK_NEAR(grad_clip_f64(g, 2, 10), 5, 0, 1e-15);
+  CHECK(g[0] == 3 && g[1] == 4, "below the limit nothing changes");
+  grad_clip_f64(g, 2, 1);
+  CHECK_NEAR(g[0], 3 / (5 + 1e-6), 0, 1e-15);
+  CHECK_NEAR(g[1], 4 / (5 + 1e-6), 0, 1e-15);
+
+  /* Adam, lr 0.1, eps 1e-8, g = 0.5 then -1: step 1 moves by about lr (bias correction makes
+   * mhat/sqrt(vhat) = 0.5/0.5, less eps); step 2: m = 0.9*0.05 + 0.1*(-1) = -0.055, mhat = -0.055/0.19,
+   * v = 0.999*0.00025 + 0.001*1 = 0.00124975, vhat = v/0.001999. */
+  struct adam_f64 a;
+  CHECK(adam_create_f64(&a, 1, 1e-8, &e) == 0, "%s", e.msg);
+  double p = 1, g1 = 0.5, g2 = -1;
+  adam_step_f64(&a, &p, &g1, 0.1);
+  double p1 = 1 - 0.1 * 0.5 / (0.5 + 1e-8); /* mhat 0.5, sqrt(vhat) 0.5 */
+  CHECK_NEAR(p, p1, 1e-15, 0);
+  adam_step_f64(&a, &p, &g2, 0.1);
+  double mhat = -0.055 / 0.19, vhat = 0.00124975 / 0.001999;
+  CHECK_NEAR(p, p1 - 0.1 * mhat / (sqrt(vhat) + 1e-8), 1e-14, 0);
+  adam_free_f64(&a);
+
+  /* Huber by hand: residuals 0.5 and -3 -> (0.125 + 2.5)/2, gradients 0.25 and -0.5. */
+  double pred[2] = {1.5, -1}, tgt[2] = {1, 2}, hg[2];
+  CHECK_NEAR(huber_loss_f64(pred, tgt, 2, hg), (0.125 + 2.5) / 2, 0, 1e-15);
+  CHECK_NEAR(hg[0], 0.25, 0, 1e-15);
+  CHECK_NEAR(hg[1], -0.5, 0, 1e-15);
+  free(analytic);
+  return fox_check_done("test_nn_grad");
+}
