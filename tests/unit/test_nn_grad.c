@@ -6,6 +6,7 @@
 
 #include "agents/loss.h"
 #include "agents/mlp.h"
+#include "agents/ppo_loss.h"
 #include "fox_check.h"
 
 #define B 5
@@ -103,6 +104,47 @@ int main(void) {
   CHECK_NEAR(huber_loss_f64(pred, tgt, 2, hg), (0.125 + 2.5) / 2, 0, 1e-15);
   CHECK_NEAR(hg[0], 0.25, 0, 1e-15);
   CHECK_NEAR(hg[1], -0.5, 0, 1e-15);
+  /* The PPO loss: gradients w.r.t. logits and values against finite differences, with ratios
+   * and value moves both inside and outside the clip range. */
+  enum { M = 6 };
+  double z[M * 3], v[M], oldlp[M], oldv[M], adv[M], ret[M], dz[M * 3], dv[M], dz2[M * 3], dv2[M];
+  uint8_t act[M];
+  for (int i = 0; i < M; i++) {
+    for (int j = 0; j < 3; j++)
+      z[3 * i + j] = rng_normal(&r);
+    act[i] = (uint8_t)(i % 3);
+    double lp[3], hh;
+    log_softmax3_f64(z + 3 * i, lp, &hh);
+    oldlp[i] = lp[act[i]] + (i % 2 ? 0.5 : -0.05) * rng_normal(&r); /* some ratios clip */
+    v[i] = rng_normal(&r);
+    oldv[i] = v[i] + (i < 3 ? 0.05 : 0.6) * rng_normal(&r); /* some value moves clip */
+    adv[i] = rng_normal(&r);
+    ret[i] = rng_normal(&r);
+  }
+  struct ppo_stats_f64 st;
+  ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, dz, dv, &st);
+  for (int i = 0; i < M * 3 + M; i++) {
+    double *x = i < M * 3 ? &z[i] : &v[i - M * 3], keep = *x, an = i < M * 3 ? dz[i] : dv[i - M * 3];
+    *x = keep + h;
+    ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, dz2, dv2, &st);
+    double lp_ = st.loss;
+    *x = keep - h;
+    ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, dz2, dv2, &st);
+    double lm_ = st.loss;
+    *x = keep;
+    double fd = (lp_ - lm_) / (2 * h);
+    CHECK(fabs(fd - an) <= 1e-7 + 1e-5 * fabs(fd), "ppo input %d: analytic %.10g, fd %.10g", i,
+          an, fd);
+  }
+  /* By hand: one sample, equal logits (p = 1/3, H = ln 3), ratio 1, A = 2, v = R: loss =
+   * -2 - 0.01 ln 3; dlogits = -2 (onehot - 1/3) (the entropy is at its maximum: no slope). */
+  double z1[3] = {0, 0, 0}, v1 = 1, lp1 = -log(3.0), ov1 = 1, a1 = 2, r1 = 1, dz1[3], dv1;
+  uint8_t ac1 = 1;
+  ppo_loss_f64(z1, &v1, &ac1, &lp1, &ov1, &a1, &r1, 1, 0.2, 0.01, 0.5, dz1, &dv1, &st);
+  CHECK_NEAR(st.loss, -2 - 0.01 * log(3.0), 1e-12, 0);
+  CHECK_NEAR(dz1[1], -2 * (1 - 1.0 / 3), 1e-12, 0);
+  CHECK_NEAR(dz1[0], 2.0 / 3, 1e-12, 0);
+  CHECK_NEAR(dv1, 0, 0, 0);
   free(analytic);
   return fox_check_done("test_nn_grad");
 }

@@ -1,0 +1,198 @@
+/* DQN on the CPU networks. The update follows SB3/CleanRL: sample a batch, targets from the
+ * target network (Double: actions from the online one), Huber on the taken actions, clip, Adam. */
+#include "agents/dqn.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/loss.h"
+
+static int argmax3_(const float *q) {
+  int best = 0;
+  for (int a = 1; a < FOX_NACTIONS; a++)
+    if (q[a] > q[best])
+      best = a;
+  return best;
+}
+
+void dqn_targets(const float *q_target, const float *q_online, const float *r,
+                 const uint8_t *terminal, double gamma, size_t n, float *y) {
+  for (size_t i = 0; i < n; i++) {
+    const float *qt = q_target + i * FOX_NACTIONS;
+    int a = argmax3_(q_online ? q_online + i * FOX_NACTIONS : qt);
+    y[i] = (float)(r[i] + (terminal[i] ? 0.0 : gamma * qt[a]));
+  }
+}
+
+void dqn_dueling(const float *raw, size_t n, float *q) {
+  for (size_t i = 0; i < n; i++) {
+    const float *x = raw + i * (FOX_NACTIONS + 1);
+    float mean = (x[1] + x[2] + x[3]) / 3.0f;
+    for (int a = 0; a < FOX_NACTIONS; a++)
+      q[i * FOX_NACTIONS + a] = x[0] + x[1 + a] - mean;
+  }
+}
+
+void dqn_dueling_backward(const float *dq, size_t n, float *draw) {
+  for (size_t i = 0; i < n; i++) {
+    const float *g = dq + i * FOX_NACTIONS;
+    float *d = draw + i * (FOX_NACTIONS + 1), sum = g[0] + g[1] + g[2];
+    d[0] = sum;
+    for (int a = 0; a < FOX_NACTIONS; a++)
+      d[1 + a] = g[a] - sum / 3.0f;
+  }
+}
+
+double dqn_epsilon(const struct dqn_config *c, long t, long total) {
+  double span = c->eps_fraction * (double)total;
+  double frac = span > 0 ? (double)t / span : 1.0;
+  if (frac > 1)
+    frac = 1;
+  return c->eps_start + frac * (c->eps_end - c->eps_start);
+}
+
+int dqn_create(struct dqn *d, const struct dqn_config *c, uint64_t seed, struct fox_err *e) {
+  memset(d, 0, sizeof *d);
+  d->cfg = *c;
+  d->out = c->dueling ? FOX_NACTIONS + 1 : FOX_NACTIONS;
+  rng_seed(&d->rng, seed);
+  int rc = mlp_create(&d->online, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, e);
+  if (rc == 0)
+    rc = mlp_create(&d->target, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, e);
+  if (rc == 0)
+    rc = adam_create(&d->opt, d->online.n_params, 1e-8, e);
+  if (rc == 0)
+    rc = replay_create(&d->rb, (size_t)c->buffer_size, e);
+  size_t b = (size_t)c->batch_size;
+  d->bs = malloc(b * FOX_STATE_DIM * sizeof(float));
+  d->bs2 = malloc(b * FOX_STATE_DIM * sizeof(float));
+  d->br = malloc(b * sizeof(float));
+  d->by = malloc(b * sizeof(float));
+  d->braw = malloc(b * (FOX_NACTIONS + 1) * sizeof(float));
+  d->bq = malloc(b * FOX_NACTIONS * sizeof(float));
+  d->bqo = malloc(b * FOX_NACTIONS * sizeof(float));
+  d->bdq = malloc(b * FOX_NACTIONS * sizeof(float));
+  d->bdraw = malloc(b * (FOX_NACTIONS + 1) * sizeof(float));
+  d->ba = malloc(b);
+  d->bterm = malloc(b);
+  d->bidx = malloc(b * sizeof(size_t));
+  if (rc == 0 && (!d->bs || !d->bs2 || !d->br || !d->by || !d->braw || !d->bq || !d->bqo ||
+                  !d->bdq || !d->bdraw || !d->ba || !d->bterm || !d->bidx))
+    rc = fox_errf(e, FOX_EFAIL, "dqn: out of memory for a batch of %zu", b);
+  if (rc != 0) {
+    dqn_free(d);
+    return rc;
+  }
+  /* CleanRL's layer_init: orthogonal, gain sqrt(2) in the body; the Q head is a value head. */
+  mlp_init(&d->online, &d->rng, 1.0);
+  memcpy(d->target.w, d->online.w, d->online.n_params * sizeof(float));
+  return 0;
+}
+
+void dqn_free(struct dqn *d) {
+  mlp_free(&d->online);
+  mlp_free(&d->target);
+  adam_free(&d->opt);
+  replay_free(&d->rb);
+  free(d->bs), free(d->bs2), free(d->br), free(d->by), free(d->braw), free(d->bq);
+  free(d->bqo), free(d->bdq), free(d->bdraw), free(d->ba), free(d->bterm), free(d->bidx);
+  memset(d, 0, sizeof *d);
+}
+
+/* Q-values of a network into q [n, 3], through the dueling head when there is one. */
+static int q_of_(struct dqn *d, struct mlp *net, const float *states, int n, float *q,
+                 float *raw, struct fox_err *e) {
+  if (!d->cfg.dueling)
+    return mlp_forward(net, states, n, q, e);
+  FOX_TRY(mlp_forward(net, states, n, raw, e));
+  dqn_dueling(raw, (size_t)n, q);
+  return 0;
+}
+
+int dqn_q(struct dqn *d, const float *states, int n, float *q, struct fox_err *e) {
+  float *raw = d->cfg.dueling ? malloc((size_t)n * (FOX_NACTIONS + 1) * sizeof *raw) : NULL;
+  if (d->cfg.dueling && !raw)
+    return fox_errf(e, FOX_EFAIL, "dqn: out of memory");
+  int rc = q_of_(d, &d->online, states, n, q, raw, e);
+  free(raw);
+  return rc;
+}
+
+int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *actions,
+            struct fox_err *e) {
+  float *q = malloc((size_t)n * FOX_NACTIONS * sizeof *q);
+  if (!q)
+    return fox_errf(e, FOX_EFAIL, "dqn: out of memory");
+  int rc = dqn_q(d, states, n, q, e);
+  for (int i = 0; rc == 0 && i < n; i++) {
+    /* Draw both numbers always so that the stream does not depend on eps. */
+    double u = rng_uniform(&d->rng), v = rng_uniform(&d->rng);
+    actions[i] = (uint8_t)(u < eps ? (int)(v * FOX_NACTIONS) : argmax3_(q + (size_t)i * FOX_NACTIONS));
+  }
+  free(q);
+  return rc;
+}
+
+static int update_(struct dqn *d, double *loss, struct fox_err *e) {
+  size_t b = (size_t)d->cfg.batch_size;
+  replay_sample(&d->rb, &d->rng, b, d->bidx);
+  for (size_t i = 0; i < b; i++) {
+    size_t k = d->bidx[i];
+    memcpy(d->bs + i * FOX_STATE_DIM, d->rb.s + k * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
+    memcpy(d->bs2 + i * FOX_STATE_DIM, d->rb.s2 + k * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
+    d->ba[i] = d->rb.a[k];
+    d->br[i] = d->rb.r[k];
+    d->bterm[i] = d->rb.term[k];
+  }
+  int nb = (int)b;
+  FOX_TRY(q_of_(d, &d->target, d->bs2, nb, d->bq, d->braw, e));
+  if (d->cfg.double_q)
+    FOX_TRY(q_of_(d, &d->online, d->bs2, nb, d->bqo, d->braw, e));
+  dqn_targets(d->bq, d->cfg.double_q ? d->bqo : NULL, d->br, d->bterm, d->cfg.gamma, b, d->by);
+  /* The online forward on s comes last: backward uses its activations. */
+  FOX_TRY(q_of_(d, &d->online, d->bs, nb, d->bq, d->braw, e));
+  float *pred = d->bqo; /* reuse: the taken action's Q per sample */
+  for (size_t i = 0; i < b; i++)
+    pred[i] = d->bq[i * FOX_NACTIONS + d->ba[i]];
+  float *dpred = d->br; /* reuse: rewards were consumed by the targets */
+  *loss = huber_loss(pred, d->by, b, dpred);
+  memset(d->bdq, 0, b * FOX_NACTIONS * sizeof(float));
+  for (size_t i = 0; i < b; i++)
+    d->bdq[i * FOX_NACTIONS + d->ba[i]] = dpred[i];
+  mlp_zero_grad(&d->online);
+  if (d->cfg.dueling) {
+    dqn_dueling_backward(d->bdq, b, d->bdraw);
+    mlp_backward(&d->online, d->bdraw, nb);
+  } else {
+    mlp_backward(&d->online, d->bdq, nb);
+  }
+  grad_clip(d->online.g, d->online.n_params, d->cfg.max_grad_norm);
+  adam_step(&d->opt, d->online.w, d->online.g, d->cfg.lr);
+  d->updates++;
+  if (d->updates % d->cfg.target_update == 0)
+    memcpy(d->target.w, d->online.w, d->online.n_params * sizeof(float));
+  return 0;
+}
+
+int dqn_observe(struct dqn *d, int n, const float *s, const uint8_t *a, const float *r,
+                const float *s2, const uint8_t *terminal, double *loss, struct fox_err *e) {
+  replay_push(&d->rb, (size_t)n, s, a, r, s2, terminal);
+  d->transitions += n;
+  *loss = NAN;
+  if (d->transitions < d->cfg.learning_starts)
+    return 0;
+  d->credit += n;
+  double sum = 0;
+  int k = 0;
+  while (d->credit >= d->cfg.train_freq) {
+    d->credit -= d->cfg.train_freq;
+    double l;
+    FOX_TRY(update_(d, &l, e));
+    sum += l;
+    k++;
+  }
+  if (k)
+    *loss = sum / k;
+  return 0;
+}

@@ -1,0 +1,54 @@
+/* DQN (DESIGN.md s7): online and target networks, replay, Huber loss, epsilon-greedy with a
+ * linear decay, learning_starts / train_freq counted in transitions, hard target updates
+ * counted in gradient updates, Double DQN and a dueling head as options. */
+#ifndef FOX_DQN_H
+#define FOX_DQN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agents/mlp.h"
+#include "agents/replay.h"
+#include "config/config.h"
+
+#define FOX_NACTIONS 3
+
+struct dqn {
+  struct dqn_config cfg;
+  int out; /* network outputs: 3 Q-values, or V and 3 advantages when dueling */
+  struct mlp online, target;
+  struct adam opt;
+  struct replay rb;
+  struct rng rng;
+  long transitions, updates;
+  double credit; /* transitions not yet paid for by an update (train_freq) */
+  /* batch scratch */
+  float *bs, *bs2, *br, *by, *braw, *bq, *bqo, *bdq, *bdraw;
+  uint8_t *ba, *bterm;
+  size_t *bidx;
+};
+
+int dqn_create(struct dqn *d, const struct dqn_config *c, uint64_t seed, struct fox_err *e);
+void dqn_free(struct dqn *d);
+/* The exploration rate after t of `total` transitions: eps_start to eps_end over
+ * eps_fraction * total, then flat. */
+double dqn_epsilon(const struct dqn_config *c, long t, long total);
+/* Q-values [n, 3] of states [n, 54] from the online network. */
+int dqn_q(struct dqn *d, const float *states, int n, float *q, struct fox_err *e);
+/* Epsilon-greedy actions for n states. */
+int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *actions,
+            struct fox_err *e);
+/* Stores a vector step's transitions and runs the gradient updates now due; *loss gets the
+ * mean loss of those updates (NAN when none ran). */
+int dqn_observe(struct dqn *d, int n, const float *s, const uint8_t *a, const float *r,
+                const float *s2, const uint8_t *terminal, double *loss, struct fox_err *e);
+
+/* Targets y = r + gamma (1 - terminal) Q_target(s', a*), a* = argmax Q_online(s') (Double DQN,
+ * q_online given) or argmax Q_target(s') (q_online NULL). Ties take the lowest action. */
+void dqn_targets(const float *q_target, const float *q_online, const float *r,
+                 const uint8_t *terminal, double gamma, size_t n, float *y);
+/* Dueling: Q = V + A - mean(A) from raw [n, 4]; and its backward. */
+void dqn_dueling(const float *raw, size_t n, float *q);
+void dqn_dueling_backward(const float *dq, size_t n, float *draw);
+
+#endif
