@@ -15,6 +15,7 @@ static const struct command_ commands_[] = {
     {"synth", cmd_synth, "realistic synthetic 1-minute bars (CSV)"},
     {"import", cmd_import, "CSV bars -> dataset.h5 with the 51 features"},
     {"info", cmd_info, "what a foxopt HDF5 file holds"},
+    {"train", cmd_train, "train one DQN/PPO trial with fixed parameters -> trial.h5"},
     {"backtest", cmd_backtest, "metrics of an action sequence over a split (walk-forward folds)"},
 };
 

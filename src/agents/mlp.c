@@ -5,8 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A trial's GEMMs are small (batch x 64..256): OpenBLAS's thread pool costs more than it
+ * gives there (3x slower DQN updates, mostly in the kernel), and trials run side by side
+ * for parallelism. One BLAS thread per caller, set once. */
+static void blas_single_thread_(void) {
+  static int done;
+  if (!done) {
+    openblas_set_num_threads(1);
+    done = 1;
+  }
+}
+
 int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden, int out,
                     struct fox_err *e) {
+  blas_single_thread_();
   memset(m, 0, sizeof *m);
   if (n_hidden < 0 || n_hidden > FOX_MAX_LAYERS || in < 1 || out < 1)
     return fox_errf(e, FOX_EUSAGE, "mlp: %d hidden layers (at most %d), in %d, out %d", n_hidden,

@@ -6,9 +6,11 @@
 
 #include "backtest/backtest.h"
 #include "cli/cli.h"
+#include "train/trial_h5.h"
 
 static const char usage_[] =
-    "usage: foxopt backtest DATA.h5 --actions ACTIONS.csv [--split val|test|train] [--folds K]\n"
+    "usage: foxopt backtest DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5)\n"
+    "                       [--split val|test|train] [--folds K]\n"
     "                       [--set market.KEY=V]... [--set barrier.KEY=V]...\n"
     "                       [--set output.experience=none|summary|full] [--output EXP.h5]\n"
     "                       [--backend auto|cpu|cuda] [--json]\n"
@@ -18,7 +20,9 @@ static const char usage_[] =
     "the market of DESIGN.md s5 and prints total_return, sharpe, sortino, max_drawdown,\n"
     "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.\n"
     "\n"
-    "  --split S        the split to run (default val)\n"
+    "  --policy T.h5    the greedy policy of a trained trial (foxopt train), with the trial's\n"
+    "                   market settings; reproduces its recorded metrics\n"
+    "  --split S        the split to run (default val; with --policy the trial's eval.split)\n"
     "  --folds K        K consecutive folds, each from initial capital: per-fold and mean metrics\n"
     "  --set K=V        market.initial_capital (10000), market.spread (0.0005), market.fee\n"
     "                   (0.0004), market.cash_reserve (0.05), barrier.pt (2), barrier.sl (2),\n"
@@ -35,8 +39,8 @@ static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 
 int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = "auto";
-  const char *split_name = "val";
-  int json = 0;
+  const char *split_name = NULL, *policy = NULL, *sets[256];
+  int json = 0, nset = 0;
   long long folds = 1;
   struct config cfg;
   config_defaults(&cfg);
@@ -49,24 +53,27 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
       json = 1;
     } else if (strcmp(a, "--actions") == 0 || strcmp(a, "--split") == 0 ||
                strcmp(a, "--folds") == 0 || strcmp(a, "--set") == 0 ||
-               strcmp(a, "--output") == 0 || strcmp(a, "--backend") == 0) {
+               strcmp(a, "--output") == 0 || strcmp(a, "--backend") == 0 ||
+               strcmp(a, "--policy") == 0) {
       if (!(v = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
       if (a[2] == 'a')
         actions_path = v;
+      else if (a[2] == 'p')
+        policy = v;
       else if (a[2] == 's' && a[3] == 'p')
         split_name = v;
       else if (a[2] == 'f')
         FOX_TRY(cli_parse_i64(a, v, 1, 100000, &folds, e));
-      else if (a[2] == 's')
-        FOX_TRY(config_set(&cfg, v, keys_, e));
+      else if (a[2] == 's' && nset < 256)
+        sets[nset++] = v;
       else if (a[2] == 'o')
         out = v;
       else
         backend = v;
-    } else if (strcmp(a, "--policy") == 0 || strcmp(a, "--study") == 0) {
-      return fox_errf(e, FOX_EUSAGE, "backtest %s: policies arrive with `foxopt train`; use "
-                                     "--actions for now", a);
+    } else if (strcmp(a, "--study") == 0) {
+      return fox_errf(e, FOX_EUSAGE, "backtest --study: studies arrive with `foxopt run`; use "
+                                     "--policy OUTDIR/trial.h5 or --actions");
     } else if (a[0] == '-') {
       return fox_errf(e, FOX_EUSAGE, "backtest: unknown option '%s' (see --help)", a);
     } else if (!data) {
@@ -75,31 +82,57 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
       return fox_errf(e, FOX_EUSAGE, "backtest: one dataset only");
     }
   }
-  if (!data || !actions_path)
-    return fox_errf(e, FOX_EUSAGE, "backtest: DATA.h5 and --actions FILE are required\n%s",
-                    usage_);
-  int split = dataset_split_index(split_name);
-  if (split < 0)
-    return fox_errf(e, FOX_EUSAGE, "--split '%s': expected train, val or test", split_name);
-  const struct backend *be;
-  FOX_TRY(backend_select(backend, &be, e));
+  if (!data || !actions_path == !policy)
+    return fox_errf(e, FOX_EUSAGE,
+                    "backtest: DATA.h5 and one of --actions FILE or --policy TRIAL.h5 are "
+                    "required\n%s", usage_);
+  if (policy && folds != 1)
+    return fox_errf(e, FOX_EUSAGE, "backtest --policy: one fold only (got --folds %lld)", folds);
+  struct agent ag;
+  if (policy) {
+    FOX_TRY(trial_read_h5(policy, &cfg, &ag, e));
+    if (!split_name)
+      split_name = cfg.eval_split == 0 ? "train" : cfg.eval_split == 1 ? "val" : "test";
+  }
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < nset; i++)
+    rc = config_set(&cfg, sets[i], keys_, e);
+  int split = dataset_split_index(split_name ? split_name : "val");
+  if (rc == 0 && split < 0)
+    rc = fox_errf(e, FOX_EUSAGE, "--split '%s': expected train, val or test", split_name);
+  const struct backend *be = NULL;
+  if (rc == 0)
+    rc = backend_select(backend, &be, e);
+  if (rc != 0) {
+    if (policy)
+      agent_free(&ag);
+    return rc;
+  }
+  if (!split_name)
+    split_name = "val";
 
   struct dataset ds;
-  FOX_TRY(dataset_read_h5(&ds, data, e));
+  if ((rc = dataset_read_h5(&ds, data, e)) != 0) {
+    if (policy)
+      agent_free(&ag);
+    return rc;
+  }
   size_t n = (size_t)(ds.split[split][1] - ds.split[split][0]);
   uint8_t *actions = malloc(n ? n : 1);
   struct device_dataset dev = {0};
   struct backtest_run run = {0};
   int uploaded = 0;
-  int rc = actions ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
+  rc = actions ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
   if (rc == 0 && n < 2)
     rc = fox_errf(e, FOX_EDATA, "%s: the %s split has %zu bars, a backtest needs >= 2", data,
                   split_name, n);
-  if (rc == 0)
+  if (rc == 0 && actions_path)
     rc = backtest_read_actions(actions_path, n, actions, e);
   if (rc == 0 && (rc = be->dataset_upload(&ds, &dev, e)) == 0)
     uploaded = 1;
-  if (rc == 0)
+  if (rc == 0 && policy)
+    rc = agent_backtest(&ag, be, &ds, &dev, &cfg, split, &run, e);
+  else if (rc == 0)
     rc = backtest_run(be, &ds, &dev, &cfg, split, (int)folds, actions, &run, e);
   if (rc == 0 && out)
     rc = backtest_write_h5(&run, &cfg, out, e);
@@ -114,5 +147,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
     be->dataset_release(&dev);
   free(actions);
   dataset_free(&ds);
+  if (policy)
+    agent_free(&ag);
   return rc;
 }

@@ -365,29 +365,66 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
   return 0;
 }
 
-int config_load(struct config *c, const char *path, const char *const *extra, struct fox_err *e) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return fox_errf(e, FOX_EUSAGE, "%s: cannot open config: %s", path, strerror(errno));
+/* Parses `len` bytes of YAML named `name` in messages. */
+static int load_text_(struct config *c, const char *text, size_t len, const char *name,
+                      const char *const *extra, struct fox_err *e) {
   yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
+  if (!yaml_parser_initialize(&parser))
     return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
-  }
-  yaml_parser_set_input_file(&parser, f);
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
   int rc = 0;
   if (!yaml_parser_load(&parser, &doc)) {
-    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", path,
+    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", name,
                   parser.problem_mark.line + 1, parser.problem_mark.column + 1,
                   parser.problem ? parser.problem : "invalid YAML",
                   parser.context ? " " : "", parser.context ? parser.context : "");
   } else {
-    rc = load_doc_(c, &doc, path, extra, e);
+    rc = load_doc_(c, &doc, name, extra, e);
     yaml_document_delete(&doc);
   }
   yaml_parser_delete(&parser);
+  return rc;
+}
+
+int config_load_text(struct config *c, const char *text, const char *name,
+                     const char *const *extra, struct fox_err *e) {
+  return load_text_(c, text, strlen(text), name, extra, e);
+}
+
+int config_read_file(const char *path, char **text, struct fox_err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fox_errf(e, FOX_EUSAGE, "%s: cannot open config: %s", path, strerror(errno));
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (cap - len - 1 == 0) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
   fclose(f);
+  if (!buf)
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  buf[len] = '\0';
+  *text = buf;
+  return 0;
+}
+
+int config_load(struct config *c, const char *path, const char *const *extra, struct fox_err *e) {
+  char *text;
+  FOX_TRY(config_read_file(path, &text, e));
+  int rc = config_load_text(c, text, path, extra, e);
+  free(text);
   return rc;
 }
 

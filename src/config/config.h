@@ -60,6 +60,11 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
  * `hidden`. Errors name FILE:LINE and the key. Sections in `extra` (e.g. "study") are skipped
  * here for their own loaders. */
 int config_load(struct config *c, const char *path, const char *const *extra, struct fox_err *e);
+/* The same from YAML text (e.g. the config stored in trial.h5); `name` is used in messages. */
+int config_load_text(struct config *c, const char *text, const char *name,
+                     const char *const *extra, struct fox_err *e);
+/* A whole config file as a NUL-terminated string (caller frees). */
+int config_read_file(const char *path, char **text, struct fox_err *e);
 /* Every key with its value, as YAML that config_load reads back to the same struct. */
 void config_dump(const struct config *c, FILE *f);
 

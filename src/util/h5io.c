@@ -2,6 +2,7 @@
 #include "util/h5io.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void h5io_quiet(void) {
@@ -170,13 +171,19 @@ int h5io_attr_read_str(hid_t loc, const char *name, char *s, size_t n, const cha
       H5free_memory(v);
     H5Tclose(mt);
   } else {
-    char buf[4096] = {0};
+    char *buf = calloc(1, sz + 1);
     hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, sz < sizeof buf - 1 ? sz : sizeof buf - 1);
-    if (sz >= sizeof buf || H5Aread(a, mt, buf) < 0)
+    H5Tset_size(mt, sz ? sz : 1);
+    if (!buf)
+      rc = fox_errf(e, FOX_EFAIL, "%s: out of memory", what);
+    else if (H5Aread(a, mt, buf) < 0)
       rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+    else if (strlen(buf) >= n)
+      rc = fox_errf(e, FOX_EDATA, "%s: %zu characters, more than the %zu expected", what,
+                    strlen(buf), n - 1);
     else
-      snprintf(s, n, "%.*s", (int)sz, buf);
+      snprintf(s, n, "%s", buf);
+    free(buf);
     H5Tclose(mt);
   }
   if (ft >= 0)

@@ -1,0 +1,226 @@
+/* PPO on the CPU networks. Actor and critic are updated together: one loss, one global gradient
+ * norm over both, two Adam states (eps 1e-5 as in CleanRL). */
+#include "agents/ppo.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NA_ 3
+
+void ppo_gae(int T, int N, const float *rewards, const float *values, const uint8_t *dones,
+             const float *last_values, double gamma, double lambda, float *adv, float *ret) {
+  for (int i = 0; i < N; i++) {
+    double last = 0;
+    for (int t = T - 1; t >= 0; t--) {
+      size_t k = (size_t)t * N + i;
+      double next_v = t == T - 1 ? last_values[i] : values[k + N];
+      double nonterminal = dones[k] ? 0.0 : 1.0;
+      double delta = rewards[k] + gamma * next_v * nonterminal - values[k];
+      last = delta + gamma * lambda * nonterminal * last;
+      adv[k] = (float)last;
+      ret[k] = (float)(last + values[k]);
+    }
+  }
+}
+
+int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
+               uint64_t seed, struct fox_err *e) {
+  memset(p, 0, sizeof *p);
+  p->cfg = *c;
+  p->n_envs = n_envs;
+  p->num_updates = num_updates;
+  rng_seed(&p->rng, seed);
+  int rc = mlp_create(&p->actor, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, e);
+  if (rc == 0)
+    rc = mlp_create(&p->critic, FOX_STATE_DIM, c->hidden, c->n_hidden, 1, e);
+  if (rc == 0)
+    rc = adam_create(&p->opt_actor, p->actor.n_params, 1e-5, e);
+  if (rc == 0)
+    rc = adam_create(&p->opt_critic, p->critic.n_params, 1e-5, e);
+  size_t n = (size_t)c->n_steps * n_envs, m = (n + c->minibatches - 1) / c->minibatches;
+  p->obs = malloc(n * FOX_STATE_DIM * sizeof(float));
+  p->logp = malloc(n * sizeof(float));
+  p->values = malloc(n * sizeof(float));
+  p->rewards = malloc(n * sizeof(float));
+  p->adv = malloc(n * sizeof(float));
+  p->ret = malloc(n * sizeof(float));
+  p->actions = malloc(n);
+  p->dones = malloc(n);
+  p->mb_obs = malloc(m * FOX_STATE_DIM * sizeof(float));
+  p->mb_logits = malloc(m * NA_ * sizeof(float));
+  p->mb_dlogits = malloc(m * NA_ * sizeof(float));
+  p->mb_values = malloc(m * sizeof(float));
+  p->mb_dvalues = malloc(m * sizeof(float));
+  p->mb_adv = malloc(m * sizeof(float));
+  p->mb_oldlogp = malloc(m * sizeof(float));
+  p->mb_oldv = malloc(m * sizeof(float));
+  p->mb_ret = malloc(m * sizeof(float));
+  p->mb_act = malloc(m);
+  p->perm = malloc(n * sizeof(size_t));
+  if (rc == 0 && (!p->obs || !p->logp || !p->values || !p->rewards || !p->adv || !p->ret ||
+                  !p->actions || !p->dones || !p->mb_obs || !p->mb_logits || !p->mb_dlogits ||
+                  !p->mb_values || !p->mb_dvalues || !p->mb_adv || !p->mb_oldlogp ||
+                  !p->mb_oldv || !p->mb_ret || !p->mb_act || !p->perm))
+    rc = fox_errf(e, FOX_EFAIL, "ppo: out of memory for a rollout of %zu", n);
+  if (rc != 0) {
+    ppo_free(p);
+    return rc;
+  }
+  /* CleanRL's layer_init: orthogonal sqrt(2) body, policy head 0.01, value head 1.0. */
+  mlp_init(&p->actor, &p->rng, 0.01);
+  mlp_init(&p->critic, &p->rng, 1.0);
+  return 0;
+}
+
+void ppo_free(struct ppo *p) {
+  mlp_free(&p->actor);
+  mlp_free(&p->critic);
+  adam_free(&p->opt_actor);
+  adam_free(&p->opt_critic);
+  void *bufs[] = {p->obs,       p->logp,      p->values,     p->rewards,    p->adv,
+                  p->ret,       p->actions,   p->dones,      p->mb_obs,     p->mb_logits,
+                  p->mb_dlogits, p->mb_values, p->mb_dvalues, p->mb_adv,    p->mb_oldlogp,
+                  p->mb_oldv,   p->mb_ret,    p->mb_act,     p->perm};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+    free(bufs[i]);
+  memset(p, 0, sizeof *p);
+}
+
+int ppo_value(struct ppo *p, const float *states, int n, float *values, struct fox_err *e) {
+  return mlp_forward(&p->critic, states, n, values, e);
+}
+
+int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *logp,
+            float *values, struct fox_err *e) {
+  float *logits = malloc((size_t)n * NA_ * sizeof *logits);
+  if (!logits)
+    return fox_errf(e, FOX_EFAIL, "ppo: out of memory");
+  int rc = mlp_forward(&p->actor, states, n, logits, e);
+  for (int i = 0; rc == 0 && i < n; i++) {
+    double lp[NA_], h, u = rng_uniform(&p->rng), acc = 0;
+    log_softmax3(logits + (size_t)i * NA_, lp, &h);
+    int a = NA_ - 1;
+    for (int j = 0; j < NA_; j++) {
+      acc += exp(lp[j]);
+      if (u < acc) {
+        a = j;
+        break;
+      }
+    }
+    actions[i] = (uint8_t)a;
+    if (logp)
+      logp[i] = (float)lp[a];
+  }
+  free(logits);
+  if (rc == 0 && values)
+    rc = ppo_value(p, states, n, values, e);
+  return rc;
+}
+
+void ppo_record(struct ppo *p, const float *states, const uint8_t *actions, const float *logp,
+                const float *values, const float *rewards, const uint8_t *dones) {
+  size_t n = (size_t)p->n_envs, k = (size_t)p->t * n;
+  memcpy(p->obs + k * FOX_STATE_DIM, states, n * FOX_STATE_DIM * sizeof(float));
+  memcpy(p->actions + k, actions, n);
+  memcpy(p->logp + k, logp, n * sizeof(float));
+  memcpy(p->values + k, values, n * sizeof(float));
+  memcpy(p->rewards + k, rewards, n * sizeof(float));
+  memcpy(p->dones + k, dones, n);
+  p->t++;
+}
+
+int ppo_rollout_full(const struct ppo *p) { return p->t >= p->cfg.n_steps; }
+
+static void shuffle_(size_t *perm, size_t n, struct rng *r) {
+  for (size_t i = n - 1; i > 0; i--) {
+    size_t j = (size_t)(rng_uniform(r) * (double)(i + 1));
+    size_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+}
+
+int ppo_update(struct ppo *p, const float *last_states, struct ppo_stats *st, struct fox_err *e) {
+  int T = p->cfg.n_steps, N = p->n_envs;
+  size_t n = (size_t)T * N;
+  float *last_v = malloc((size_t)N * sizeof *last_v);
+  if (!last_v)
+    return fox_errf(e, FOX_EFAIL, "ppo: out of memory");
+  int rc = ppo_value(p, last_states, N, last_v, e);
+  if (rc == 0)
+    ppo_gae(T, N, p->rewards, p->values, p->dones, last_v, p->cfg.gamma, p->cfg.gae_lambda,
+            p->adv, p->ret);
+  free(last_v);
+  FOX_TRY(rc);
+  double lr = p->cfg.lr;
+  if (p->cfg.anneal_lr && p->num_updates > 0)
+    lr *= 1.0 - (double)p->updates / (double)p->num_updates;
+  size_t mbs = n / (size_t)p->cfg.minibatches;
+  if (mbs < 1)
+    mbs = 1;
+  for (size_t i = 0; i < n; i++)
+    p->perm[i] = i;
+  struct ppo_stats sum = {0};
+  int count = 0;
+  for (int ep = 0; ep < p->cfg.epochs; ep++) {
+    shuffle_(p->perm, n, &p->rng);
+    for (size_t start = 0; start + mbs <= n; start += mbs) {
+      size_t m = mbs;
+      double mean = 0, var = 0;
+      for (size_t j = 0; j < m; j++) {
+        size_t k = p->perm[start + j];
+        memcpy(p->mb_obs + j * FOX_STATE_DIM, p->obs + k * FOX_STATE_DIM,
+               FOX_STATE_DIM * sizeof(float));
+        p->mb_act[j] = p->actions[k];
+        p->mb_oldlogp[j] = p->logp[k];
+        p->mb_oldv[j] = p->values[k];
+        p->mb_ret[j] = p->ret[k];
+        p->mb_adv[j] = p->adv[k];
+        mean += p->adv[k];
+      }
+      mean /= (double)m;
+      for (size_t j = 0; j < m; j++)
+        var += (p->mb_adv[j] - mean) * (p->mb_adv[j] - mean);
+      double sd = m > 1 ? sqrt(var / (double)(m - 1)) : 0.0; /* torch's std: ddof 1 */
+      for (size_t j = 0; j < m; j++)
+        p->mb_adv[j] = (float)((p->mb_adv[j] - mean) / (sd + 1e-8));
+      FOX_TRY(mlp_forward(&p->actor, p->mb_obs, (int)m, p->mb_logits, e));
+      FOX_TRY(mlp_forward(&p->critic, p->mb_obs, (int)m, p->mb_values, e));
+      struct ppo_stats s;
+      ppo_loss(p->mb_logits, p->mb_values, p->mb_act, p->mb_oldlogp, p->mb_oldv, p->mb_adv,
+               p->mb_ret, m, p->cfg.clip, p->cfg.ent_coef, p->cfg.vf_coef, p->mb_dlogits,
+               p->mb_dvalues, &s);
+      mlp_zero_grad(&p->actor);
+      mlp_zero_grad(&p->critic);
+      mlp_backward(&p->actor, p->mb_dlogits, (int)m);
+      mlp_backward(&p->critic, p->mb_dvalues, (int)m);
+      /* One global norm over both networks, as clip_grad_norm_(agent.parameters()). */
+      double sq = 0;
+      for (size_t i = 0; i < p->actor.n_params; i++)
+        sq += (double)p->actor.g[i] * p->actor.g[i];
+      for (size_t i = 0; i < p->critic.n_params; i++)
+        sq += (double)p->critic.g[i] * p->critic.g[i];
+      double coef = p->cfg.max_grad_norm / (sqrt(sq) + 1e-6);
+      if (coef < 1) {
+        for (size_t i = 0; i < p->actor.n_params; i++)
+          p->actor.g[i] = (float)(p->actor.g[i] * coef);
+        for (size_t i = 0; i < p->critic.n_params; i++)
+          p->critic.g[i] = (float)(p->critic.g[i] * coef);
+      }
+      adam_step(&p->opt_actor, p->actor.w, p->actor.g, lr);
+      adam_step(&p->opt_critic, p->critic.w, p->critic.g, lr);
+      sum.loss += s.loss, sum.pg_loss += s.pg_loss, sum.v_loss += s.v_loss;
+      sum.entropy += s.entropy, sum.approx_kl += s.approx_kl, sum.clipfrac += s.clipfrac;
+      count++;
+    }
+  }
+  if (count) {
+    st->loss = sum.loss / count, st->pg_loss = sum.pg_loss / count;
+    st->v_loss = sum.v_loss / count, st->entropy = sum.entropy / count;
+    st->approx_kl = sum.approx_kl / count, st->clipfrac = sum.clipfrac / count;
+  }
+  p->t = 0;
+  p->updates++;
+  return 0;
+}

@@ -1,0 +1,127 @@
+/* foxopt train: one trial with fixed parameters (DESIGN.md s3, s7, s8). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "train/trial_h5.h"
+
+static const char usage_[] =
+    "usage: foxopt train CONFIG.yaml [-o OUTDIR] [--set key=value]... [--json]\n"
+    "\n"
+    "Trains a DQN or PPO agent (train.algo) on the train split of data.path for train.epochs\n"
+    "epochs of train.steps_per_epoch environment steps (auto: the train split's bars),\n"
+    "backtests the greedy policy on eval.split after each epoch, prints a line per epoch, and\n"
+    "writes OUTDIR/trial.h5 (config, weights, curve, final metrics, status).\n"
+    "\n"
+    "  -o OUTDIR     where trial.h5 goes (default .)\n"
+    "  --set K=V     override any config key (e.g. --set dqn.lr=1e-4 --set dqn.hidden=[64,64])\n"
+    "  --json        print the final metrics as one JSON object (val.sharpe, ...); the epoch\n"
+    "                lines go to stderr\n"
+    "\n"
+    "exit codes: 0 ok, 1 failure (a diverged trial too: status failed in trial.h5),\n"
+    "            2 bad usage or config (FILE:LINE and key named), 3 bad data\n";
+
+static const char *split_prefix_(int s) { return s == 0 ? "train" : s == 1 ? "val" : "test"; }
+
+static int mkdirs_(const char *dir, struct fox_err *e) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || *p == '\0') {
+      char save = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return fox_errf(e, FOX_EFAIL, "%s: cannot create directory: %s", buf, strerror(errno));
+      *p = save;
+      if (!save)
+        return 0;
+    }
+  }
+}
+
+int cmd_train(int argc, char **argv, struct fox_err *e) {
+  const char *path = NULL, *outdir = ".";
+  int json = 0, nset = 0;
+  const char *sets[256];
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (cli_is_help(a)) {
+      fputs(usage_, stdout);
+      return 0;
+    } else if (strcmp(a, "--json") == 0) {
+      json = 1;
+    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--set") == 0) {
+      if (!(v = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+      if (a[1] == 'o')
+        outdir = v;
+      else if (nset < 256)
+        sets[nset++] = v;
+      else
+        return fox_errf(e, FOX_EUSAGE, "train: too many --set");
+    } else if (a[0] == '-') {
+      return fox_errf(e, FOX_EUSAGE, "train: unknown option '%s' (see --help)", a);
+    } else if (!path) {
+      path = a;
+    } else {
+      return fox_errf(e, FOX_EUSAGE, "train: one config file only");
+    }
+  }
+  if (!path)
+    return fox_errf(e, FOX_EUSAGE, "train: CONFIG.yaml is required\n%s", usage_);
+  struct config cfg;
+  config_defaults(&cfg);
+  FOX_TRY(config_load(&cfg, path, (const char *const[]){"study", "parameters", NULL}, e));
+  for (int i = 0; i < nset; i++)
+    FOX_TRY(config_set(&cfg, sets[i], NULL, e));
+  static const char *const backends[3] = {"auto", "cpu", "cuda"};
+  const struct backend *be;
+  FOX_TRY(backend_select(backends[cfg.backend], &be, e));
+
+  struct dataset ds;
+  FOX_TRY(dataset_read_h5(&ds, cfg.data_path, e));
+  struct device_dataset dev;
+  int rc = be->dataset_upload(&ds, &dev, e);
+  if (rc != 0) {
+    dataset_free(&ds);
+    return rc;
+  }
+  struct agent ag;
+  struct trial_result res = {0};
+  int made = (rc = agent_create(&ag, &cfg, trial_ppo_updates(&cfg, &ds), trial_seed(&cfg, 2), e)) == 0;
+  if (rc == 0)
+    rc = mkdirs_(outdir, e);
+  if (rc == 0)
+    rc = trial_run(&cfg, &ds, be, &dev, &ag, json ? stderr : stdout, &res, e);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/trial.h5", outdir);
+  if (rc == 0)
+    rc = trial_write_h5(out, &cfg, &ag, &res, e);
+  if (rc == 0 && res.status == FOX_TRIAL_FAILED)
+    rc = fox_errf(e, FOX_EFAIL, "trial failed: %s (status recorded in %s)", res.reason, out);
+  if (rc == 0) {
+    if (json) {
+      printf("{\"status\": \"complete\", \"epochs\": %d", res.epochs_done);
+      for (int m = 0; m < FOX_NMETRICS; m++) {
+        double x = metrics_get(&res.final, m);
+        printf(", \"%s.%s\": ", split_prefix_(cfg.eval_split), metrics_names[m]);
+        if (x == x && x - x == 0)
+          printf("%.17g", x);
+        else
+          printf("null");
+      }
+      printf("}\n");
+    } else {
+      printf("wrote %s\n", out);
+    }
+  }
+  trial_result_free(&res);
+  if (made)
+    agent_free(&ag);
+  be->dataset_release(&dev);
+  dataset_free(&ds);
+  return rc;
+}

@@ -1,0 +1,93 @@
+/* Agent dispatch and the greedy policy backtest. */
+#include "train/agent.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "norm_step.h"
+
+int agent_create(struct agent *a, const struct config *cfg, long num_updates, uint64_t seed,
+                 struct fox_err *e) {
+  memset(a, 0, sizeof *a);
+  a->algo = cfg->algo;
+  if (a->algo == FOX_ALGO_DQN)
+    return dqn_create(&a->dqn, &cfg->dqn, seed, e);
+  return ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, seed, e);
+}
+
+void agent_free(struct agent *a) {
+  if (a->algo == FOX_ALGO_DQN)
+    dqn_free(&a->dqn);
+  else
+    ppo_free(&a->ppo);
+  memset(a, 0, sizeof *a);
+}
+
+struct mlp *agent_policy_net(struct agent *a) {
+  return a->algo == FOX_ALGO_DQN ? &a->dqn.online : &a->ppo.actor;
+}
+
+int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
+                 struct fox_err *e) {
+  float *q = malloc((size_t)n * FOX_NACTIONS * sizeof *q);
+  if (!q)
+    return fox_errf(e, FOX_EFAIL, "agent: out of memory");
+  int rc = a->algo == FOX_ALGO_DQN ? dqn_q(&a->dqn, states, n, q, e)
+                                   : mlp_forward(&a->ppo.actor, states, n, q, e);
+  for (int i = 0; rc == 0 && i < n; i++) {
+    const float *x = q + (size_t)i * FOX_NACTIONS;
+    int best = 0;
+    for (int j = 1; j < FOX_NACTIONS; j++)
+      if (x[j] > x[best])
+        best = j;
+    actions[i] = (uint8_t)best;
+  }
+  free(q);
+  return rc;
+}
+
+int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
+                   const struct device_dataset *dev, const struct config *cfg, int split,
+                   struct backtest_run *out, struct fox_err *e) {
+  int64_t b = ds->split[split][0], en = ds->split[split][1];
+  size_t n = (size_t)(en - b);
+  if (n < 2)
+    return fox_errf(e, FOX_EDATA, "%s: the evaluation split has %zu bars", ds->source, n);
+  uint8_t *actions = malloc(n);
+  if (!actions)
+    return fox_errf(e, FOX_EFAIL, "agent: out of memory for %zu actions", n);
+  struct env_state s;
+  env_portfolio_reset(&cfg->market, &s);
+  float norm[FOX_NFEAT], state[FOX_STATE_DIM];
+  int rc = 0;
+  for (int64_t k = b; rc == 0 && k < en; k++) {
+    const float *raw = ds->features + (size_t)k * FOX_NFEAT;
+    for (int f = 0; f < FOX_NFEAT; f++)
+      norm[f] = norm_feature(raw[f], ds->norm_mean[f], ds->norm_std[f]);
+    const float *px = ds->prices + 4 * (size_t)k;
+    env_observe(&cfg->market, &s, (int32_t)k, norm, px[3], state);
+    rc = agent_greedy(a, state, 1, &actions[k - b], e);
+    if (rc == 0 && k + 1 < en)
+      env_bar(&cfg->market, &s, actions[k - b], (int32_t)(k + 1), ds->prices + 4 * (size_t)(k + 1),
+              ds->features[(size_t)k * FOX_NFEAT + FOX_EWM_VOL_COL], k + 1 == en - 1);
+  }
+  if (rc == 0)
+    rc = backtest_run(be, ds, dev, cfg, split, 1, actions, out, e);
+  free(actions);
+  return rc;
+}
+
+static int finite_(const float *w, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(w[i]))
+      return 0;
+  return 1;
+}
+
+int agent_finite(const struct agent *a) {
+  if (a->algo == FOX_ALGO_DQN)
+    return finite_(a->dqn.online.w, a->dqn.online.n_params);
+  return finite_(a->ppo.actor.w, a->ppo.actor.n_params) &&
+         finite_(a->ppo.critic.w, a->ppo.critic.n_params);
+}

@@ -1,0 +1,191 @@
+/* The training loop of a trial: vectorised environments on the backend, the agent's updates on
+ * the CPU networks, a greedy backtest after every epoch. */
+#include "train/trial.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "env/venv.h"
+
+static double now_(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int64_t trial_steps_per_epoch(const struct config *cfg, const struct dataset *ds) {
+  return cfg->steps_per_epoch > 0 ? cfg->steps_per_epoch
+                                   : ds->split[FOX_SPLIT_TRAIN][1] - ds->split[FOX_SPLIT_TRAIN][0];
+}
+
+long trial_ppo_updates(const struct config *cfg, const struct dataset *ds) {
+  int64_t total = trial_steps_per_epoch(cfg, ds) * cfg->epochs;
+  int64_t per = (int64_t)cfg->ppo.n_steps * cfg->num_envs;
+  return (long)((total + per - 1) / per);
+}
+
+uint64_t trial_seed(const struct config *cfg, int stream) {
+  return rng_hash2(cfg->seed, (uint64_t)stream);
+}
+
+void trial_result_free(struct trial_result *r) {
+  free(r->curve);
+  memset(r, 0, sizeof *r);
+}
+
+/* Scratch of one vector step. */
+struct step_buf_ {
+  float *s, *s_new, *next, *r, *logp, *v, *vnext;
+  uint8_t *a, *d, *term;
+};
+
+static void step_buf_free_(struct step_buf_ *b) {
+  free(b->s), free(b->s_new), free(b->next), free(b->r), free(b->logp), free(b->v);
+  free(b->vnext), free(b->a), free(b->d), free(b->term);
+}
+
+static int step_buf_alloc_(struct step_buf_ *b, size_t n, struct fox_err *e) {
+  memset(b, 0, sizeof *b);
+  b->s = malloc(n * FOX_STATE_DIM * sizeof(float));
+  b->s_new = malloc(n * FOX_STATE_DIM * sizeof(float));
+  b->next = malloc(n * FOX_STATE_DIM * sizeof(float));
+  b->r = malloc(n * sizeof(float));
+  b->logp = malloc(n * sizeof(float));
+  b->v = malloc(n * sizeof(float));
+  b->vnext = malloc(n * sizeof(float));
+  b->a = malloc(n);
+  b->d = malloc(n);
+  b->term = malloc(n);
+  if (!b->s || !b->s_new || !b->next || !b->r || !b->logp || !b->v || !b->vnext || !b->a ||
+      !b->d || !b->term) {
+    step_buf_free_(b);
+    return fox_errf(e, FOX_EFAIL, "trial: out of memory for %zu environments", n);
+  }
+  return 0;
+}
+
+static int fail_(struct trial_result *out, const char *fmt, int epoch, long transitions) {
+  out->status = FOX_TRIAL_FAILED;
+  snprintf(out->reason, sizeof out->reason, fmt, epoch, transitions);
+  return 0;
+}
+
+/* One vector step of a DQN trial; *loss is NAN when no update ran. */
+static int dqn_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, long total,
+                     double *loss, struct fox_err *e) {
+  int n = v->shape.num_envs;
+  double eps = dqn_epsilon(&ag->dqn.cfg, ag->dqn.transitions, total);
+  FOX_TRY(dqn_act(&ag->dqn, b->s, n, eps, b->a, e));
+  FOX_TRY(venv_step(v, b->a, VENV_STATES | VENV_NEXT, e));
+  FOX_TRY(venv_read(v, b->s_new, b->next, b->r, b->d, NULL, e));
+  for (int i = 0; i < n; i++)
+    b->term[i] = b->d[i] == FOX_DONE_TERMINAL; /* a truncation bootstraps */
+  return dqn_observe(&ag->dqn, n, b->s, b->a, b->r, b->next, b->term, loss, e);
+}
+
+/* One vector step of a PPO trial; runs the update when the rollout is full. */
+static int ppo_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, double *loss,
+                     struct fox_err *e) {
+  int n = v->shape.num_envs;
+  struct ppo *p = &ag->ppo;
+  FOX_TRY(ppo_act(p, b->s, n, b->a, b->logp, b->v, e));
+  FOX_TRY(venv_step(v, b->a, VENV_STATES | VENV_NEXT, e));
+  FOX_TRY(venv_read(v, b->s_new, b->next, b->r, b->d, NULL, e));
+  int truncated = 0;
+  for (int i = 0; i < n; i++)
+    truncated |= b->d[i] == FOX_DONE_TRUNCATED;
+  if (truncated) {
+    /* SB3's treatment of time limits: the cut-off future is bootstrapped into the reward. */
+    FOX_TRY(ppo_value(p, b->next, n, b->vnext, e));
+    for (int i = 0; i < n; i++)
+      if (b->d[i] == FOX_DONE_TRUNCATED)
+        b->r[i] += (float)(p->cfg.gamma * b->vnext[i]);
+  }
+  ppo_record(p, b->s, b->a, b->logp, b->v, b->r, b->d);
+  *loss = NAN;
+  if (ppo_rollout_full(p)) {
+    struct ppo_stats st;
+    FOX_TRY(ppo_update(p, b->s_new, &st, e));
+    *loss = st.loss;
+  }
+  return 0;
+}
+
+int trial_run(const struct config *cfg, const struct dataset *ds, const struct backend *be,
+              const struct device_dataset *dev, struct agent *ag, FILE *log,
+              struct trial_result *out, struct fox_err *e) {
+  memset(out, 0, sizeof *out);
+  out->curve = calloc((size_t)cfg->epochs, sizeof *out->curve);
+  if (!out->curve)
+    return fox_errf(e, FOX_EFAIL, "trial: out of memory");
+  int64_t per_epoch = trial_steps_per_epoch(cfg, ds);
+  long total = (long)(per_epoch * cfg->epochs);
+  int n = cfg->num_envs;
+  long vec_steps = (long)((per_epoch + n - 1) / n);
+  struct venv v;
+  FOX_TRY(venv_create(&v, be, dev, &cfg->market, n, cfg->episode_bars,
+                      ds->split[FOX_SPLIT_TRAIN][0], ds->split[FOX_SPLIT_TRAIN][1],
+                      trial_seed(cfg, 1), e));
+  struct step_buf_ b;
+  int rc = step_buf_alloc_(&b, (size_t)n, e);
+  if (rc == 0)
+    rc = venv_reset(&v, e);
+  if (rc == 0)
+    rc = venv_read(&v, b.s, NULL, NULL, NULL, NULL, e);
+  for (int ep = 0; rc == 0 && ep < cfg->epochs && out->status == FOX_TRIAL_COMPLETE; ep++) {
+    double t0 = now_(), loss_sum = 0;
+    long loss_n = 0;
+    for (long k = 0; rc == 0 && k < vec_steps; k++) {
+      double loss;
+      rc = ag->algo == FOX_ALGO_DQN ? dqn_step_(ag, &v, &b, total, &loss, e)
+                                    : ppo_step_(ag, &v, &b, &loss, e);
+      out->transitions += n;
+      if (rc != 0)
+        break;
+      if (!isnan(loss) && !isfinite(loss)) {
+        fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
+              ep + 1, out->transitions);
+        break;
+      }
+      if (!isnan(loss)) {
+        loss_sum += loss;
+        loss_n++;
+      }
+      float *t = b.s;
+      b.s = b.s_new;
+      b.s_new = t;
+    }
+    if (rc != 0 || out->status != FOX_TRIAL_COMPLETE)
+      break;
+    if (!agent_finite(ag)) {
+      fail_(out, "diverged: a weight is not finite after epoch %d (%ld transitions)", ep + 1,
+            out->transitions);
+      break;
+    }
+    double t1 = now_();
+    struct backtest_run run;
+    rc = agent_backtest(ag, be, ds, dev, cfg, cfg->eval_split, &run, e);
+    if (rc != 0)
+      break;
+    struct epoch_row *row = &out->curve[ep];
+    row->epoch = ep + 1;
+    row->seconds = now_() - t0;
+    row->env_steps_per_s = (double)(vec_steps * n) / (t1 - t0);
+    row->loss = loss_n ? loss_sum / (double)loss_n : NAN;
+    row->eval = run.mean;
+    out->final = run.mean;
+    out->epochs_done = ep + 1;
+    backtest_free(&run);
+    if (log)
+      fprintf(log, "epoch %3d/%d  %10.0f env-steps/s  loss %-11.5g  %s.sharpe %-9.4g  "
+                   "%s.total_return %.5g\n",
+              ep + 1, cfg->epochs, row->env_steps_per_s, row->loss,
+              cfg->eval_split == FOX_SPLIT_TEST ? "test" : "val", row->eval.sharpe,
+              cfg->eval_split == FOX_SPLIT_TEST ? "test" : "val", row->eval.total_return);
+  }
+  step_buf_free_(&b);
+  venv_free(&v);
+  return rc;
+}

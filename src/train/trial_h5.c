@@ -1,0 +1,172 @@
+/* trial.h5 writer and reader; written to a temporary name and renamed. */
+#include "train/trial_h5.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "util/h5io.h"
+
+static int write_net_(hid_t g, const char *name, const struct mlp *m, struct fox_err *e) {
+  FOX_TRY(h5io_write(g, name, H5T_NATIVE_FLOAT, m->w, m->n_params, 0, 0, e));
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  h5Check(d, e, name);
+  int rc = h5io_attr_write(d, "dims", H5T_NATIVE_INT, m->dims, (size_t)m->n_layers + 1, e);
+  H5Dclose(d);
+  return rc;
+}
+
+static int write_body_(hid_t f, const struct config *cfg, struct agent *ag,
+                       const struct trial_result *r, struct fox_err *e) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem)
+    return fox_errf(e, FOX_EFAIL, "trial.h5: out of memory");
+  config_dump(cfg, mem);
+  fclose(mem);
+  int rc = h5io_attr_write_str(f, "config", text, e);
+  free(text);
+  FOX_TRY(rc);
+  FOX_TRY(h5io_attr_write_str(f, "kind", "trial", e));
+  FOX_TRY(h5io_attr_write_str(f, "status", r->status == FOX_TRIAL_COMPLETE ? "complete" : "failed",
+                              e));
+  FOX_TRY(h5io_attr_write_str(f, "reason", r->reason, e));
+  FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
+  int64_t tr = r->transitions;
+  FOX_TRY(h5io_attr_write(f, "transitions", H5T_NATIVE_INT64, &tr, 1, e));
+
+  hid_t g = H5Gcreate2(f, "weights", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/weights");
+  if (ag->algo == FOX_ALGO_DQN)
+    rc = write_net_(g, "q", &ag->dqn.online, e);
+  else if ((rc = write_net_(g, "actor", &ag->ppo.actor, e)) == 0)
+    rc = write_net_(g, "critic", &ag->ppo.critic, e);
+  H5Gclose(g);
+  FOX_TRY(rc);
+
+  size_t ne = (size_t)r->epochs_done;
+  g = H5Gcreate2(f, "curve", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/curve");
+  int *ep = malloc((ne ? ne : 1) * sizeof *ep);
+  double *cols = malloc((ne ? ne : 1) * (3 + FOX_NMETRICS) * sizeof *cols);
+  if (!ep || !cols)
+    rc = fox_errf(e, FOX_EFAIL, "trial.h5: out of memory");
+  for (size_t i = 0; rc == 0 && i < ne; i++) {
+    const struct epoch_row *row = &r->curve[i];
+    ep[i] = row->epoch;
+    cols[i] = row->seconds;
+    cols[ne + i] = row->env_steps_per_s;
+    cols[2 * ne + i] = row->loss;
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      cols[3 * ne + i * FOX_NMETRICS + m] = metrics_get(&row->eval, m);
+  }
+  if (rc == 0)
+    rc = h5io_write(g, "epoch", H5T_NATIVE_INT, ep, ne, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "seconds", H5T_NATIVE_DOUBLE, cols, ne, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "env_steps_per_s", H5T_NATIVE_DOUBLE, cols + ne, ne, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "loss", H5T_NATIVE_DOUBLE, cols + 2 * ne, ne, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "eval", H5T_NATIVE_DOUBLE, cols + 3 * ne, ne, FOX_NMETRICS, 0, e);
+  if (rc == 0) {
+    hid_t d = H5Dopen2(g, "eval", H5P_DEFAULT);
+    rc = d < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/curve/eval")
+               : h5io_attr_write_strs(d, "names", metrics_names, FOX_NMETRICS, e);
+    if (d >= 0)
+      H5Dclose(d);
+  }
+  free(ep);
+  free(cols);
+  H5Gclose(g);
+  FOX_TRY(rc);
+  double fin[FOX_NMETRICS];
+  for (int m = 0; m < FOX_NMETRICS; m++)
+    fin[m] = metrics_get(&r->final, m);
+  FOX_TRY(h5io_write(f, "metrics", H5T_NATIVE_DOUBLE, fin, FOX_NMETRICS, 0, 0, e));
+  hid_t d = H5Dopen2(f, "metrics", H5P_DEFAULT);
+  h5Check(d, e, "/metrics");
+  rc = h5io_attr_write_strs(d, "names", metrics_names, FOX_NMETRICS, e);
+  H5Dclose(d);
+  return rc;
+}
+
+int trial_write_h5(const char *path, const struct config *cfg, struct agent *agent,
+                   const struct trial_result *r, struct fox_err *e) {
+  h5io_quiet();
+  char tmp[4096];
+  fs_temp_name(path, tmp, sizeof tmp);
+  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0)
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  int rc = write_body_(f, cfg, agent, r, e);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  if (rc != 0) {
+    remove(tmp);
+    return fox_err_wrap(e, "writing %s", path);
+  }
+  return fs_commit(tmp, path, e);
+}
+
+static int read_net_(hid_t f, const char *name, struct mlp *m, const char *path,
+                     struct fox_err *e) {
+  int dims[FOX_MLP_MAX + 1];
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  if (d < 0)
+    return fox_errf(e, FOX_EDATA, "%s: missing %s (not a trained foxopt trial?)", path, name);
+  int rc = h5io_attr_read(d, "dims", H5T_NATIVE_INT, dims, (size_t)m->n_layers + 1, path, e);
+  H5Dclose(d);
+  FOX_TRY(rc);
+  for (int l = 0; l <= m->n_layers; l++)
+    if (dims[l] != m->dims[l])
+      return fox_errf(e, FOX_EDATA, "%s: %s layer %d has width %d, its config says %d", path,
+                      name, l, dims[l], m->dims[l]);
+  return h5io_read(f, name, H5T_NATIVE_FLOAT, m->w, m->n_params, 0, path, e);
+}
+
+static int read_body_(hid_t f, const char *path, struct config *cfg, struct agent *ag,
+                      struct fox_err *e) {
+  char kind[32];
+  if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "trial"))
+    return fox_errf(e, FOX_EDATA, "%s: not a trial file from foxopt train", path);
+  size_t cap = 1 << 16;
+  char *text = malloc(cap);
+  if (!text)
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  int rc = h5io_attr_read_str(f, "config", text, cap, path, e);
+  config_defaults(cfg);
+  char name[4200];
+  snprintf(name, sizeof name, "%s:/config", path);
+  if (rc == 0)
+    rc = config_load_text(cfg, text, name, NULL, e);
+  free(text);
+  FOX_TRY(rc);
+  FOX_TRY(agent_create(ag, cfg, 0, 0, e));
+  rc = ag->algo == FOX_ALGO_DQN ? read_net_(f, "/weights/q", &ag->dqn.online, path, e)
+                                    : read_net_(f, "/weights/actor", &ag->ppo.actor, path, e);
+  if (rc == 0 && ag->algo == FOX_ALGO_PPO)
+    rc = read_net_(f, "/weights/critic", &ag->ppo.critic, path, e);
+  if (rc != 0)
+    agent_free(ag);
+  return rc;
+}
+
+int trial_read_h5(const char *path, struct config *cfg, struct agent *agent, struct fox_err *e) {
+  h5io_quiet();
+  FILE *probe = fopen(path, "rb");
+  if (!probe)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open trial file", path);
+  fclose(probe);
+  if (H5Fis_hdf5(path) <= 0)
+    return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected trial.h5 from foxopt train)",
+                    path);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, path);
+  int rc = read_body_(f, path, cfg, agent, e);
+  H5Fclose(f);
+  return rc;
+}

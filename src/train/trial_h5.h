@@ -1,0 +1,13 @@
+/* trial.h5 (DESIGN.md s4): the trial's config (as YAML), status and reason, the policy
+ * weights, the per-epoch curve and the final metrics. */
+#ifndef FOX_TRIAL_H5_H
+#define FOX_TRIAL_H5_H
+
+#include "train/trial.h"
+
+int trial_write_h5(const char *path, const struct config *cfg, struct agent *agent,
+                   const struct trial_result *r, struct fox_err *e);
+/* Loads the config and the trained networks (agent made here; free with agent_free). */
+int trial_read_h5(const char *path, struct config *cfg, struct agent *agent, struct fox_err *e);
+
+#endif
