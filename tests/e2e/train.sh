@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# foxopt train end to end on synthetic bars: DQN (plain, Double, dueling) and PPO trials run,
+# write trial.h5, print progress and --json metrics; the same seed gives identical weights and
+# metrics; backtest --policy reproduces the recorded metrics exactly; bad configs are exit 2
+# with FILE:LINE and the key. With `bitmex`: one default-sized epoch of each on the BitMEX year.
+. "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = bitmex ]; then
+  BM="$FOX_SHARED_DATA/bitmex_xbtusd_1m_2018.csv.gz"
+  [ -r "$BM" ] || { echo "skipped: $BM not present"; exit 77; }
+  "$FOXOPT" import "$BM" -o "$WORK/bm.h5" >/dev/null
+  printf 'data: {path: %s}\ntrain: {epochs: 1}\n' "$WORK/bm.h5" >"$WORK/bm.yaml"
+  for algo in dqn ppo; do
+    run_rc 0 "$FOXOPT" train "$WORK/bm.yaml" -o "$WORK/$algo" --set train.algo=$algo --json
+    contains "$OUT_TXT" '"status": "complete"'
+    contains "$OUT_TXT" '"val.bars": 78623'
+    contains "$ERR_TXT" "epoch   1/1"
+  done
+  done_
+  exit
+fi
+
+"$FOXOPT" synth -o "$WORK/s.csv" --bars 12000 --seed 21 >/dev/null
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+cat >"$WORK/t.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 8, episode_bars: 256}
+train: {algo: dqn, epochs: 2, steps_per_epoch: 4000, seed: 7}
+dqn: {hidden: [32, 32], learning_starts: 500, buffer_size: 5000, batch_size: 32, target_update: 100}
+ppo: {hidden: [32, 32], n_steps: 64}
+YAML
+
+# reproduces TRIAL.h5 TRAIN_JSON: backtest --policy prints the recorded metrics digit for digit.
+reproduces() {
+  local train_json=$2 bt m a b
+  run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --policy "$1" --json
+  bt=$(echo "$OUT_TXT" | sed 's/, "folds".*//')
+  for m in total_return sharpe sortino max_drawdown annual_return trades win_rate exposure \
+           final_equity; do
+    a=$(echo "$train_json" | sed -n "s/.*\"val\.$m\": \([^,}]*\).*/\1/p")
+    b=$(echo "$bt" | sed -n "s/.*\"$m\": \([^,}]*\).*/\1/p")
+    check "backtest --policy reproduces val.$m ('$a' vs '$b')" test -n "$a" -a "$a" = "$b"
+  done
+}
+
+for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train.algo=ppo"; do
+  run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/a" $variant --json
+  contains "$OUT_TXT" '"status": "complete", "epochs": 2'
+  contains "$OUT_TXT" '"val.sharpe": '
+  contains "$OUT_TXT" '"val.total_return": '
+  contains "$ERR_TXT" "epoch   2/2"
+  contains "$ERR_TXT" "env-steps/s"
+  reproduces "$WORK/a/trial.h5" "$OUT_TXT"
+  # the same seed again: identical weights and metrics
+  run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/b" $variant --json
+  if command -v h5diff >/dev/null; then
+    check "same seed, same weights ($variant)" h5diff -q "$WORK/a/trial.h5" "$WORK/b/trial.h5" /weights
+    check "same seed, same metrics ($variant)" h5diff -q "$WORK/a/trial.h5" "$WORK/b/trial.h5" /metrics
+  fi
+done
+
+run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/c"
+# a different seed trains a different network
+run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/d" --set train.seed=8
+if command -v h5diff >/dev/null; then
+  check "another seed, other weights" not h5diff -q "$WORK/c/trial.h5" "$WORK/d/trial.h5" /weights
+  run_rc 0 h5ls -r "$WORK/c/trial.h5"
+  for d in /weights/q /curve/eval /curve/loss /metrics; do contains "$OUT_TXT" "$d"; done
+fi
+
+# Bad configs: exit 2, FILE:LINE and the key.
+printf 'train:\n  algo: dqn\ndqn:\n  lr: -1\n' >"$WORK/bad1.yaml"
+run_rc 2 "$FOXOPT" train "$WORK/bad1.yaml"
+contains "$ERR_TXT" "bad1.yaml:4: dqn.lr = '-1': out of range"
+printf 'ppo:\n  gamma: 2\n' >"$WORK/bad2.yaml"
+run_rc 2 "$FOXOPT" train "$WORK/bad2.yaml"
+contains "$ERR_TXT" "bad2.yaml:2: ppo.gamma"
+printf 'train:\n  epochz: 3\n' >"$WORK/bad3.yaml"
+run_rc 2 "$FOXOPT" train "$WORK/bad3.yaml"
+contains "$ERR_TXT" "bad3.yaml:2: unknown key 'train.epochz'"
+run_rc 2 "$FOXOPT" train "$WORK/t.yaml" --set env.num_envs=0
+contains "$ERR_TXT" "env.num_envs = '0': out of range"
+run_rc 2 "$FOXOPT" train "$WORK/missing.yaml"
+contains "$ERR_TXT" "missing.yaml: cannot open config"
+run_rc 3 "$FOXOPT" train "$WORK/t.yaml" --set data.path="$WORK/nope.h5"
+contains "$ERR_TXT" "nope.h5: cannot open dataset"
+run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/s.h5"
+contains "$ERR_TXT" "not a trial file"
+run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/c/trial.h5" --actions "$WORK/x.csv"
+run_rc 0 "$FOXOPT" train --help
+contains "$OUT_TXT" "exit codes"
+done_

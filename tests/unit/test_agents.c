@@ -1,0 +1,109 @@
+/* The agents' arithmetic against hand-computed cases: GAE, DQN targets (plain and Double),
+ * the dueling head, the epsilon schedule; and a diverging trial ends as `failed`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/dqn.h"
+#include "agents/ppo.h"
+#include "data/synth.h"
+#include "fox_check.h"
+#include "train/trial.h"
+
+int main(void) {
+  /* GAE with T = 3, N = 1, gamma 0.5, lambda 0.5; rewards 1, 2, 3; values 0.5, 1, 1.5; V(s3)
+   * = 2; no done: delta2 = 3 + 0.5*2 - 1.5 = 2.5, A2 = 2.5; delta1 = 2 + 0.5*1.5 - 1 = 1.75,
+   * A1 = 1.75 + 0.25*2.5 = 2.375; delta0 = 1 + 0.5*1 - 0.5 = 1, A0 = 1 + 0.25*2.375. */
+  float r[3] = {1, 2, 3}, v[3] = {0.5f, 1, 1.5f}, last = 2, adv[3], ret[3];
+  uint8_t none[3] = {0, 0, 0}, mid[3] = {0, 1, 0};
+  ppo_gae(3, 1, r, v, none, &last, 0.5, 0.5, adv, ret);
+  CHECK_NEAR(adv[2], 2.5, 1e-6, 0);
+  CHECK_NEAR(adv[1], 2.375, 1e-6, 0);
+  CHECK_NEAR(adv[0], 1 + 0.25 * 2.375, 1e-6, 0);
+  CHECK_NEAR(ret[0], adv[0] + 0.5, 1e-6, 0);
+  /* An episode ending at step 1 cuts both the bootstrap and the trace there. */
+  ppo_gae(3, 1, r, v, mid, &last, 0.5, 0.5, adv, ret);
+  CHECK_NEAR(adv[1], 2 - 1, 1e-6, 0);              /* delta1 = r1 - v1, nothing after */
+  CHECK_NEAR(adv[0], 1 + 0.5 * 1 - 0.5 + 0.25 * 1, 1e-6, 0);
+  CHECK_NEAR(adv[2], 2.5, 1e-6, 0);
+  /* Two environments interleaved [t][env]: the second sees its own values only. */
+  float r2[4] = {1, 10, 1, 10}, v2[4] = {0, 0, 0, 0}, last2[2] = {0, 0}, a2[4], rt2[4];
+  uint8_t d2[4] = {0};
+  ppo_gae(2, 2, r2, v2, d2, last2, 1.0, 1.0, a2, rt2);
+  CHECK_NEAR(a2[0], 2, 1e-6, 0);
+  CHECK_NEAR(a2[1], 20, 1e-6, 0);
+
+  /* DQN targets, gamma 0.9. Q_target(s') rows: (1, 3, 2), (5, 4, 6); Q_online(s'): (4, 0, 1),
+   * (0, 0, 0) (a tie: the lowest action). Plain: max 3 and 6. Double: Q_target at the online
+   * argmax: 1 and 5. The second transition is terminal: y = r. */
+  float qt[6] = {1, 3, 2, 5, 4, 6}, qo[6] = {4, 0, 1, 0, 0, 0}, rr[2] = {0.5f, -1}, y[2];
+  uint8_t term[2] = {0, 1};
+  dqn_targets(qt, NULL, rr, term, 0.9, 2, y);
+  CHECK_NEAR(y[0], 0.5 + 0.9 * 3, 1e-6, 0);
+  CHECK_NEAR(y[1], -1, 0, 0);
+  term[1] = 0;
+  dqn_targets(qt, qo, rr, term, 0.9, 2, y);
+  CHECK_NEAR(y[0], 0.5 + 0.9 * 1, 1e-6, 0);
+  CHECK_NEAR(y[1], -1 + 0.9 * 5, 1e-6, 0);
+
+  /* Dueling: V 1, A (1, 2, 6): mean 3 -> Q = (-1, 0, 4); backward of dQ = (1, 0, 0): dV 1,
+   * dA = (1 - 1/3, -1/3, -1/3). */
+  float raw[4] = {1, 1, 2, 6}, q[3], dq[3] = {1, 0, 0}, draw[4];
+  dqn_dueling(raw, 1, q);
+  CHECK(q[0] == -1 && q[1] == 0 && q[2] == 4, "dueling Q = (%g, %g, %g)", q[0], q[1], q[2]);
+  dqn_dueling_backward(dq, 1, draw);
+  CHECK_NEAR(draw[0], 1, 0, 0);
+  CHECK_NEAR(draw[1], 2.0 / 3, 1e-7, 0);
+  CHECK_NEAR(draw[2], -1.0 / 3, 1e-7, 0);
+
+  /* Epsilon: 1 -> 0.05 over half of 1000 transitions, then flat. */
+  struct config cfg;
+  config_defaults(&cfg);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 0, 1000), 1, 0, 1e-12);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 250, 1000), 0.525, 0, 1e-12);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 500, 1000), 0.05, 0, 1e-12);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 900, 1000), 0.05, 0, 1e-12);
+
+  /* A diverging trial: a NaN weight is reported as status failed with the reason. */
+  struct synth_params sp;
+  synth_defaults(&sp);
+  sp.bars = 6000;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  struct fox_err e = {0};
+  CHECK(synth_write(&sp, f, &e) == 0, "%s", e.msg);
+  fclose(f);
+  struct bars bars = {0};
+  struct csv_report rep;
+  struct csv_options opt = {0};
+  struct dataset ds;
+  const double frac[3] = {0.7, 0.15, 0.15};
+  CHECK(csv_parse("synth", buf, len, &opt, &bars, &rep, &e) == 0, "%s", e.msg);
+  CHECK(dataset_build(&ds, &bars, frac, 0, 60, "synth", &e) == 0, "%s", e.msg);
+  free(buf);
+  struct device_dataset dev;
+  CHECK(backend_cpu()->dataset_upload(&ds, &dev, &e) == 0, "%s", e.msg);
+  cfg.num_envs = 4, cfg.episode_bars = 100, cfg.epochs = 2, cfg.steps_per_epoch = 400;
+  cfg.dqn.learning_starts = 100, cfg.dqn.batch_size = 16, cfg.dqn.buffer_size = 1000;
+  cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 16;
+  struct agent ag;
+  CHECK(agent_create(&ag, &cfg, 0, 5, &e) == 0, "%s", e.msg);
+  ag.dqn.online.w[3] = NAN;
+  struct trial_result res;
+  CHECK(trial_run(&cfg, &ds, backend_cpu(), &dev, &ag, NULL, &res, &e) == 0, "%s", e.msg);
+  CHECK(res.status == FOX_TRIAL_FAILED && strstr(res.reason, "diverged"),
+        "failed with a reason, got status %d '%s'", res.status, res.reason);
+  CHECK(res.epochs_done == 0, "no NaN metrics recorded as results (%d epochs)", res.epochs_done);
+  trial_result_free(&res);
+  agent_free(&ag);
+  /* The same trial without the NaN completes both epochs. */
+  CHECK(agent_create(&ag, &cfg, 0, 5, &e) == 0, "%s", e.msg);
+  CHECK(trial_run(&cfg, &ds, backend_cpu(), &dev, &ag, NULL, &res, &e) == 0, "%s", e.msg);
+  CHECK(res.status == FOX_TRIAL_COMPLETE && res.epochs_done == 2, "complete, %d epochs",
+        res.epochs_done);
+  trial_result_free(&res);
+  agent_free(&ag);
+  backend_cpu()->dataset_release(&dev);
+  dataset_free(&ds);
+  return fox_check_done("test_agents");
+}
