@@ -33,12 +33,22 @@ static int cuda_d2h_(void *dst, const void *src, size_t bytes, struct fox_err *e
   return 0;
 }
 
+/* Launchable only where this binary carries code for the device's architecture. */
+__global__ void probe_kernel() {}
+
 extern "C" int backend_cuda_devices(char *name, size_t n) {
   int count = 0;
   if (name && n)
     name[0] = '\0';
   /* Without a driver this returns cudaErrorInsufficientDriver and leaves count alone. */
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  /* A device without code for it (built for sm_89/sm_90, found an A100) is no device to us:
+   * the CPU backend is chosen instead of failing at the first kernel. */
+  cudaFuncAttributes attr;
+  if (count > 0 && cudaFuncGetAttributes(&attr, probe_kernel) != cudaSuccess) {
     cudaGetLastError();
     return 0;
   }

@@ -56,6 +56,11 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   }
   if (!out || !have_bars)
     return fox_errf(e, FOX_EUSAGE, "synth: -o OUT.csv and --bars N are required\n%s", usage_);
+  /* The range foxopt import accepts: positive times up to the end of the year 9999. */
+  long long last = 253402300799LL - 60LL * (long long)p.bars;
+  if (p.start < 1 || p.start > last)
+    return fox_errf(e, FOX_EUSAGE, "--start %lld: expected a time in [1, %lld] for %lld bars",
+                    (long long)p.start, last, (long long)p.bars);
   char tmp[4096];
   fs_temp_name(out, tmp, sizeof tmp);
   FILE *f = fopen(tmp, "w");

@@ -59,7 +59,8 @@ static const struct param_ params_[] = {
     {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]"},
     {"dqn.batch_size", P_INT, D_(batch_size), 1, 1 << 20, 0, NULL, "an integer >= 1"},
     {"dqn.buffer_size", P_INT, D_(buffer_size), 1, 1e9, 0, NULL, "an integer >= 1"},
-    {"dqn.learning_starts", P_INT, D_(learning_starts), 0, 1e12, 0, NULL, "an integer >= 0"},
+    {"dqn.learning_starts", P_INT, D_(learning_starts), 0, 2e9, 0, NULL,
+     "an integer in [0, 2e9]"},
     {"dqn.train_freq", P_INT, D_(train_freq), 1, 1e9, 0, NULL, "an integer >= 1"},
     {"dqn.target_update", P_INT, D_(target_update), 1, 1e9, 0, NULL, "an integer >= 1"},
     {"dqn.eps_start", P_DOUBLE, D_(eps_start), 0, 1, 0, NULL, "a probability in [0, 1]"},
@@ -441,7 +442,15 @@ void config_dump(const struct config *c, FILE *f) {
     const char *dst = (const char *)c + p->offset;
     fprintf(f, "  %s: ", dot + 1);
     switch (p->type) {
-    case P_STRING: fprintf(f, "\"%s\"\n", dst); break;
+    case P_STRING:
+      fputc('"', f);
+      for (const char *q = dst; *q; q++) {
+        if (*q == '"' || *q == '\\')
+          fputc('\\', f);
+        fputc(*q, f);
+      }
+      fputs("\"\n", f);
+      break;
     case P_BOOL: fprintf(f, "%s\n", *(const int *)dst ? "true" : "false"); break;
     case P_CHOICE: fprintf(f, "%s\n", p->choices[*(const int *)dst]); break;
     case P_STEPS:

@@ -11,6 +11,9 @@
 #include <zlib.h>
 
 #define CSV_MAX_FIELDS 16
+/* Beyond these, sums of squares over a day of bars overflow a double in the features. */
+#define CSV_MAX_PRICE 1e15
+#define CSV_MAX_VOLUME 1e30
 
 static const char *const ohlcv_names_[6] = {"timestamp", "open", "high", "low", "close", "volume"};
 
@@ -136,7 +139,7 @@ static int64_t ts_divisor_(int64_t ts) {
 
 /* Validates one data row; returns 0, or FOX_EDATA with the message in e. */
 static int parse_row_(const char *name, size_t line, const struct field_ *f, int nf,
-                      enum csv_format fmt, int64_t *div, int have_prev, int64_t prev_ts,
+                      enum csv_format fmt, int have_prev, int64_t prev_ts,
                       int64_t *ts, double px[5], struct fox_err *e) {
   int want = fmt == CSV_BINANCE ? 12 : 6;
   if (nf != want)
@@ -158,9 +161,10 @@ static int parse_row_(const char *name, size_t line, const struct field_ *f, int
   if (raw <= 0)
     return fox_errf(e, FOX_EDATA, "%s:%zu: field 'timestamp': expected a positive time, got %lld",
                     name, line, (long long)raw);
-  if (*div == 0)
-    *div = fmt == CSV_BINANCE && ts_divisor_(raw) == 1 ? 1000 : ts_divisor_(raw);
-  *ts = raw / *div;
+  /* Per row: Binance moved its spot files from ms to us in 2025, so one concatenated history
+   * can hold both. */
+  int64_t div = fmt == CSV_BINANCE && ts_divisor_(raw) == 1 ? 1000 : ts_divisor_(raw);
+  *ts = raw / div;
   if (*ts > 253402300799LL) /* 9999-12-31 23:59:59: keeps every later time sum in range */
     return fox_errf(e, FOX_EDATA, "%s:%zu: field 'timestamp': %lld is after the year 9999", name,
                     line, (long long)raw);
@@ -177,9 +181,13 @@ static int parse_row_(const char *name, size_t line, const struct field_ *f, int
     if (!(px[i] > 0))
       return fox_errf(e, FOX_EDATA, "%s:%zu: field '%s': expected a positive price, got %.10g",
                       name, line, ohlcv_names_[i + 1], px[i]);
-  if (px[4] < 0)
-    return fox_errf(e, FOX_EDATA, "%s:%zu: field 'volume': expected >= 0, got %.10g", name, line,
-                    px[4]);
+  for (int i = 0; i < 4; i++)
+    if (px[i] > CSV_MAX_PRICE)
+      return fox_errf(e, FOX_EDATA, "%s:%zu: field '%s': %.10g is beyond %g", name, line,
+                      ohlcv_names_[i + 1], px[i], CSV_MAX_PRICE);
+  if (px[4] < 0 || px[4] > CSV_MAX_VOLUME)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: field 'volume': expected a number in [0, %g], got %.10g",
+                    name, line, CSV_MAX_VOLUME, px[4]);
   if (px[1] < px[2])
     return fox_errf(e, FOX_EDATA, "%s:%zu: high < low (%.10g < %.10g)", name, line, px[1], px[2]);
   if (px[3] < px[2] || px[3] > px[1])
@@ -256,17 +264,22 @@ static int gaps_(const char *name, struct bars *b, const struct csv_options *opt
                     "the limit of %zu bars in all: check the timestamps",
                     name, extra, rep->gaps, rep->longest_gap, limit);
   struct bars out = {0};
-  FOX_TRY(bars_reserve(&out, b->n + extra, e));
-  for (size_t i = 0; i < b->n; i++) {
+  int rc = bars_reserve(&out, b->n + extra, e);
+  for (size_t i = 0; rc == 0 && i < b->n; i++) {
     if (i > 0) {
       double c = b->close[i - 1];
-      for (int64_t t = b->ts[i - 1] + step; t < b->ts[i]; t += step) {
-        FOX_TRY(bars_push(&out, t, c, c, c, c, 0.0, e));
+      for (int64_t t = b->ts[i - 1] + step; rc == 0 && t < b->ts[i]; t += step) {
+        rc = bars_push(&out, t, c, c, c, c, 0.0, e);
         rep->filled++;
       }
     }
-    FOX_TRY(bars_push(&out, b->ts[i], b->open[i], b->high[i], b->low[i], b->close[i],
-                      b->volume[i], e));
+    if (rc == 0)
+      rc = bars_push(&out, b->ts[i], b->open[i], b->high[i], b->low[i], b->close[i],
+                     b->volume[i], e);
+  }
+  if (rc != 0) {
+    bars_free(&out);
+    return rc;
   }
   bars_free(b);
   *b = out;
@@ -280,7 +293,7 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
   const char *p = buf, *end = buf + len;
   size_t line = 0;
   enum csv_format fmt = 0;
-  int64_t div = 0, prev_ts = 0;
+  int64_t prev_ts = 0;
   int have_prev = 0;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -320,7 +333,7 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
     int64_t ts = 0;
     double px[5];
     struct fox_err row = {0};
-    if (parse_row_(name, line, f, nf, fmt, &div, have_prev, prev_ts, &ts, px, &row) != 0) {
+    if (parse_row_(name, line, f, nf, fmt, have_prev, prev_ts, &ts, px, &row) != 0) {
       if (!opt->skip_bad_rows)
         return fox_errf(e, row.code, "%s", row.msg);
       rep->skipped++;
@@ -370,7 +383,9 @@ int csv_read_file(const char *path, const struct csv_options *opt, struct bars *
       buf = nb;
       cap *= 2;
     }
-    int got = gzread(gz, buf + len, (unsigned)(cap - len));
+    /* zlib reads at most INT_MAX per call: chunks of 1 GiB let files beyond 2 GiB through. */
+    size_t want = cap - len < ((size_t)1 << 30) ? cap - len : ((size_t)1 << 30);
+    int got = gzread(gz, buf + len, (unsigned)want);
     if (got < 0)
       break;
     if (got == 0)
@@ -380,8 +395,10 @@ int csv_read_file(const char *path, const struct csv_options *opt, struct bars *
   int zerr = Z_OK;
   const char *zmsg = gzerror(gz, &zerr);
   if (zerr != Z_OK && zerr != Z_STREAM_END) {
-    int rc = fox_errf(e, FOX_EDATA, "%s: corrupt or truncated gzip after %zu bytes: %s", path, len,
-                      zmsg);
+    int rc = gzdirect(gz) ? fox_errf(e, FOX_EDATA, "%s: read error after %zu bytes: %s", path,
+                                     len, zerr == Z_ERRNO ? strerror(errno) : zmsg)
+                          : fox_errf(e, FOX_EDATA, "%s: corrupt or truncated gzip after %zu "
+                                                   "bytes: %s", path, len, zmsg);
     free(buf);
     gzclose(gz);
     return rc;

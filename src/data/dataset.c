@@ -57,7 +57,12 @@ int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
   size_t n = ds->n = ds->bars.n;
   ds->warmup = FOX_WARMUP;
   int64_t u = (int64_t)n - ds->warmup;
-  int64_t ntrain = (int64_t)floor(frac[0] * (double)u), nval = (int64_t)floor(frac[1] * (double)u);
+  /* Normalised by their sum: a sum within 1e-6 of 1 must not push val past the last bar. */
+  double sum = frac[0] + frac[1] + frac[2];
+  int64_t ntrain = (int64_t)floor(frac[0] / sum * (double)u);
+  int64_t nval = (int64_t)floor(frac[1] / sum * (double)u);
+  if (u > 0 && ntrain + nval > u)
+    nval = u - ntrain;
   if (u < 3 || ntrain < 1 || (frac[1] > 0 && nval < 1) || (frac[2] > 0 && u - ntrain - nval < 1))
     return fox_errf(e, FOX_EDATA,
                     "%s: too few bars: %zu bars leave %lld after the %lld-bar feature warm-up, "
@@ -84,12 +89,13 @@ int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
     ds->prices[t * 4 + 2] = (float)ds->bars.low[t];
     ds->prices[t * 4 + 3] = (float)ds->bars.close[t];
   }
+  /* Reachable only through extreme values (e.g. a volume near DBL_MAX): name the bar. */
   for (size_t t = (size_t)ds->warmup; t < n; t++)
     for (int f = 0; f < FOX_NFEAT; f++)
       if (!isfinite(ds->features[t * FOX_NFEAT + f]))
-        return fox_errf(e, FOX_EFAIL,
-                        "%s: feature %s is not finite at bar %zu (timestamp %lld): a bug in "
-                        "foxopt's feature code, please report it",
+        return fox_errf(e, FOX_EDATA,
+                        "%s: feature %s is not finite at bar %zu (timestamp %lld): check the "
+                        "prices and volumes of that bar and the 1440 before it",
                         source, feature_names[f], t, (long long)ds->bars.ts[t]);
   norm_stats_(ds);
   return 0;

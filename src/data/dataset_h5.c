@@ -1,5 +1,6 @@
 /* dataset.h5 (DESIGN.md s4): /bars, /features (+names), /prices, /norm and the root attributes.
  * Written to a temporary sibling and renamed, so a failed import never leaves half a file. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,28 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
                       split_attr_[s], (long long)ds->split[s][0], (long long)ds->split[s][1], n);
   }
   FOX_TRY(h5io_attr_read(f, "warmup", H5T_NATIVE_INT64, &ds->warmup, 1, path, e));
+  /* Everything downstream indexes prices and features by these: check them once here. */
+  if (ds->warmup != FOX_WARMUP)
+    return fox_errf(e, FOX_EDATA, "%s: attribute warmup = %lld, this foxopt computes %d", path,
+                    (long long)ds->warmup, FOX_WARMUP);
+  if (ds->split[0][0] < ds->warmup || ds->split[0][1] != ds->split[1][0] ||
+      ds->split[1][1] != ds->split[2][0] || ds->split[2][1] != (int64_t)n)
+    return fox_errf(e, FOX_EDATA,
+                    "%s: splits [%lld, %lld) [%lld, %lld) [%lld, %lld) must be consecutive, from "
+                    "the warm-up (%lld) to the last bar (%zu)",
+                    path, (long long)ds->split[0][0], (long long)ds->split[0][1],
+                    (long long)ds->split[1][0], (long long)ds->split[1][1],
+                    (long long)ds->split[2][0], (long long)ds->split[2][1],
+                    (long long)ds->warmup, n);
+  if (!(ds->bars_per_year > 0) || ds->bar_seconds <= 0)
+    return fox_errf(e, FOX_EDATA, "%s: bars_per_year %g and bar_seconds %lld must be positive",
+                    path, ds->bars_per_year, (long long)ds->bar_seconds);
+  for (size_t t = 0; t < n; t++) {
+    const float *p = ds->prices + 4 * t;
+    if (!(p[0] > 0 && p[1] > 0 && p[2] > 0 && p[3] > 0 && p[2] <= p[1] && isfinite(p[1])))
+      return fox_errf(e, FOX_EDATA, "%s: /prices row %zu (%g, %g, %g, %g) is not a valid bar",
+                      path, t, p[0], p[1], p[2], p[3]);
+  }
   FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
   FOX_TRY(h5io_attr_read_str(f, "foxopt_version", ds->version, sizeof ds->version, path, e));
   int64_t v;

@@ -67,7 +67,8 @@ int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *f
   if (!h5io_exists(loc, name))
     return fox_errf(e, FOX_EDATA, "%s: missing dataset %s", file, name);
   hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
-  h5Check(ds, e, what);
+  if (ds < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
   hid_t space = H5Dget_space(ds);
   hsize_t dims[2] = {0, 0};
   int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
@@ -93,9 +94,10 @@ int h5io_read(hid_t loc, const char *name, hid_t type, void *data, size_t d0, si
   hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
   h5Check(ds, e, what);
   herr_t rc = d0 > 0 ? H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
+  /* Take HDF5's message before H5Dclose clears its error stack. */
+  int st = rc < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what) : 0;
   H5Dclose(ds);
-  h5Check(rc, e, what);
-  return 0;
+  return st;
 }
 
 int h5io_attr_write(hid_t loc, const char *name, hid_t type, const void *data, size_t n,
@@ -129,9 +131,9 @@ int h5io_attr_read(hid_t loc, const char *name, hid_t type, void *data, size_t n
     return fox_errf(e, FOX_EDATA, "%s: expected %zu values, got %lld", what, n, (long long)count);
   }
   herr_t rc = H5Aread(a, type, data);
+  int st = rc < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what) : 0;
   H5Aclose(a);
-  h5Check(rc, e, what);
-  return 0;
+  return st;
 }
 
 int h5io_attr_write_str(hid_t loc, const char *name, const char *s, struct fox_err *e) {

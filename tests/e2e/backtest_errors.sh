@@ -55,6 +55,15 @@ contains "$ERR_TXT" "expected auto, cpu or cuda"
 run_rc 2 "$FOXOPT" backtest "$WORK/s.h5"
 check "usage errors leave the old output untouched" test "$(sha256sum "$OUT")" = "$SUM"
 
+# A dataset whose splits were edited by hand is refused (exit 3), not trusted.
+if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import h5py' 2>/dev/null; then
+  cp "$WORK/s.h5" "$WORK/edited.h5"
+  "$FOX_PYTHON" -c "import h5py,numpy; f=h5py.File('$WORK/edited.h5','r+'); f.attrs['split_val']=numpy.array([0,533],dtype='i8')"
+  run_rc 3 "$FOXOPT" backtest "$WORK/edited.h5" --actions "$WORK/hold.csv"
+  contains "$ERR_TXT" "edited.h5: splits"
+  contains "$ERR_TXT" "must be consecutive"
+fi
+
 # output.experience levels: none writes no /experience, full adds states.
 run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/hold.csv" --output "$WORK/none.h5" \
   --set output.experience=none

@@ -54,6 +54,12 @@ check "short input leaves the old output" test "$(sha256sum "$OUTH5")" = "$SUM"
 run_rc 0 "$FOXOPT" import "$WORK/skip.csv" -o "$WORK/skip.h5" --skip-bad-rows --split 0.5,0.25,0.25
 contains "$OUT_TXT" "2 skipped"
 
+# Fractions that sum to 1 only within the tolerance still give splits inside the bars.
+run_rc 0 "$FOXOPT" import "$WORK/s.csv" -o "$WORK/tol.h5" --split 0.7000009,0.3,0
+run_rc 0 "$FOXOPT" info "$WORK/tol.h5"
+run_rc 2 "$FOXOPT" synth -o "$WORK/x.csv" --bars 10 --start 0
+contains "$ERR_TXT" "--start 0: expected a time in [1,"
+
 # Usage errors are exit 2.
 run_rc 2 "$FOXOPT" import "$WORK/s.csv"
 run_rc 2 "$FOXOPT" import "$WORK/s.csv" -o "$OUTH5" --split 0.5,0.5,0.5

@@ -80,7 +80,8 @@ int main(void) {
                 FOX_EUSAGE && strstr(e.msg, "unknown key 'market.fee'"),
         "--set outside the allowed prefixes: %s", e.msg);
 
-  /* Dump and load back: the same struct, field for field. */
+  /* Dump and load back: the same struct, field for field (a path needing escapes too). */
+  snprintf(c.data_path, sizeof c.data_path, "C:\\new\\\"data\".h5");
   FILE *f = fopen(path_, "w");
   config_dump(&c, f);
   fclose(f);
@@ -90,6 +91,7 @@ int main(void) {
   CHECK(memcmp(&c, &d, sizeof c) == 0, "dump round trip");
 
   bad_("market:\n  fee: 0.001\n  feee: 2\n", "3", "unknown key 'market.feee'");
+  bad_("dqn:\n  learning_starts: 3e9\n", "2", "out of range");
   bad_("markets:\n  fee: 0.001\n", "2", "unknown key 'markets.fee'");
   bad_("dqn:\n  lr: -0.001\n", "2", "dqn.lr = '-0.001': out of range");
   bad_("ppo:\n  gamma: 1.5\n", "2", "ppo.gamma = '1.5': out of range");

@@ -81,7 +81,17 @@ int main(void) {
   CHECK(rc == 0 && b.n == 3 && r.skipped == 3, "3 kept, 3 skipped, got %zu/%zu", b.n, r.skipped);
   bars_free(&b);
 
+  /* One history of Binance files across the 2025 switch from ms to us open times. */
+  rc = parse_("1735689540000,1,2,0.5,1.5,10,1735689599999,15,3,5,7,0\n"
+              "1735689600000000,1.5,2,1,2,11,1735689659999999,15,3,5,7,0\n",
+              &opt, &b, &r, &e);
+  CHECK(rc == 0 && b.n == 2 && b.ts[0] == 1735689540 && b.ts[1] == 1735689600,
+        "ms then us rows: %s", e.msg);
+  bars_free(&b);
+
   bad_("", "in.csv", "empty file");
+  bad_("60,1,1,1,1,1\n120,1,2e15,1,1,1\n", "in.csv:2", "field 'high': 2e+15 is beyond");
+  bad_("60,1,1,1,1,1\n120,1,1,1,1,1e31\n", "in.csv:2", "field 'volume'");
   bad_("timestamp,open,high,low,close,volume\n", "in.csv", "header only");
   bad_("a,b,c\n1,2,3\n", "in.csv:1", "wrong columns");
   bad_("timestamp,close,open,high,low,volume\n60,1,1,1,1,1\n", "in.csv:1", "wrong columns");
