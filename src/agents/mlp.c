@@ -189,15 +189,19 @@ int NN_(adam_create)(struct NN_(adam) *a, size_t n, double eps, struct fox_err *
   return 0;
 }
 
-void NN_(adam_step)(struct NN_(adam) *a, fox_real *p, const fox_real *g, double lr) {
+void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict p, const fox_real *restrict g,
+                    double lr) {
   a->t++;
   double c1 = 1 - pow(a->beta1, (double)a->t), c2 = 1 - pow(a->beta2, (double)a->t);
-  double step = lr / c1, sc2 = sqrt(c2);
+  /* In the parameters' precision so that the loop vectorises (it was a fifth of a DQN run in
+   * double): torch's p -= lr/c1 * m / (sqrt(v)/sqrt(c2) + eps). */
+  const fox_real b1 = (fox_real)a->beta1, b2 = (fox_real)a->beta2, step = (fox_real)(lr / c1);
+  const fox_real isc2 = (fox_real)(1.0 / sqrt(c2)), eps = (fox_real)a->eps;
+  fox_real *restrict m = a->m, *restrict v = a->v;
   for (size_t i = 0; i < a->n; i++) {
-    a->m[i] = (fox_real)(a->beta1 * a->m[i] + (1 - a->beta1) * g[i]);
-    a->v[i] = (fox_real)(a->beta2 * a->v[i] + (1 - a->beta2) * (double)g[i] * g[i]);
-    /* torch: p -= lr/c1 * m / (sqrt(v)/sqrt(c2) + eps) */
-    p[i] = (fox_real)(p[i] - step * a->m[i] / (sqrt((double)a->v[i]) / sc2 + a->eps));
+    m[i] = b1 * m[i] + (1 - b1) * g[i];
+    v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+    p[i] -= step * m[i] / (sqrt(v[i]) * isc2 + eps);
   }
 }
 

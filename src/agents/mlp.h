@@ -49,7 +49,8 @@ struct NN_(adam) {
   long t;
 };
 int NN_(adam_create)(struct NN_(adam) *a, size_t n, double eps, struct fox_err *e);
-void NN_(adam_step)(struct NN_(adam) *a, fox_real *params, const fox_real *grads, double lr);
+void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict params,
+                    const fox_real *restrict grads, double lr);
 void NN_(adam_free)(struct NN_(adam) *a);
 
 #endif
