@@ -1,14 +1,18 @@
 /* foxopt info: what a foxopt HDF5 file holds, for people. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "backtest/metrics.h"
 #include "cli/cli.h"
 #include "data/dataset.h"
+#include "util/h5io.h"
 
 static const char usage_[] =
     "usage: foxopt info FILE.h5\n"
     "\n"
-    "Describes a foxopt file: bars, date range, splits, features, warm-up, source.\n"
+    "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
+    "source), a trial (status, agent, per-epoch curve, final metrics) or a backtest output.\n"
     "\n"
     "exit codes: 0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file\n";
 
@@ -21,6 +25,70 @@ static void print_split_(const char *name, const struct dataset *ds, int s) {
   }
   printf("  %-6s [%8lld, %8lld)  %8lld bars  %s .. %s\n", name, (long long)b, (long long)en,
          (long long)(en - b), t0, t1);
+}
+
+/* A trial.h5: status, config summary, the curve and the final metrics. */
+static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
+  char status[32], reason[512], version[32];
+  FOX_TRY(h5io_attr_read_str(f, "status", status, sizeof status, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "reason", reason, sizeof reason, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "foxopt_version", version, sizeof version, path, e));
+  int64_t transitions = 0;
+  FOX_TRY(h5io_attr_read(f, "transitions", H5T_NATIVE_INT64, &transitions, 1, path, e));
+  printf("%s: foxopt trial (foxopt %s)\n", path, version);
+  printf("  status         %s%s%s\n", status, reason[0] ? ": " : "", reason);
+  printf("  transitions    %lld\n", (long long)transitions);
+  const char *nets[3] = {"/weights/q", "/weights/actor", "/weights/critic"};
+  for (int i = 0; i < 3; i++) {
+    if (!h5io_exists(f, nets[i]))
+      continue;
+    size_t np, d1;
+    FOX_TRY(h5io_dims(f, nets[i], &np, &d1, path, e));
+    printf("  network        %-15s %zu parameters\n", nets[i] + 9, np);
+  }
+  size_t ne, d1;
+  FOX_TRY(h5io_dims(f, "/curve/epoch", &ne, &d1, path, e));
+  if (ne > 0) {
+    double *ev = malloc(ne * FOX_NMETRICS * sizeof *ev), *loss = malloc(ne * sizeof *loss);
+    double *sps = malloc(ne * sizeof *sps);
+    int rc = ev && loss && sps ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
+    if (rc == 0)
+      rc = h5io_read(f, "/curve/eval", H5T_NATIVE_DOUBLE, ev, ne, FOX_NMETRICS, path, e);
+    if (rc == 0)
+      rc = h5io_read(f, "/curve/loss", H5T_NATIVE_DOUBLE, loss, ne, 0, path, e);
+    if (rc == 0)
+      rc = h5io_read(f, "/curve/env_steps_per_s", H5T_NATIVE_DOUBLE, sps, ne, 0, path, e);
+    if (rc == 0) {
+      printf("  %-6s %14s %12s %12s %14s\n", "epoch", "env-steps/s", "loss", "sharpe",
+             "total_return");
+      for (size_t i = 0; i < ne; i++)
+        printf("  %-6zu %14.0f %12.5g %12.4g %14.5g\n", i + 1, sps[i], loss[i],
+               ev[i * FOX_NMETRICS + 1], ev[i * FOX_NMETRICS + 0]);
+    }
+    free(ev), free(loss), free(sps);
+    FOX_TRY(rc);
+  }
+  return 0;
+}
+
+/* A backtest --output file: its split, folds and experience datasets. */
+static int info_backtest_(hid_t f, const char *path, struct fox_err *e) {
+  char split[16];
+  size_t n, d1, k, two;
+  hid_t g = H5Gopen2(f, "backtest", H5P_DEFAULT);
+  if (g < 0)
+    return fox_errf(e, FOX_EDATA, "%s: missing /backtest", path);
+  int rc = h5io_attr_read_str(g, "split", split, sizeof split, path, e);
+  H5Gclose(g);
+  FOX_TRY(rc);
+  FOX_TRY(h5io_dims(f, "/backtest/equity", &n, &d1, path, e));
+  FOX_TRY(h5io_dims(f, "/backtest/folds", &k, &two, path, e));
+  printf("%s: foxopt backtest output\n  split          %s, %zu bars, %zu fold%s\n", path, split,
+         n, k, k == 1 ? "" : "s");
+  printf("  experience     %s\n", !h5io_exists(f, "/experience")          ? "none"
+                                  : h5io_exists(f, "/experience/states") ? "full (with states)"
+                                                                         : "summary");
+  return 0;
 }
 
 int cmd_info(int argc, char **argv, struct fox_err *e) {
@@ -39,6 +107,24 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
   }
   if (!path)
     return fox_errf(e, FOX_EUSAGE, "info: FILE.h5 is required\n%s", usage_);
+  /* What kind of file: trials and backtest outputs say so; datasets may predate `kind`. */
+  h5io_quiet();
+  char kind[32] = "dataset";
+  if (H5Fis_hdf5(path) > 0) {
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f >= 0) {
+      struct fox_err ignore = {0};
+      h5io_attr_read_str(f, "kind", kind, sizeof kind, path, &ignore);
+      int rc = 0;
+      if (strcmp(kind, "trial") == 0)
+        rc = info_trial_(f, path, e);
+      else if (strcmp(kind, "backtest") == 0)
+        rc = info_backtest_(f, path, e);
+      H5Fclose(f);
+      if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0)
+        return rc;
+    }
+  }
   struct dataset ds;
   FOX_TRY(dataset_read_h5(&ds, path, e));
   char t0[32] = "-", t1[32] = "-";

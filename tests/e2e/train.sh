@@ -60,6 +60,10 @@ for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train
 done
 
 run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/c"
+run_rc 0 "$FOXOPT" info "$WORK/c/trial.h5"
+contains "$OUT_TXT" "status         complete"
+contains "$OUT_TXT" "network        q"
+contains "$OUT_TXT" "total_return"
 # a different seed trains a different network
 run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/d" --set train.seed=8
 if command -v h5diff >/dev/null; then
