@@ -72,6 +72,11 @@ if command -v h5diff >/dev/null; then
   for d in /weights/q /curve/eval /curve/loss /metrics; do contains "$OUT_TXT" "$d"; done
 fi
 
+# The documented example config loads and trains.
+run_rc 0 "$FOXOPT" train "$FOX_SRC/configs/trial.yaml" -o "$WORK/example" \
+  --set data.path="$WORK/s.h5" --set train.epochs=1 --set train.steps_per_epoch=2000
+contains "$OUT_TXT" "wrote $WORK/example/trial.h5"
+
 # Bad configs: exit 2, FILE:LINE and the key.
 printf 'train:\n  algo: dqn\ndqn:\n  lr: -1\n' >"$WORK/bad1.yaml"
 run_rc 2 "$FOXOPT" train "$WORK/bad1.yaml"
