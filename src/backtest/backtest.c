@@ -162,8 +162,15 @@ void backtest_print_table(FILE *f, const struct backtest_run *r) {
   }
 }
 
-static int write_body_(hid_t f, const struct backtest_run *r, const struct config *cfg,
-                       struct fox_err *e) {
+struct bt_file_ {
+  const struct backtest_run *r;
+  const struct config *cfg;
+};
+
+static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
+  const struct backtest_run *r = ((const struct bt_file_ *)ctx)->r;
+  const struct config *cfg = ((const struct bt_file_ *)ctx)->cfg;
+  FOX_TRY(h5io_attr_write_str(f, "kind", "backtest", e));
   size_t n = (size_t)(r->end - r->begin);
   hid_t g = H5Gcreate2(f, "backtest", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/backtest");
@@ -182,20 +189,6 @@ static int write_body_(hid_t f, const struct backtest_run *r, const struct confi
 
 int backtest_write_h5(const struct backtest_run *r, const struct config *cfg, const char *path,
                       struct fox_err *e) {
-  h5io_quiet();
-  char tmp[4096];
-  fs_temp_name(path, tmp, sizeof tmp);
-  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0)
-    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
-  int rc = write_body_(f, r, cfg, e);
-  if (rc == 0)
-    rc = h5io_attr_write_str(f, "kind", "backtest", e);
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
-  if (rc != 0) {
-    remove(tmp);
-    return fox_err_wrap(e, "writing %s", path);
-  }
-  return fs_commit(tmp, path, e);
+  struct bt_file_ ctx = {r, cfg};
+  return h5io_create_atomic(path, write_body_, &ctx, e);
 }

@@ -18,7 +18,8 @@
 static const char *const bar_cols_[6] = {"timestamp", "open", "high", "low", "close", "volume"};
 static const char *const split_attr_[3] = {"split_train", "split_val", "split_test"};
 
-static int write_body_(hid_t f, const struct dataset *ds, struct fox_err *e) {
+static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
+  const struct dataset *ds = ctx;
   size_t n = ds->n;
   hid_t g = H5Gcreate2(f, "bars", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/bars");
@@ -69,20 +70,7 @@ static int write_body_(hid_t f, const struct dataset *ds, struct fox_err *e) {
 }
 
 int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e) {
-  h5io_quiet();
-  char tmp[4096];
-  fs_temp_name(path, tmp, sizeof tmp);
-  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0)
-    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
-  int rc = write_body_(f, ds, e);
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
-  if (rc != 0) {
-    remove(tmp);
-    return fox_err_wrap(e, "writing %s", path);
-  }
-  return fs_commit(tmp, path, e);
+  return h5io_create_atomic(path, write_body_, ds, e);
 }
 
 static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
@@ -158,18 +146,9 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
 }
 
 int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e) {
-  h5io_quiet();
   memset(ds, 0, sizeof *ds);
-  FILE *probe = fopen(path, "rb");
-  if (!probe)
-    return fox_errf(e, FOX_EDATA, "%s: cannot open dataset", path);
-  fclose(probe);
-  if (H5Fis_hdf5(path) <= 0)
-    return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected a dataset from foxopt import)",
-                    path);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0)
-    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, path);
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "a dataset from foxopt import", &f, e));
   int rc = read_body_(f, ds, path, e);
   H5Fclose(f);
   if (rc != 0)

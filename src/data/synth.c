@@ -5,6 +5,7 @@
 #include "data/synth.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "util/rng.h"
 
@@ -92,4 +93,32 @@ int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e) {
       return fox_errf(e, FOX_EFAIL, "write failed at bar %lld", (long long)i);
   }
   return 0;
+}
+
+int synth_dataset(struct dataset *ds, int64_t bars, uint64_t seed, struct fox_err *e) {
+  struct synth_params p;
+  synth_defaults(&p);
+  p.bars = bars;
+  p.seed = seed;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "synth: out of memory");
+  int rc = synth_write(&p, f, e);
+  fclose(f);
+  struct bars b = {0};
+  struct csv_report rep;
+  struct csv_options opt = {0};
+  if (rc == 0)
+    rc = csv_parse("synth", buf, len, &opt, &b, &rep, e);
+  free(buf);
+  if (rc != 0) {
+    bars_free(&b);
+    return rc;
+  }
+  const double frac[3] = {0.7, 0.15, 0.15};
+  rc = dataset_build(ds, &b, frac, 0, rep.bar_seconds, "synthetic bars", e);
+  ds->report = rep;
+  return rc;
 }

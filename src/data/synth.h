@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "data/dataset.h"
 #include "util/error.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,9 @@ struct synth_params {
 void synth_defaults(struct synth_params *p);
 /* Writes the header and `bars` rows of timestamp,open,high,low,close,volume to `out`. */
 int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e);
+/* A dataset of synthetic bars built in memory, as `foxopt synth | foxopt import` would (default
+ * splits), for tests and benchmarks. */
+int synth_dataset(struct dataset *ds, int64_t bars, uint64_t seed, struct fox_err *e);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,17 @@ static int write_net_(hid_t g, const char *name, const struct mlp *m, struct fox
   return rc;
 }
 
-static int write_body_(hid_t f, const struct config *cfg, struct agent *ag,
-                       const struct trial_result *r, struct fox_err *e) {
+struct trial_file_ {
+  const struct config *cfg;
+  struct agent *ag;
+  const struct trial_result *r;
+};
+
+static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
+  const struct trial_file_ *t = ctx;
+  const struct config *cfg = t->cfg;
+  struct agent *ag = t->ag;
+  const struct trial_result *r = t->r;
   char *text = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
@@ -95,20 +104,8 @@ static int write_body_(hid_t f, const struct config *cfg, struct agent *ag,
 
 int trial_write_h5(const char *path, const struct config *cfg, struct agent *agent,
                    const struct trial_result *r, struct fox_err *e) {
-  h5io_quiet();
-  char tmp[4096];
-  fs_temp_name(path, tmp, sizeof tmp);
-  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0)
-    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
-  int rc = write_body_(f, cfg, agent, r, e);
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
-  if (rc != 0) {
-    remove(tmp);
-    return fox_err_wrap(e, "writing %s", path);
-  }
-  return fs_commit(tmp, path, e);
+  struct trial_file_ ctx = {cfg, agent, r};
+  return h5io_create_atomic(path, write_body_, &ctx, e);
 }
 
 static int read_net_(hid_t f, const char *name, struct mlp *m, const char *path,
@@ -155,17 +152,8 @@ static int read_body_(hid_t f, const char *path, struct config *cfg, struct agen
 }
 
 int trial_read_h5(const char *path, struct config *cfg, struct agent *agent, struct fox_err *e) {
-  h5io_quiet();
-  FILE *probe = fopen(path, "rb");
-  if (!probe)
-    return fox_errf(e, FOX_EDATA, "%s: cannot open trial file", path);
-  fclose(probe);
-  if (H5Fis_hdf5(path) <= 0)
-    return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected trial.h5 from foxopt train)",
-                    path);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0)
-    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, path);
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
   int rc = read_body_(f, path, cfg, agent, e);
   H5Fclose(f);
   return rc;

@@ -1,6 +1,8 @@
 /* HDF5 helpers: every call checked, every failure reported with the path it concerned. */
 #include "util/h5io.h"
 
+#include "util/fsutil.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,4 +239,36 @@ int h5io_exists(hid_t loc, const char *path) {
         return 1;
     }
   }
+}
+
+int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
+                       const void *ctx, struct fox_err *e) {
+  h5io_quiet();
+  char tmp[4096];
+  fs_temp_name(path, tmp, sizeof tmp);
+  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0)
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  int rc = body(f, ctx, e);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  if (rc != 0) {
+    remove(tmp);
+    return fox_err_wrap(e, "writing %s", path);
+  }
+  return fs_commit(tmp, path, e);
+}
+
+int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_err *e) {
+  h5io_quiet();
+  FILE *probe = fopen(path, "rb");
+  if (!probe)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open %s", path, expected);
+  fclose(probe);
+  if (H5Fis_hdf5(path) <= 0)
+    return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected %s)", path, expected);
+  *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (*f < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, path);
+  return 0;
 }

@@ -41,4 +41,12 @@ int h5io_attr_write_strs(hid_t loc, const char *name, const char *const *s, size
                          struct fox_err *e);
 int h5io_exists(hid_t loc, const char *path);
 
+/* A whole new file that appears only complete: `body` writes into a temporary sibling, which is
+ * renamed over `path` when it succeeds and removed when it fails. */
+int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
+                       const void *ctx, struct fox_err *e);
+/* Opens an existing HDF5 file read-only; `expected` completes "not an HDF5 file (expected
+ * ...)" and "cannot open ..." (exit 3 either way). */
+int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_err *e);
+
 #endif

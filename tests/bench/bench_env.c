@@ -22,25 +22,6 @@ static double now_(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int synth_dataset_(struct dataset *ds, struct fox_err *e) {
-  struct synth_params p;
-  synth_defaults(&p);
-  p.bars = 525600;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  FOX_TRY(synth_write(&p, f, e));
-  fclose(f);
-  struct bars bars = {0};
-  struct csv_report rep;
-  struct csv_options opt = {0};
-  int rc = csv_parse("synth", buf, len, &opt, &bars, &rep, e);
-  free(buf);
-  FOX_TRY(rc);
-  const double frac[3] = {0.7, 0.15, 0.15};
-  return dataset_build(ds, &bars, frac, 0, rep.bar_seconds, "synth 525600 bars", e);
-}
-
 /* The memory floor: per env-step, read its bar's prices and sigma and its state, write the
  * three outputs and the state back. */
 static double reference_(const struct venv *v, uint8_t *actions) {
@@ -64,7 +45,7 @@ int main(int argc, char **argv) {
   const char *json = argc > 2 ? argv[2] : "bench_env.json";
   struct fox_err e = {0};
   struct dataset ds;
-  int rc = argc > 1 ? dataset_read_h5(&ds, argv[1], &e) : synth_dataset_(&ds, &e);
+  int rc = argc > 1 ? dataset_read_h5(&ds, argv[1], &e) : synth_dataset(&ds, 525600, 1, &e);
   if (rc != 0) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;

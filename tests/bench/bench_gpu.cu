@@ -35,27 +35,12 @@ int main(int argc, char **argv) {
     printf("skipped: no CUDA device\n");
     return 77;
   }
-  struct synth_params p;
-  synth_defaults(&p);
-  p.bars = 525600;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
   struct fox_err e = {};
-  if (synth_write(&p, f, &e) != 0)
-    return 1;
-  fclose(f);
-  struct bars bars = {};
-  struct csv_report rep;
-  struct csv_options opt = {};
   struct dataset ds;
-  const double frac[3] = {0.7, 0.15, 0.15};
-  if (csv_parse("synth", buf, len, &opt, &bars, &rep, &e) != 0 ||
-      dataset_build(&ds, &bars, frac, 0, rep.bar_seconds, "synth", &e) != 0) {
+  if (synth_dataset(&ds, 525600, 1, &e) != 0) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  free(buf);
   size_t bytes = ds.n * (FOX_NFEAT + 4) * sizeof(float), fb = ds.n * FOX_NFEAT * sizeof(float);
   const struct backend *cuda = backend_cuda();
   struct device_dataset dev;

@@ -12,26 +12,6 @@
 #define NENV 777
 #define STEPS 400
 
-static int make_dataset_(struct dataset *ds, struct fox_err *e) {
-  struct synth_params p;
-  synth_defaults(&p);
-  p.bars = 30000;
-  p.seed = 4;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  FOX_TRY(synth_write(&p, f, e));
-  fclose(f);
-  struct bars bars = {0};
-  struct csv_report rep;
-  struct csv_options opt = {0};
-  int rc = csv_parse("synth", buf, len, &opt, &bars, &rep, e);
-  free(buf);
-  FOX_TRY(rc);
-  const double frac[3] = {0.7, 0.15, 0.15};
-  return dataset_build(ds, &bars, frac, 0, rep.bar_seconds, "synth", e);
-}
-
 static int close_(double g, double c, double atol, double rtol) {
   return fabs(g - c) <= atol + rtol * fabs(c);
 }
@@ -147,7 +127,7 @@ int main(void) {
   }
   struct fox_err e = {0};
   struct dataset ds;
-  CHECK(make_dataset_(&ds, &e) == 0, "%s", e.msg);
+  CHECK(synth_dataset(&ds, 30000, 4, &e) == 0, "%s", e.msg);
   struct device_dataset dc, dg;
   CHECK(backend_cpu()->dataset_upload(&ds, &dc, &e) == 0, "%s", e.msg);
   CHECK(cuda->dataset_upload(&ds, &dg, &e) == 0, "%s", e.msg);

@@ -8,26 +8,6 @@
 #include "data/synth.h"
 #include "fox_check.h"
 
-static int make_dataset_(struct dataset *ds, struct fox_err *e) {
-  struct synth_params p;
-  synth_defaults(&p);
-  p.bars = 20000;
-  p.seed = 3;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  FOX_TRY(synth_write(&p, f, e));
-  fclose(f);
-  struct bars bars = {0};
-  struct csv_report rep;
-  struct csv_options opt = {0};
-  int rc = csv_parse("synth", buf, len, &opt, &bars, &rep, e);
-  free(buf);
-  FOX_TRY(rc);
-  const double frac[3] = {0.7, 0.15, 0.15};
-  return dataset_build(ds, &bars, frac, 0, rep.bar_seconds, "synth", e);
-}
-
 static int same_bits_(const float *a, const float *b, size_t n) {
   return memcmp(a, b, n * sizeof *a) == 0;
 }
@@ -42,7 +22,7 @@ int main(void) {
   printf("device 0: %s\n", name);
   struct fox_err e = {0};
   struct dataset ds;
-  CHECK(make_dataset_(&ds, &e) == 0, "%s", e.msg);
+  CHECK(synth_dataset(&ds, 20000, 3, &e) == 0, "%s", e.msg);
   size_t n = ds.n, nf = n * FOX_NFEAT;
   struct device_dataset dc, dg;
   CHECK(backend_cpu()->dataset_upload(&ds, &dc, &e) == 0, "%s", e.msg);

@@ -64,23 +64,9 @@ int main(void) {
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 900, 1000), 0.05, 0, 1e-12);
 
   /* A diverging trial: a NaN weight is reported as status failed with the reason. */
-  struct synth_params sp;
-  synth_defaults(&sp);
-  sp.bars = 6000;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
   struct fox_err e = {0};
-  CHECK(synth_write(&sp, f, &e) == 0, "%s", e.msg);
-  fclose(f);
-  struct bars bars = {0};
-  struct csv_report rep;
-  struct csv_options opt = {0};
   struct dataset ds;
-  const double frac[3] = {0.7, 0.15, 0.15};
-  CHECK(csv_parse("synth", buf, len, &opt, &bars, &rep, &e) == 0, "%s", e.msg);
-  CHECK(dataset_build(&ds, &bars, frac, 0, 60, "synth", &e) == 0, "%s", e.msg);
-  free(buf);
+  CHECK(synth_dataset(&ds, 6000, 1, &e) == 0, "%s", e.msg);
   struct device_dataset dev;
   CHECK(backend_cpu()->dataset_upload(&ds, &dev, &e) == 0, "%s", e.msg);
   cfg.num_envs = 4, cfg.episode_bars = 100, cfg.epochs = 2, cfg.steps_per_epoch = 400;
