@@ -1,0 +1,228 @@
+/* CUDA MLP: row-major arrays as the CPU twin keeps them, read by cuBLAS as their column-major
+ * transposes (a row-major [r, c] matrix is a column-major [c, r] one), so no copy is ever
+ * transposed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+
+#include "cuda_check.h"
+#include "mlp_cuda.h"
+
+#define cublasCheck(call, e)                                                                  \
+  do {                                                                                        \
+    cublasStatus_t fox_cb_ = (call);                                                          \
+    if (fox_cb_ != CUBLAS_STATUS_SUCCESS)                                                     \
+      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #call,             \
+                      cublasGetStatusString(fox_cb_));                                        \
+  } while (0)
+
+#define BLK_ 256
+
+/* y[i, j] = max(y[i, j] + b[j], 0) (relu) or + b[j] (the output layer). */
+__global__ void bias_act_kernel(float *y, const float *b, int rows, int cols, int relu) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (size_t)rows * cols)
+    return;
+  float v = y[i] + b[i % cols];
+  y[i] = relu && v < 0.0f ? 0.0f : v;
+}
+
+/* d[i] = 0 where the layer's output h[i] was clipped by the ReLU. */
+__global__ void relu_mask_kernel(float *d, const float *h, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && !(h[i] > 0.0f))
+    d[i] = 0.0f;
+}
+
+/* gb[j] += sum over the batch of d[i, j]; one thread per output unit, a fixed order. */
+__global__ void bias_grad_kernel(float *gb, const float *d, int rows, int cols) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= cols)
+    return;
+  float s = 0.0f;
+  for (int i = 0; i < rows; i++)
+    s += d[(size_t)i * cols + j];
+  gb[j] += s;
+}
+
+__global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t n, float b1,
+                            float b2, float step, float isc2, float eps) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float mi = b1 * m[i] + (1.0f - b1) * g[i];
+  float vi = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+  m[i] = mi;
+  v[i] = vi;
+  p[i] -= step * mi / (sqrtf(vi) * isc2 + eps);
+}
+
+static unsigned grid_(size_t n) { return (unsigned)((n + BLK_ - 1) / BLK_); }
+
+static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
+                   struct fox_err *e) {
+  if (n_hidden < 0 || n_hidden + 1 > FOX_MLP_CUDA_MAX || in < 1 || out < 1)
+    return fox_errf(e, FOX_EUSAGE, "mlp_cuda: %d hidden layers, in %d, out %d", n_hidden, in,
+                    out);
+  m->n_layers = n_hidden + 1;
+  m->dims[0] = in;
+  for (int l = 0; l < n_hidden; l++)
+    m->dims[l + 1] = hidden[l];
+  m->dims[m->n_layers] = out;
+  for (int l = 0; l < m->n_layers; l++) {
+    m->offset[l] = m->n_params;
+    m->n_params += (size_t)m->dims[l + 1] * (size_t)(m->dims[l] + 1);
+  }
+  size_t bytes = m->n_params * sizeof(float);
+  cudaCheck(cudaMalloc((void **)&m->w, bytes), e);
+  cudaCheck(cudaMalloc((void **)&m->g, bytes), e);
+  cudaCheck(cudaMalloc((void **)&m->adam_m, bytes), e);
+  cudaCheck(cudaMalloc((void **)&m->adam_v, bytes), e);
+  cudaCheck(cudaMemset(m->w, 0, bytes), e);
+  cudaCheck(cudaMemset(m->g, 0, bytes), e);
+  cudaCheck(cudaMemset(m->adam_m, 0, bytes), e);
+  cudaCheck(cudaMemset(m->adam_v, 0, bytes), e);
+  cublasHandle_t h;
+  cublasCheck(cublasCreate(&h), e);
+  m->blas = h;
+  return 0;
+}
+
+int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
+                    struct fox_err *e) {
+  memset(m, 0, sizeof *m);
+  int rc = create_(m, in, hidden, n_hidden, out, e);
+  if (rc != 0)
+    mlp_cuda_free(m);
+  return rc;
+}
+
+void mlp_cuda_free(struct mlp_cuda *m) {
+  cudaFree(m->w);
+  cudaFree(m->g);
+  cudaFree(m->adam_m);
+  cudaFree(m->adam_v);
+  for (int l = 0; l <= FOX_MLP_CUDA_MAX; l++)
+    cudaFree(m->act[l]);
+  cudaFree(m->delta[0]);
+  cudaFree(m->delta[1]);
+  if (m->blas)
+    cublasDestroy((cublasHandle_t)m->blas);
+  memset(m, 0, sizeof *m);
+}
+
+int mlp_cuda_set_params(struct mlp_cuda *m, const float *host, struct fox_err *e) {
+  cudaCheck(cudaMemcpy(m->w, host, m->n_params * sizeof(float), cudaMemcpyHostToDevice), e);
+  return 0;
+}
+
+int mlp_cuda_get_params(const struct mlp_cuda *m, float *host, struct fox_err *e) {
+  cudaCheck(cudaMemcpy(host, m->w, m->n_params * sizeof(float), cudaMemcpyDeviceToHost), e);
+  return 0;
+}
+
+int mlp_cuda_get_grads(const struct mlp_cuda *m, float *host, struct fox_err *e) {
+  cudaCheck(cudaMemcpy(host, m->g, m->n_params * sizeof(float), cudaMemcpyDeviceToHost), e);
+  return 0;
+}
+
+static int reserve_(struct mlp_cuda *m, int batch, struct fox_err *e) {
+  if (batch <= m->batch_cap)
+    return 0;
+  int widest = 0;
+  for (int l = 0; l <= m->n_layers; l++) {
+    cudaFree(m->act[l]);
+    m->act[l] = NULL;
+    cudaCheck(cudaMalloc((void **)&m->act[l], (size_t)batch * m->dims[l] * sizeof(float)), e);
+    widest = m->dims[l] > widest ? m->dims[l] : widest;
+  }
+  for (int i = 0; i < 2; i++) {
+    cudaFree(m->delta[i]);
+    m->delta[i] = NULL;
+    cudaCheck(cudaMalloc((void **)&m->delta[i], (size_t)batch * widest * sizeof(float)), e);
+  }
+  m->batch_cap = batch;
+  return 0;
+}
+
+int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
+                     struct fox_err *e) {
+  FOX_TRY(reserve_(m, batch, e));
+  cublasHandle_t h = (cublasHandle_t)m->blas;
+  cudaCheck(cudaMemcpy(m->act[0], x, (size_t)batch * m->dims[0] * sizeof(float),
+                       cudaMemcpyDeviceToDevice), e);
+  const float one = 1.0f, zero = 0.0f;
+  for (int l = 0; l < m->n_layers; l++) {
+    int in = m->dims[l], o = m->dims[l + 1];
+    const float *w = m->w + m->offset[l], *b = w + (size_t)o * in;
+    /* Y^T [o, B] = (W^T)^T [o, in] X^T [in, B] */
+    cublasCheck(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, m->act[l],
+                            in, &zero, m->act[l + 1], o), e);
+    size_t n = (size_t)batch * o;
+    bias_act_kernel<<<grid_(n), BLK_>>>(m->act[l + 1], b, batch, o, l < m->n_layers - 1);
+    cudaCheckLaunch(e);
+  }
+  cudaCheck(cudaMemcpy(out, m->act[m->n_layers],
+                       (size_t)batch * m->dims[m->n_layers] * sizeof(float),
+                       cudaMemcpyDeviceToDevice), e);
+  return 0;
+}
+
+int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct fox_err *e) {
+  cublasHandle_t h = (cublasHandle_t)m->blas;
+  int L = m->n_layers;
+  float *d = m->delta[0], *dn = m->delta[1];
+  cudaCheck(cudaMemcpy(d, dout, (size_t)batch * m->dims[L] * sizeof(float),
+                       cudaMemcpyDeviceToDevice), e);
+  const float one = 1.0f, zero = 0.0f;
+  for (int l = L - 1; l >= 0; l--) {
+    int in = m->dims[l], o = m->dims[l + 1];
+    const float *w = m->w + m->offset[l];
+    float *gw = m->g + m->offset[l], *gb = gw + (size_t)o * in;
+    /* dW^T [in, o] += X^T [in, B] (dY^T)^T [B, o] */
+    cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, in, o, batch, &one, m->act[l], in, d, o,
+                            &one, gw, in), e);
+    bias_grad_kernel<<<grid_((size_t)o), BLK_>>>(gb, d, batch, o);
+    cudaCheckLaunch(e);
+    if (l == 0)
+      break;
+    /* dX^T [in, B] = W^T [in, o] dY^T [o, B], then through the ReLU of layer l-1 */
+    cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, batch, o, &one, w, in, d, o, &zero,
+                            dn, in), e);
+    size_t n = (size_t)batch * in;
+    relu_mask_kernel<<<grid_(n), BLK_>>>(dn, m->act[l], n);
+    cudaCheckLaunch(e);
+    float *t = d;
+    d = dn;
+    dn = t;
+  }
+  return 0;
+}
+
+int mlp_cuda_zero_grad(struct mlp_cuda *m, struct fox_err *e) {
+  cudaCheck(cudaMemset(m->g, 0, m->n_params * sizeof(float)), e);
+  return 0;
+}
+
+int mlp_cuda_clip(struct mlp_cuda *m, double max_norm, double *norm, struct fox_err *e) {
+  cublasHandle_t h = (cublasHandle_t)m->blas;
+  float nrm = 0.0f;
+  cublasCheck(cublasSnrm2(h, (int)m->n_params, m->g, 1, &nrm), e);
+  *norm = nrm;
+  float coef = (float)(max_norm / ((double)nrm + 1e-6));
+  if (coef < 1.0f)
+    cublasCheck(cublasSscal(h, (int)m->n_params, &coef, m->g, 1), e);
+  return 0;
+}
+
+int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, struct fox_err *e) {
+  m->adam_t++;
+  double c1 = 1 - pow(0.9, (double)m->adam_t), c2 = 1 - pow(0.999, (double)m->adam_t);
+  adam_kernel<<<grid_(m->n_params), BLK_>>>(m->w, m->g, m->adam_m, m->adam_v, m->n_params, 0.9f,
+                                            0.999f, (float)(lr / c1), (float)(1.0 / sqrt(c2)),
+                                            (float)eps);
+  cudaCheckLaunch(e);
+  return 0;
+}

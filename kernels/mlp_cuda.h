@@ -1,0 +1,51 @@
+/* The MLP on a CUDA device: cuBLAS GEMMs plus small fused kernels (bias + ReLU, the ReLU mask,
+ * bias gradients, Adam), with the CPU twin's layout and semantics (src/agents/mlp.h), so that
+ * a test can load the same parameters into both and compare. All arrays live on the device. */
+#ifndef FOX_MLP_CUDA_H
+#define FOX_MLP_CUDA_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FOX_MLP_CUDA_MAX 9
+
+struct mlp_cuda {
+  int n_layers;
+  int dims[FOX_MLP_CUDA_MAX + 1];
+  size_t n_params;
+  size_t offset[FOX_MLP_CUDA_MAX];
+  float *w, *g; /* device, CPU layout: W_l [dims[l+1], dims[l]] then b_l */
+  int batch_cap;
+  float *act[FOX_MLP_CUDA_MAX + 1], *delta[2];
+  void *blas; /* cublasHandle_t */
+  float *adam_m, *adam_v;
+  long adam_t;
+};
+
+int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
+                    struct fox_err *e);
+void mlp_cuda_free(struct mlp_cuda *m);
+/* Parameters and gradients to and from host arrays of n_params floats. */
+int mlp_cuda_set_params(struct mlp_cuda *m, const float *host, struct fox_err *e);
+int mlp_cuda_get_params(const struct mlp_cuda *m, float *host, struct fox_err *e);
+int mlp_cuda_get_grads(const struct mlp_cuda *m, float *host, struct fox_err *e);
+/* x [batch, in] and out [batch, out] are device arrays, row-major like the CPU twin. */
+int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
+                     struct fox_err *e);
+int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct fox_err *e);
+int mlp_cuda_zero_grad(struct mlp_cuda *m, struct fox_err *e);
+/* clip_grad_norm_: *norm gets the norm before scaling. */
+int mlp_cuda_clip(struct mlp_cuda *m, double max_norm, double *norm, struct fox_err *e);
+/* One Adam step (beta 0.9/0.999) over the parameters with the current gradients. */
+int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, struct fox_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
