@@ -129,10 +129,8 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
   return rc;
 }
 
-static const char *split_name_(int s) { return s == 0 ? "train" : s == 1 ? "val" : "test"; }
-
 void backtest_print_json(FILE *f, const struct backtest_run *r) {
-  fprintf(f, "{\"split\": \"%s\", ", split_name_(r->split));
+  fprintf(f, "{\"split\": \"%s\", ", dataset_split_name(r->split));
   metrics_json_fields(f, &r->mean);
   fprintf(f, ", \"folds\": [");
   for (int j = 0; j < r->nfolds; j++) {
@@ -148,7 +146,7 @@ void backtest_print_table(FILE *f, const struct backtest_run *r) {
   static const char *const units[FOX_NMETRICS] = {
       "fraction", "annualised", "annualised", "fraction", "fraction/yr", "ratio",
       "round trips", "fraction", "ratio", "of bars", "quote ccy", "bars"};
-  fprintf(f, "# backtest on the %s split: bars [%lld, %lld), %d fold%s\n", split_name_(r->split),
+  fprintf(f, "# backtest on the %s split: bars [%lld, %lld), %d fold%s\n", dataset_split_name(r->split),
           (long long)r->begin, (long long)r->end, r->nfolds, r->nfolds > 1 ? "s" : "");
   fprintf(f, "%-15s %-12s %16s", "metric", "unit", r->nfolds > 1 ? "mean" : "value");
   for (int j = 0; r->nfolds > 1 && j < r->nfolds; j++)
@@ -180,7 +178,7 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   if (rc == 0)
     rc = h5io_write(g, "folds", H5T_NATIVE_INT32, r->folds, (size_t)r->nfolds, 2, 0, e);
   if (rc == 0)
-    rc = h5io_attr_write_str(g, "split", split_name_(r->split), e);
+    rc = h5io_attr_write_str(g, "split", dataset_split_name(r->split), e);
   H5Gclose(g);
   FOX_TRY(rc);
   return experience_write(f, "experience", cfg->experience, n, r->actions, r->rewards, r->labels,

@@ -92,7 +92,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   if (policy) {
     FOX_TRY(trial_read_h5(policy, &cfg, &ag, e));
     if (!split_name)
-      split_name = cfg.eval_split == 0 ? "train" : cfg.eval_split == 1 ? "val" : "test";
+      split_name = dataset_split_name(cfg.eval_split);
   }
   int rc = 0;
   for (int i = 0; rc == 0 && i < nset; i++)

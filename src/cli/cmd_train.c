@@ -24,8 +24,6 @@ static const char usage_[] =
     "exit codes: 0 ok, 1 failure (a diverged trial too: status failed in trial.h5),\n"
     "            2 bad usage or config (FILE:LINE and key named), 3 bad data\n";
 
-static const char *split_prefix_(int s) { return s == 0 ? "train" : s == 1 ? "val" : "test"; }
-
 static int mkdirs_(const char *dir, struct fox_err *e) {
   char buf[4096];
   snprintf(buf, sizeof buf, "%s", dir);
@@ -107,7 +105,7 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
       printf("{\"status\": \"complete\", \"epochs\": %d", res.epochs_done);
       for (int m = 0; m < FOX_NMETRICS; m++) {
         double x = metrics_get(&res.final, m);
-        printf(", \"%s.%s\": ", split_prefix_(cfg.eval_split), metrics_names[m]);
+        printf(", \"%s.%s\": ", dataset_split_name(cfg.eval_split), metrics_names[m]);
         if (x == x && x - x == 0)
           printf("%.17g", x);
         else

@@ -16,6 +16,10 @@ int dataset_split_index(const char *name) {
   return -1;
 }
 
+const char *dataset_split_name(int split) {
+  return split == FOX_SPLIT_TRAIN ? "train" : split == FOX_SPLIT_VAL ? "val" : "test";
+}
+
 int dataset_parse_split(const char *s, double frac[3], struct fox_err *e) {
   char tail;
   if (sscanf(s, "%lf,%lf,%lf%c", &frac[0], &frac[1], &frac[2], &tail) != 3)

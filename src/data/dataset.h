@@ -40,6 +40,8 @@ int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
 int dataset_parse_split(const char *s, double frac[3], struct fox_err *e);
 void dataset_free(struct dataset *ds);
 int dataset_split_index(const char *name);
+/* "train", "val" or "test". */
+const char *dataset_split_name(int split);
 
 /* dataset_h5.c: the file format. write goes through a temporary name and rename. */
 int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e);

@@ -182,8 +182,8 @@ int trial_run(const struct config *cfg, const struct dataset *ds, const struct b
       fprintf(log, "epoch %3d/%d  %10.0f env-steps/s  loss %-11.5g  %s.sharpe %-9.4g  "
                    "%s.total_return %.5g\n",
               ep + 1, cfg->epochs, row->env_steps_per_s, row->loss,
-              cfg->eval_split == FOX_SPLIT_TEST ? "test" : "val", row->eval.sharpe,
-              cfg->eval_split == FOX_SPLIT_TEST ? "test" : "val", row->eval.total_return);
+              dataset_split_name(cfg->eval_split), row->eval.sharpe,
+              dataset_split_name(cfg->eval_split), row->eval.total_return);
   }
   step_buf_free_(&b);
   venv_free(&v);
