@@ -134,6 +134,17 @@ int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *acti
   return rc;
 }
 
+void dqn_sync_target(struct dqn *d) {
+  size_t n = d->online.n_params;
+  if (d->cfg.tau >= 1.0) {
+    memcpy(d->target.w, d->online.w, n * sizeof(float));
+    return;
+  }
+  float tau = (float)d->cfg.tau;
+  for (size_t i = 0; i < n; i++)
+    d->target.w[i] = tau * d->online.w[i] + (1.0f - tau) * d->target.w[i];
+}
+
 static int update_(struct dqn *d, double *loss, struct fox_err *e) {
   size_t b = (size_t)d->cfg.batch_size;
   replay_sample(&d->rb, &d->rng, b, d->bidx);
@@ -171,7 +182,7 @@ static int update_(struct dqn *d, double *loss, struct fox_err *e) {
   adam_step(&d->opt, d->online.w, d->online.g, d->cfg.lr);
   d->updates++;
   if (d->updates % d->cfg.target_update == 0)
-    memcpy(d->target.w, d->online.w, d->online.n_params * sizeof(float));
+    dqn_sync_target(d);
   return 0;
 }
 

@@ -47,6 +47,9 @@ int dqn_observe(struct dqn *d, int n, const float *s, const uint8_t *a, const fl
  * q_online given) or argmax Q_target(s') (q_online NULL). Ties take the lowest action. */
 void dqn_targets(const float *q_target, const float *q_online, const float *r,
                  const uint8_t *terminal, double gamma, size_t n, float *y);
+/* The target network follows the online one: a copy (tau 1) or target = tau online +
+ * (1 - tau) target (SB3's soft update). */
+void dqn_sync_target(struct dqn *d);
 /* Dueling: Q = V + A - mean(A) from raw [n, 4]; and its backward. */
 void dqn_dueling(const float *raw, size_t n, float *q);
 void dqn_dueling_backward(const float *dq, size_t n, float *draw);

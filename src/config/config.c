@@ -69,6 +69,7 @@ static const struct param_ params_[] = {
     {"dqn.double", P_BOOL, D_(double_q), 0, 1, 0, NULL, "true or false"},
     {"dqn.dueling", P_BOOL, D_(dueling), 0, 1, 0, NULL, "true or false"},
     {"dqn.max_grad_norm", P_DOUBLE, D_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
+    {"dqn.tau", P_DOUBLE, D_(tau), 0, 1, 1, NULL, "a number in (0, 1]"},
     {"ppo.hidden", P_LAYERS, PP_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
     {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
     {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer >= 1"},
@@ -126,7 +127,8 @@ void config_defaults(struct config *c) {
                                .eps_fraction = 0.5,
                                .double_q = 1,
                                .dueling = 0,
-                               .max_grad_norm = 10};
+                               .max_grad_norm = 10,
+                               .tau = 1.0};
   c->ppo = (struct ppo_config){.hidden = {64, 64},
                                .n_hidden = 2,
                                .lr = 2.5e-4,

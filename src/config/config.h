@@ -26,6 +26,7 @@ struct dqn_config {
   double eps_start, eps_end, eps_fraction;
   int double_q, dueling;
   double max_grad_norm;
+  double tau; /* 1: hard target copies; below 1: Polyak averaging at each target update */
 };
 
 struct ppo_config {

@@ -58,6 +58,22 @@ int main(void) {
   /* Epsilon: 1 -> 0.05 over half of 1000 transitions, then flat. */
   struct config cfg;
   config_defaults(&cfg);
+  /* Target updates: tau 1 copies; tau 0.25 moves a quarter of the way. */
+  struct fox_err te = {0};
+  struct dqn dqa;
+  cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 8, cfg.dqn.buffer_size = 16, cfg.dqn.batch_size = 4;
+  CHECK(dqn_create(&dqa, &cfg.dqn, 1, &te) == 0, "%s", te.msg);
+  for (size_t i = 0; i < dqa.online.n_params; i++)
+    dqa.online.w[i] = 2.0f, dqa.target.w[i] = 0.0f;
+  dqa.cfg.tau = 0.25;
+  dqn_sync_target(&dqa);
+  CHECK(dqa.target.w[0] == 0.5f && dqa.target.w[dqa.online.n_params - 1] == 0.5f, "soft update %g",
+        dqa.target.w[0]);
+  dqa.cfg.tau = 1.0;
+  dqn_sync_target(&dqa);
+  CHECK(dqa.target.w[3] == 2.0f, "hard update %g", dqa.target.w[3]);
+  dqn_free(&dqa);
+  config_defaults(&cfg);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 0, 1000), 1, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 250, 1000), 0.525, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 500, 1000), 0.05, 0, 1e-12);
