@@ -294,7 +294,7 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
   size_t line = 0;
   enum csv_format fmt = 0;
   int64_t prev_ts = 0;
-  int have_prev = 0;
+  int have_prev = 0, last_repaired = 0;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
@@ -336,15 +336,29 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
     if (parse_row_(name, line, f, nf, fmt, have_prev, prev_ts, &ts, px, &row) != 0) {
       if (!opt->skip_bad_rows)
         return fox_errf(e, row.code, "%s", row.msg);
+      struct fox_err unordered = {0};
+      size_t k = out->n;
+      /* A good row out of order with the last kept one, but in order with the one before it:
+       * the last kept row is the stray (a far-future time), not this and every later row. */
+      if (k >= 2 && parse_row_(name, line, f, nf, fmt, 0, 0, &ts, px, &unordered) == 0 &&
+          ts > out->ts[k - 2]) {
+        out->n--;
+        rep->repaired_opens -= last_repaired;
+        prev_ts = out->ts[k - 2];
+      } else {
+        rep->skipped++;
+        p = next;
+        continue;
+      }
       rep->skipped++;
-      p = next;
-      continue;
     }
+    last_repaired = 0;
     if (px[0] > px[1] || px[0] < px[2]) {
       /* BitMEX defines the open as the previous close: widen the range rather than reject. */
       px[1] = px[0] > px[1] ? px[0] : px[1];
       px[2] = px[0] < px[2] ? px[0] : px[2];
       rep->repaired_opens++;
+      last_repaired = 1;
     }
     FOX_TRY(bars_push(out, ts, px[0], px[1], px[2], px[3], px[4], e));
     prev_ts = ts;

@@ -89,6 +89,14 @@ int main(void) {
         "ms then us rows: %s", e.msg);
   bars_free(&b);
 
+  /* --skip-bad-rows and one far-future row: the stray row goes, the rest of the file stays. */
+  rc = parse_("60,1,1,1,1,1\n120,1,1,1,1,1\n4102444800,2,1,1,1,1\n180,1,1,1,1,1\n240,1,1,1,1,1\n",
+              &skip, &b, &r, &e);
+  CHECK(rc == 0 && b.n == 4 && r.skipped == 1 && b.ts[2] == 180 && b.ts[3] == 240,
+        "stray future row dropped: %zu bars, %zu skipped, %s", b.n, r.skipped, e.msg);
+  CHECK(r.repaired_opens == 0, "its repaired open is not counted (%zu)", r.repaired_opens);
+  bars_free(&b);
+
   bad_("", "in.csv", "empty file");
   bad_("60,1,1,1,1,1\n120,1,2e15,1,1,1\n", "in.csv:2", "field 'high': 2e+15 is beyond");
   bad_("60,1,1,1,1,1\n120,1,1,1,1,1e31\n", "in.csv:2", "field 'volume'");
