@@ -2,6 +2,7 @@
  * dataset_upload.cu and env_kernels.cu. */
 #include <stdio.h>
 
+#include "agents/net.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 
@@ -76,6 +77,7 @@ extern "C" const struct backend *backend_cuda(void) {
     b.env_step = cuda_env_step;
     b.backtest = cuda_backtest;
     b.portfolio_sim = cuda_portfolio_sim;
+    b.nets = &net_cuda_ops;
     b.name = "cuda";
   }
   return &b;

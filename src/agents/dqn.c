@@ -52,16 +52,15 @@ double dqn_epsilon(const struct dqn_config *c, long t, long total) {
   return c->eps_start + frac * (c->eps_end - c->eps_start);
 }
 
-int dqn_create(struct dqn *d, const struct dqn_config *c, uint64_t seed, struct fox_err *e) {
+int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *ops,
+               uint64_t seed, struct fox_err *e) {
   memset(d, 0, sizeof *d);
   d->cfg = *c;
   d->out = c->dueling ? FOX_NACTIONS + 1 : FOX_NACTIONS;
   rng_seed(&d->rng, seed);
-  int rc = mlp_create(&d->online, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, e);
+  int rc = net_create(&d->online, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, 1e-8, e);
   if (rc == 0)
-    rc = mlp_create(&d->target, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, e);
-  if (rc == 0)
-    rc = adam_create(&d->opt, d->online.n_params, 1e-8, e);
+    rc = net_create(&d->target, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, 1e-8, e);
   if (rc == 0)
     rc = replay_create(&d->rb, (size_t)c->buffer_size, e);
   size_t b = (size_t)c->batch_size;
@@ -85,15 +84,18 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, uint64_t seed, struct 
     return rc;
   }
   /* CleanRL's layer_init: orthogonal, gain sqrt(2) in the body; the Q head is a value head. */
-  mlp_init(&d->online, &d->rng, 1.0);
-  memcpy(d->target.w, d->online.w, d->online.n_params * sizeof(float));
-  return 0;
+  if (rc == 0)
+    rc = net_init(&d->online, &d->rng, 1.0, e);
+  if (rc == 0)
+    rc = net_blend(&d->target, &d->online, 1.0, e);
+  if (rc != 0)
+    dqn_free(d);
+  return rc;
 }
 
 void dqn_free(struct dqn *d) {
-  mlp_free(&d->online);
-  mlp_free(&d->target);
-  adam_free(&d->opt);
+  net_free(&d->online);
+  net_free(&d->target);
   replay_free(&d->rb);
   free(d->bs), free(d->bs2), free(d->br), free(d->by), free(d->braw), free(d->bq);
   free(d->bqo), free(d->bdq), free(d->bdraw), free(d->ba), free(d->bterm), free(d->bidx);
@@ -101,11 +103,11 @@ void dqn_free(struct dqn *d) {
 }
 
 /* Q-values of a network into q [n, 3], through the dueling head when there is one. */
-static int q_of_(struct dqn *d, struct mlp *net, const float *states, int n, float *q,
+static int q_of_(struct dqn *d, struct net *net, const float *states, int n, float *q,
                  float *raw, struct fox_err *e) {
   if (!d->cfg.dueling)
-    return mlp_forward(net, states, n, q, e);
-  FOX_TRY(mlp_forward(net, states, n, raw, e));
+    return net_forward(net, states, n, q, e);
+  FOX_TRY(net_forward(net, states, n, raw, e));
   dqn_dueling(raw, (size_t)n, q);
   return 0;
 }
@@ -134,15 +136,8 @@ int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *acti
   return rc;
 }
 
-void dqn_sync_target(struct dqn *d) {
-  size_t n = d->online.n_params;
-  if (d->cfg.tau >= 1.0) {
-    memcpy(d->target.w, d->online.w, n * sizeof(float));
-    return;
-  }
-  float tau = (float)d->cfg.tau;
-  for (size_t i = 0; i < n; i++)
-    d->target.w[i] = tau * d->online.w[i] + (1.0f - tau) * d->target.w[i];
+int dqn_sync_target(struct dqn *d, struct fox_err *e) {
+  return net_blend(&d->target, &d->online, d->cfg.tau, e);
 }
 
 static int update_(struct dqn *d, double *loss, struct fox_err *e) {
@@ -171,18 +166,18 @@ static int update_(struct dqn *d, double *loss, struct fox_err *e) {
   memset(d->bdq, 0, b * FOX_NACTIONS * sizeof(float));
   for (size_t i = 0; i < b; i++)
     d->bdq[i * FOX_NACTIONS + d->ba[i]] = dpred[i];
-  mlp_zero_grad(&d->online);
+  FOX_TRY(net_zero_grad(&d->online, e));
   if (d->cfg.dueling) {
     dqn_dueling_backward(d->bdq, b, d->bdraw);
-    mlp_backward(&d->online, d->bdraw, nb);
+    FOX_TRY(net_backward(&d->online, d->bdraw, nb, e));
   } else {
-    mlp_backward(&d->online, d->bdq, nb);
+    FOX_TRY(net_backward(&d->online, d->bdq, nb, e));
   }
-  grad_clip(d->online.g, d->online.n_params, d->cfg.max_grad_norm);
-  adam_step(&d->opt, d->online.w, d->online.g, d->cfg.lr);
+  struct net *nets[1] = {&d->online};
+  FOX_TRY(net_clip_step(nets, 1, d->cfg.max_grad_norm, d->cfg.lr, e));
   d->updates++;
   if (d->updates % d->cfg.target_update == 0)
-    dqn_sync_target(d);
+    FOX_TRY(dqn_sync_target(d, e));
   return 0;
 }
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agents/mlp.h"
+#include "agents/net.h"
 #include "agents/replay.h"
 #include "config/config.h"
 
@@ -16,8 +16,7 @@
 struct dqn {
   struct dqn_config cfg;
   int out; /* network outputs: 3 Q-values, or V and 3 advantages when dueling */
-  struct mlp online, target;
-  struct adam opt;
+  struct net online, target;
   struct replay rb;
   struct rng rng;
   long transitions, updates;
@@ -28,7 +27,9 @@ struct dqn {
   size_t *bidx;
 };
 
-int dqn_create(struct dqn *d, const struct dqn_config *c, uint64_t seed, struct fox_err *e);
+/* The networks live where `ops` puts them (the backend's `nets`). */
+int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *ops,
+               uint64_t seed, struct fox_err *e);
 void dqn_free(struct dqn *d);
 /* The exploration rate after t of `total` transitions: eps_start to eps_end over
  * eps_fraction * total, then flat. */
@@ -49,7 +50,7 @@ void dqn_targets(const float *q_target, const float *q_online, const float *r,
                  const uint8_t *terminal, double gamma, size_t n, float *y);
 /* The target network follows the online one: a copy (tau 1) or target = tau online +
  * (1 - tau) target (SB3's soft update). */
-void dqn_sync_target(struct dqn *d);
+int dqn_sync_target(struct dqn *d, struct fox_err *e);
 /* Dueling: Q = V + A - mean(A) from raw [n, 4]; and its backward. */
 void dqn_dueling(const float *raw, size_t n, float *q);
 void dqn_dueling_backward(const float *dq, size_t n, float *draw);

@@ -25,19 +25,15 @@ void ppo_gae(int T, int N, const float *rewards, const float *values, const uint
 }
 
 int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
-               uint64_t seed, struct fox_err *e) {
+               const struct net_ops *ops, uint64_t seed, struct fox_err *e) {
   memset(p, 0, sizeof *p);
   p->cfg = *c;
   p->n_envs = n_envs;
   p->num_updates = num_updates;
   rng_seed(&p->rng, seed);
-  int rc = mlp_create(&p->actor, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, e);
+  int rc = net_create(&p->actor, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, 1e-5, e);
   if (rc == 0)
-    rc = mlp_create(&p->critic, FOX_STATE_DIM, c->hidden, c->n_hidden, 1, e);
-  if (rc == 0)
-    rc = adam_create(&p->opt_actor, p->actor.n_params, 1e-5, e);
-  if (rc == 0)
-    rc = adam_create(&p->opt_critic, p->critic.n_params, 1e-5, e);
+    rc = net_create(&p->critic, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, 1, 1e-5, e);
   size_t n = (size_t)c->n_steps * n_envs, m = (n + c->minibatches - 1) / c->minibatches;
   p->obs = malloc(n * FOX_STATE_DIM * sizeof(float));
   p->logp = malloc(n * sizeof(float));
@@ -68,16 +64,18 @@ int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_u
     return rc;
   }
   /* CleanRL's layer_init: orthogonal sqrt(2) body, policy head 0.01, value head 1.0. */
-  mlp_init(&p->actor, &p->rng, 0.01);
-  mlp_init(&p->critic, &p->rng, 1.0);
-  return 0;
+  if (rc == 0)
+    rc = net_init(&p->actor, &p->rng, 0.01, e);
+  if (rc == 0)
+    rc = net_init(&p->critic, &p->rng, 1.0, e);
+  if (rc != 0)
+    ppo_free(p);
+  return rc;
 }
 
 void ppo_free(struct ppo *p) {
-  mlp_free(&p->actor);
-  mlp_free(&p->critic);
-  adam_free(&p->opt_actor);
-  adam_free(&p->opt_critic);
+  net_free(&p->actor);
+  net_free(&p->critic);
   void *bufs[] = {p->obs,       p->logp,      p->values,     p->rewards,    p->adv,
                   p->ret,       p->actions,   p->dones,      p->mb_obs,     p->mb_logits,
                   p->mb_dlogits, p->mb_values, p->mb_dvalues, p->mb_adv,    p->mb_oldlogp,
@@ -88,7 +86,7 @@ void ppo_free(struct ppo *p) {
 }
 
 int ppo_value(struct ppo *p, const float *states, int n, float *values, struct fox_err *e) {
-  return mlp_forward(&p->critic, states, n, values, e);
+  return net_forward(&p->critic, states, n, values, e);
 }
 
 int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *logp,
@@ -96,7 +94,7 @@ int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *
   float *logits = malloc((size_t)n * NA_ * sizeof *logits);
   if (!logits)
     return fox_errf(e, FOX_EFAIL, "ppo: out of memory");
-  int rc = mlp_forward(&p->actor, states, n, logits, e);
+  int rc = net_forward(&p->actor, states, n, logits, e);
   for (int i = 0; rc == 0 && i < n; i++) {
     double lp[NA_], h, u = rng_uniform(&p->rng), acc = 0;
     log_softmax3(logits + (size_t)i * NA_, lp, &h);
@@ -185,31 +183,19 @@ int ppo_update(struct ppo *p, const float *last_states, struct ppo_stats *st, st
       double sd = m > 1 ? sqrt(var / (double)(m - 1)) : 0.0; /* torch's std: ddof 1 */
       for (size_t j = 0; j < m; j++)
         p->mb_adv[j] = (float)((p->mb_adv[j] - mean) / (sd + 1e-8));
-      FOX_TRY(mlp_forward(&p->actor, p->mb_obs, (int)m, p->mb_logits, e));
-      FOX_TRY(mlp_forward(&p->critic, p->mb_obs, (int)m, p->mb_values, e));
+      FOX_TRY(net_forward(&p->actor, p->mb_obs, (int)m, p->mb_logits, e));
+      FOX_TRY(net_forward(&p->critic, p->mb_obs, (int)m, p->mb_values, e));
       struct ppo_stats s;
       ppo_loss(p->mb_logits, p->mb_values, p->mb_act, p->mb_oldlogp, p->mb_oldv, p->mb_adv,
                p->mb_ret, m, p->cfg.clip, p->cfg.ent_coef, p->cfg.vf_coef, p->mb_dlogits,
                p->mb_dvalues, &s);
-      mlp_zero_grad(&p->actor);
-      mlp_zero_grad(&p->critic);
-      mlp_backward(&p->actor, p->mb_dlogits, (int)m);
-      mlp_backward(&p->critic, p->mb_dvalues, (int)m);
+      FOX_TRY(net_zero_grad(&p->actor, e));
+      FOX_TRY(net_zero_grad(&p->critic, e));
+      FOX_TRY(net_backward(&p->actor, p->mb_dlogits, (int)m, e));
+      FOX_TRY(net_backward(&p->critic, p->mb_dvalues, (int)m, e));
       /* One global norm over both networks, as clip_grad_norm_(agent.parameters()). */
-      double sq = 0;
-      for (size_t i = 0; i < p->actor.n_params; i++)
-        sq += (double)p->actor.g[i] * p->actor.g[i];
-      for (size_t i = 0; i < p->critic.n_params; i++)
-        sq += (double)p->critic.g[i] * p->critic.g[i];
-      double coef = p->cfg.max_grad_norm / (sqrt(sq) + 1e-6);
-      if (coef < 1) {
-        for (size_t i = 0; i < p->actor.n_params; i++)
-          p->actor.g[i] = (float)(p->actor.g[i] * coef);
-        for (size_t i = 0; i < p->critic.n_params; i++)
-          p->critic.g[i] = (float)(p->critic.g[i] * coef);
-      }
-      adam_step(&p->opt_actor, p->actor.w, p->actor.g, lr);
-      adam_step(&p->opt_critic, p->critic.w, p->critic.g, lr);
+      struct net *nets[2] = {&p->actor, &p->critic};
+      FOX_TRY(net_clip_step(nets, 2, p->cfg.max_grad_norm, lr, e));
       sum.loss += s.loss, sum.pg_loss += s.pg_loss, sum.v_loss += s.v_loss;
       sum.entropy += s.entropy, sum.approx_kl += s.approx_kl, sum.clipfrac += s.clipfrac;
       count++;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agents/mlp.h"
+#include "agents/net.h"
 #include "agents/ppo_loss.h"
 #include "config/config.h"
 
@@ -15,8 +15,7 @@ struct ppo {
   struct ppo_config cfg;
   int n_envs;
   long num_updates, updates; /* rollouts planned for the run, and done */
-  struct mlp actor, critic;
-  struct adam opt_actor, opt_critic;
+  struct net actor, critic;
   struct rng rng;
   int t; /* rollout steps filled */
   float *obs, *logp, *values, *rewards, *adv, *ret; /* [n_steps * n_envs (* 54)] */
@@ -29,7 +28,7 @@ struct ppo {
 };
 
 int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
-               uint64_t seed, struct fox_err *e);
+               const struct net_ops *ops, uint64_t seed, struct fox_err *e);
 void ppo_free(struct ppo *p);
 /* Samples actions for n states; logp and values may be NULL. */
 int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *logp,

@@ -25,7 +25,8 @@ struct device_dataset {
   int device;      /* CUDA device ordinal, -1 on the CPU */
 };
 
-struct venv; /* src/env/venv.h */
+struct venv;    /* src/env/venv.h */
+struct net_ops; /* src/agents/net.h */
 
 /* A backtest of consecutive folds [folds[2j], folds[2j+1]) with one action per bar of their
  * union (host memory); each fold starts from initial capital. */
@@ -67,6 +68,8 @@ struct backend {
    * (host [bars, 3]) and each fold's final portfolio (host [nfolds], may be NULL). */
   int (*portfolio_sim)(const struct device_dataset *d, const struct bt_request *rq, float *pf,
                        struct env_state *final_state, struct fox_err *e);
+  /* The agents' networks. */
+  const struct net_ops *nets;
 };
 
 const struct backend *backend_cpu(void);

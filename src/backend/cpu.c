@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/net.h"
 #include "backend/backend.h"
 #include "env/venv.h"
 #include "norm_step.h"
@@ -147,6 +148,7 @@ const struct backend *backend_cpu(void) {
       .env_step = cpu_env_step_,
       .backtest = cpu_backtest_,
       .portfolio_sim = cpu_portfolio_sim_,
+      .nets = &net_cpu_ops,
   };
   return &b;
 }

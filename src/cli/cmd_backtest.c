@@ -88,9 +88,11 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
                     "required\n%s", usage_);
   if (policy && folds != 1)
     return fox_errf(e, FOX_EUSAGE, "backtest --policy: one fold only (got --folds %lld)", folds);
+  const struct backend *be = NULL;
+  FOX_TRY(backend_select(backend, &be, e));
   struct agent ag;
   if (policy) {
-    FOX_TRY(trial_read_h5(policy, &cfg, &ag, e));
+    FOX_TRY(trial_read_h5(policy, be->nets, &cfg, &ag, e));
     if (!split_name)
       split_name = dataset_split_name(cfg.eval_split);
   }
@@ -100,9 +102,6 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   int split = dataset_split_index(split_name ? split_name : "val");
   if (rc == 0 && split < 0)
     rc = fox_errf(e, FOX_EUSAGE, "--split '%s': expected train, val or test", split_name);
-  const struct backend *be = NULL;
-  if (rc == 0)
-    rc = backend_select(backend, &be, e);
   if (rc != 0) {
     if (policy)
       agent_free(&ag);

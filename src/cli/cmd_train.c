@@ -89,7 +89,8 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
   }
   struct agent ag;
   struct trial_result res = {0};
-  int made = (rc = agent_create(&ag, &cfg, trial_ppo_updates(&cfg, &ds), trial_seed(&cfg, 2), e)) == 0;
+  int made = (rc = agent_create(&ag, &cfg, be->nets, trial_ppo_updates(&cfg, &ds),
+                                 trial_seed(&cfg, 2), e)) == 0;
   if (rc == 0)
     rc = mkdirs_(outdir, e);
   if (rc == 0)

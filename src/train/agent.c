@@ -7,13 +7,13 @@
 
 #include "norm_step.h"
 
-int agent_create(struct agent *a, const struct config *cfg, long num_updates, uint64_t seed,
-                 struct fox_err *e) {
+int agent_create(struct agent *a, const struct config *cfg, const struct net_ops *ops,
+                 long num_updates, uint64_t seed, struct fox_err *e) {
   memset(a, 0, sizeof *a);
   a->algo = cfg->algo;
   if (a->algo == FOX_ALGO_DQN)
-    return dqn_create(&a->dqn, &cfg->dqn, seed, e);
-  return ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, seed, e);
+    return dqn_create(&a->dqn, &cfg->dqn, ops, seed, e);
+  return ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, ops, seed, e);
 }
 
 void agent_free(struct agent *a) {
@@ -24,7 +24,7 @@ void agent_free(struct agent *a) {
   memset(a, 0, sizeof *a);
 }
 
-struct mlp *agent_policy_net(struct agent *a) {
+struct net *agent_policy_net(struct agent *a) {
   return a->algo == FOX_ALGO_DQN ? &a->dqn.online : &a->ppo.actor;
 }
 
@@ -34,7 +34,7 @@ int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
   if (!q)
     return fox_errf(e, FOX_EFAIL, "agent: out of memory");
   int rc = a->algo == FOX_ALGO_DQN ? dqn_q(&a->dqn, states, n, q, e)
-                                   : mlp_forward(&a->ppo.actor, states, n, q, e);
+                                   : net_forward(&a->ppo.actor, states, n, q, e);
   for (int i = 0; rc == 0 && i < n; i++) {
     const float *x = q + (size_t)i * FOX_NACTIONS;
     int best = 0;
@@ -78,16 +78,22 @@ int agent_backtest(struct agent *a, const struct backend *be, const struct datas
   return rc;
 }
 
-static int finite_(const float *w, size_t n) {
-  for (size_t i = 0; i < n; i++)
+static int finite_(const struct net *n, int *finite, struct fox_err *e) {
+  float *w = malloc(n->n_params * sizeof *w);
+  if (!w)
+    return fox_errf(e, FOX_EFAIL, "agent: out of memory");
+  int rc = net_get_params(n, w, e);
+  for (size_t i = 0; rc == 0 && i < n->n_params; i++)
     if (!isfinite(w[i]))
-      return 0;
-  return 1;
+      *finite = 0;
+  free(w);
+  return rc;
 }
 
-int agent_finite(const struct agent *a) {
+int agent_finite(const struct agent *a, int *finite, struct fox_err *e) {
+  *finite = 1;
   if (a->algo == FOX_ALGO_DQN)
-    return finite_(a->dqn.online.w, a->dqn.online.n_params);
-  return finite_(a->ppo.actor.w, a->ppo.actor.n_params) &&
-         finite_(a->ppo.critic.w, a->ppo.critic.n_params);
+    return finite_(&a->dqn.online, finite, e);
+  FOX_TRY(finite_(&a->ppo.actor, finite, e));
+  return finite_(&a->ppo.critic, finite, e);
 }

@@ -14,12 +14,13 @@ struct agent {
   struct ppo ppo;
 };
 
-/* Builds the networks of cfg->algo (initialised from the seed); num_updates is PPO's plan. */
-int agent_create(struct agent *a, const struct config *cfg, long num_updates, uint64_t seed,
-                 struct fox_err *e);
+/* Builds the networks of cfg->algo where `ops` puts them (a backend's `nets`), initialised from
+ * the seed; num_updates is PPO's plan. */
+int agent_create(struct agent *a, const struct config *cfg, const struct net_ops *ops,
+                 long num_updates, uint64_t seed, struct fox_err *e);
 void agent_free(struct agent *a);
 /* The network that decides: the Q-network (DQN) or the actor (PPO). */
-struct mlp *agent_policy_net(struct agent *a);
+struct net *agent_policy_net(struct agent *a);
 /* Greedy actions: argmax Q or argmax logits; ties take the lowest action. */
 int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
                  struct fox_err *e);
@@ -28,7 +29,7 @@ int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
                    const struct device_dataset *dev, const struct config *cfg, int split,
                    struct backtest_run *out, struct fox_err *e);
-/* 1 when every weight is finite. */
-int agent_finite(const struct agent *a);
+/* *finite = 1 when every weight is finite. */
+int agent_finite(const struct agent *a, int *finite, struct fox_err *e);
 
 #endif

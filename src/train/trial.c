@@ -159,7 +159,10 @@ int trial_run(const struct config *cfg, const struct dataset *ds, const struct b
     }
     if (rc != 0 || out->status != FOX_TRIAL_COMPLETE)
       break;
-    if (!agent_finite(ag)) {
+    int finite;
+    if ((rc = agent_finite(ag, &finite, e)) != 0)
+      break;
+    if (!finite) {
       fail_(out, "diverged: a weight is not finite after epoch %d (%ld transitions)", ep + 1,
             out->transitions);
       break;

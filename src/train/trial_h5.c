@@ -7,8 +7,15 @@
 #include "util/fsutil.h"
 #include "util/h5io.h"
 
-static int write_net_(hid_t g, const char *name, const struct mlp *m, struct fox_err *e) {
-  FOX_TRY(h5io_write(g, name, H5T_NATIVE_FLOAT, m->w, m->n_params, 0, 0, e));
+static int write_net_(hid_t g, const char *name, const struct net *m, struct fox_err *e) {
+  float *w = malloc(m->n_params * sizeof *w);
+  if (!w)
+    return fox_errf(e, FOX_EFAIL, "trial.h5: out of memory");
+  int st = net_get_params(m, w, e);
+  if (st == 0)
+    st = h5io_write(g, name, H5T_NATIVE_FLOAT, w, m->n_params, 0, 0, e);
+  free(w);
+  FOX_TRY(st);
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   h5Check(d, e, name);
   int rc = h5io_attr_write(d, "dims", H5T_NATIVE_INT, m->dims, (size_t)m->n_layers + 1, e);
@@ -108,9 +115,9 @@ int trial_write_h5(const char *path, const struct config *cfg, struct agent *age
   return h5io_create_atomic(path, write_body_, &ctx, e);
 }
 
-static int read_net_(hid_t f, const char *name, struct mlp *m, const char *path,
+static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
                      struct fox_err *e) {
-  int dims[FOX_MLP_MAX + 1];
+  int dims[FOX_MAX_LAYERS + 2];
   hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
   if (d < 0)
     return fox_errf(e, FOX_EDATA, "%s: missing %s (not a trained foxopt trial?)", path, name);
@@ -121,11 +128,18 @@ static int read_net_(hid_t f, const char *name, struct mlp *m, const char *path,
     if (dims[l] != m->dims[l])
       return fox_errf(e, FOX_EDATA, "%s: %s layer %d has width %d, its config says %d", path,
                       name, l, dims[l], m->dims[l]);
-  return h5io_read(f, name, H5T_NATIVE_FLOAT, m->w, m->n_params, 0, path, e);
+  float *w = malloc(m->n_params * sizeof *w);
+  if (!w)
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  rc = h5io_read(f, name, H5T_NATIVE_FLOAT, w, m->n_params, 0, path, e);
+  if (rc == 0)
+    rc = net_set_params(m, w, e);
+  free(w);
+  return rc;
 }
 
-static int read_body_(hid_t f, const char *path, struct config *cfg, struct agent *ag,
-                      struct fox_err *e) {
+static int read_body_(hid_t f, const char *path, const struct net_ops *ops, struct config *cfg,
+                      struct agent *ag, struct fox_err *e) {
   char kind[32];
   if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "trial"))
     return fox_errf(e, FOX_EDATA, "%s: not a trial file from foxopt train", path);
@@ -141,7 +155,7 @@ static int read_body_(hid_t f, const char *path, struct config *cfg, struct agen
     rc = config_load_text(cfg, text, name, NULL, e);
   free(text);
   FOX_TRY(rc);
-  FOX_TRY(agent_create(ag, cfg, 0, 0, e));
+  FOX_TRY(agent_create(ag, cfg, ops, 0, 0, e));
   rc = ag->algo == FOX_ALGO_DQN ? read_net_(f, "/weights/q", &ag->dqn.online, path, e)
                                     : read_net_(f, "/weights/actor", &ag->ppo.actor, path, e);
   if (rc == 0 && ag->algo == FOX_ALGO_PPO)
@@ -151,10 +165,11 @@ static int read_body_(hid_t f, const char *path, struct config *cfg, struct agen
   return rc;
 }
 
-int trial_read_h5(const char *path, struct config *cfg, struct agent *agent, struct fox_err *e) {
+int trial_read_h5(const char *path, const struct net_ops *ops, struct config *cfg,
+                  struct agent *agent, struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
-  int rc = read_body_(f, path, cfg, agent, e);
+  int rc = read_body_(f, path, ops, cfg, agent, e);
   H5Fclose(f);
   return rc;
 }

@@ -7,7 +7,9 @@
 
 int trial_write_h5(const char *path, const struct config *cfg, struct agent *agent,
                    const struct trial_result *r, struct fox_err *e);
-/* Loads the config and the trained networks (agent made here; free with agent_free). */
-int trial_read_h5(const char *path, struct config *cfg, struct agent *agent, struct fox_err *e);
+/* Loads the config and the trained networks into an agent made here on `ops` (free it with
+ * agent_free). */
+int trial_read_h5(const char *path, const struct net_ops *ops, struct config *cfg,
+                  struct agent *agent, struct fox_err *e);
 
 #endif

@@ -62,16 +62,22 @@ int main(void) {
   struct fox_err te = {0};
   struct dqn dqa;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 8, cfg.dqn.buffer_size = 16, cfg.dqn.batch_size = 4;
-  CHECK(dqn_create(&dqa, &cfg.dqn, 1, &te) == 0, "%s", te.msg);
-  for (size_t i = 0; i < dqa.online.n_params; i++)
-    dqa.online.w[i] = 2.0f, dqa.target.w[i] = 0.0f;
+  CHECK(dqn_create(&dqa, &cfg.dqn, &net_cpu_ops, 1, &te) == 0, "%s", te.msg);
+  size_t np = dqa.online.n_params;
+  float *w2 = malloc(np * sizeof *w2), *w0 = calloc(np, sizeof *w0), *wt = malloc(np * sizeof *wt);
+  for (size_t i = 0; i < np; i++)
+    w2[i] = 2.0f;
+  CHECK(net_set_params(&dqa.online, w2, &te) == 0 && net_set_params(&dqa.target, w0, &te) == 0,
+        "%s", te.msg);
   dqa.cfg.tau = 0.25;
-  dqn_sync_target(&dqa);
-  CHECK(dqa.target.w[0] == 0.5f && dqa.target.w[dqa.online.n_params - 1] == 0.5f, "soft update %g",
-        dqa.target.w[0]);
+  CHECK(dqn_sync_target(&dqa, &te) == 0 && net_get_params(&dqa.target, wt, &te) == 0, "%s",
+        te.msg);
+  CHECK(wt[0] == 0.5f && wt[np - 1] == 0.5f, "soft update %g", wt[0]);
   dqa.cfg.tau = 1.0;
-  dqn_sync_target(&dqa);
-  CHECK(dqa.target.w[3] == 2.0f, "hard update %g", dqa.target.w[3]);
+  CHECK(dqn_sync_target(&dqa, &te) == 0 && net_get_params(&dqa.target, wt, &te) == 0, "%s",
+        te.msg);
+  CHECK(wt[3] == 2.0f, "hard update %g", wt[3]);
+  free(w2), free(w0), free(wt);
   dqn_free(&dqa);
   config_defaults(&cfg);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 0, 1000), 1, 0, 1e-12);
@@ -89,8 +95,14 @@ int main(void) {
   cfg.dqn.learning_starts = 100, cfg.dqn.batch_size = 16, cfg.dqn.buffer_size = 1000;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 16;
   struct agent ag;
-  CHECK(agent_create(&ag, &cfg, 0, 5, &e) == 0, "%s", e.msg);
-  ag.dqn.online.w[3] = NAN;
+  CHECK(agent_create(&ag, &cfg, &net_cpu_ops, 0, 5, &e) == 0, "%s", e.msg);
+  {
+    float *w = malloc(ag.dqn.online.n_params * sizeof *w);
+    CHECK(net_get_params(&ag.dqn.online, w, &e) == 0, "%s", e.msg);
+    w[3] = NAN;
+    CHECK(net_set_params(&ag.dqn.online, w, &e) == 0, "%s", e.msg);
+    free(w);
+  }
   struct trial_result res;
   CHECK(trial_run(&cfg, &ds, backend_cpu(), &dev, &ag, NULL, &res, &e) == 0, "%s", e.msg);
   CHECK(res.status == FOX_TRIAL_FAILED && strstr(res.reason, "diverged"),
@@ -99,7 +111,7 @@ int main(void) {
   trial_result_free(&res);
   agent_free(&ag);
   /* The same trial without the NaN completes both epochs. */
-  CHECK(agent_create(&ag, &cfg, 0, 5, &e) == 0, "%s", e.msg);
+  CHECK(agent_create(&ag, &cfg, &net_cpu_ops, 0, 5, &e) == 0, "%s", e.msg);
   CHECK(trial_run(&cfg, &ds, backend_cpu(), &dev, &ag, NULL, &res, &e) == 0, "%s", e.msg);
   CHECK(res.status == FOX_TRIAL_COMPLETE && res.epochs_done == 2, "complete, %d epochs",
         res.epochs_done);

@@ -1,0 +1,154 @@
+/* The network table's CPU entries (over mlp.c) and the backend-independent helpers. */
+#include "agents/net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/mlp.h"
+
+struct cpu_net_ {
+  struct mlp m;
+  struct adam opt;
+};
+
+static int cpu_create_(void **impl, int in, const int *hidden, int n_hidden, int out,
+                       double adam_eps, struct fox_err *e) {
+  struct cpu_net_ *c = calloc(1, sizeof *c);
+  if (!c)
+    return fox_errf(e, FOX_EFAIL, "net: out of memory");
+  int rc = mlp_create(&c->m, in, hidden, n_hidden, out, e);
+  if (rc == 0)
+    rc = adam_create(&c->opt, c->m.n_params, adam_eps, e);
+  if (rc != 0) {
+    mlp_free(&c->m);
+    free(c);
+    return rc;
+  }
+  *impl = c;
+  return 0;
+}
+
+static void cpu_destroy_(void *impl) {
+  struct cpu_net_ *c = impl;
+  mlp_free(&c->m);
+  adam_free(&c->opt);
+  free(c);
+}
+
+static int cpu_set_params_(void *impl, const float *host, struct fox_err *e) {
+  struct cpu_net_ *c = impl;
+  memcpy(c->m.w, host, c->m.n_params * sizeof(float));
+  return 0;
+}
+
+static int cpu_get_params_(const void *impl, float *host, struct fox_err *e) {
+  const struct cpu_net_ *c = impl;
+  memcpy(host, c->m.w, c->m.n_params * sizeof(float));
+  return 0;
+}
+
+static int cpu_forward_(void *impl, const float *x, int batch, float *y, struct fox_err *e) {
+  return mlp_forward(&((struct cpu_net_ *)impl)->m, x, batch, y, e);
+}
+
+static int cpu_backward_(void *impl, const float *dy, int batch, struct fox_err *e) {
+  mlp_backward(&((struct cpu_net_ *)impl)->m, dy, batch);
+  return 0;
+}
+
+static int cpu_zero_grad_(void *impl, struct fox_err *e) {
+  mlp_zero_grad(&((struct cpu_net_ *)impl)->m);
+  return 0;
+}
+
+static int cpu_grad_sqnorm_(void *impl, double *sq, struct fox_err *e) {
+  const struct mlp *m = &((struct cpu_net_ *)impl)->m;
+  double s = 0;
+  for (size_t i = 0; i < m->n_params; i++)
+    s += (double)m->g[i] * m->g[i];
+  *sq = s;
+  return 0;
+}
+
+static int cpu_step_(void *impl, double scale, double lr, struct fox_err *e) {
+  struct cpu_net_ *c = impl;
+  if (scale != 1.0)
+    for (size_t i = 0; i < c->m.n_params; i++)
+      c->m.g[i] = (float)(c->m.g[i] * scale);
+  adam_step(&c->opt, c->m.w, c->m.g, lr);
+  return 0;
+}
+
+static int cpu_blend_(void *dst, const void *src, double tau, struct fox_err *e) {
+  struct mlp *d = &((struct cpu_net_ *)dst)->m;
+  const struct mlp *s = &((const struct cpu_net_ *)src)->m;
+  if (tau >= 1.0) {
+    memcpy(d->w, s->w, d->n_params * sizeof(float));
+    return 0;
+  }
+  float t = (float)tau;
+  for (size_t i = 0; i < d->n_params; i++)
+    d->w[i] = t * s->w[i] + (1.0f - t) * d->w[i];
+  return 0;
+}
+
+const struct net_ops net_cpu_ops = {
+    "cpu",          cpu_create_,  cpu_destroy_,    cpu_set_params_, cpu_get_params_, cpu_forward_,
+    cpu_backward_,  cpu_zero_grad_, cpu_grad_sqnorm_, cpu_step_,      cpu_blend_,
+};
+
+int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
+               int out, double adam_eps, struct fox_err *e) {
+  memset(n, 0, sizeof *n);
+  if (n_hidden < 0 || n_hidden > FOX_MAX_LAYERS)
+    return fox_errf(e, FOX_EUSAGE, "net: %d hidden layers (at most %d)", n_hidden,
+                    FOX_MAX_LAYERS);
+  FOX_TRY(ops->create(&n->impl, in, hidden, n_hidden, out, adam_eps, e));
+  n->ops = ops;
+  n->n_layers = n_hidden + 1;
+  n->dims[0] = in;
+  for (int l = 0; l < n_hidden; l++)
+    n->dims[l + 1] = hidden[l];
+  n->dims[n->n_layers] = out;
+  for (int l = 0; l < n->n_layers; l++)
+    n->n_params += (size_t)n->dims[l + 1] * (size_t)(n->dims[l] + 1);
+  return 0;
+}
+
+void net_free(struct net *n) {
+  if (n->ops)
+    n->ops->destroy(n->impl);
+  memset(n, 0, sizeof *n);
+}
+
+int net_init(struct net *n, struct rng *r, double head_gain, struct fox_err *e) {
+  struct mlp tmp;
+  FOX_TRY(mlp_create(&tmp, n->dims[0], n->dims + 1, n->n_layers - 1, n->dims[n->n_layers], e));
+  mlp_init(&tmp, r, head_gain);
+  int rc = n->ops->set_params(n->impl, tmp.w, e);
+  mlp_free(&tmp);
+  return rc;
+}
+
+int net_clip_step(struct net *const *nets, int k, double max_norm, double lr, struct fox_err *e) {
+  double sq = 0;
+  for (int i = 0; i < k; i++) {
+    double s;
+    FOX_TRY(nets[i]->ops->grad_sqnorm(nets[i]->impl, &s, e));
+    sq += s;
+  }
+  /* torch.nn.utils.clip_grad_norm_: scale by max_norm / (norm + 1e-6) when that is below 1. */
+  double coef = max_norm / (sqrt(sq) + 1e-6);
+  for (int i = 0; i < k; i++)
+    FOX_TRY(nets[i]->ops->step(nets[i]->impl, coef < 1 ? coef : 1.0, lr, e));
+  return 0;
+}
+
+int net_get_params(const struct net *n, float *host, struct fox_err *e) {
+  return n->ops->get_params(n->impl, host, e);
+}
+
+int net_set_params(struct net *n, const float *host, struct fox_err *e) {
+  return n->ops->set_params(n->impl, host, e);
+}

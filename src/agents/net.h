@@ -1,0 +1,75 @@
+/* A network on a backend: the CPU MLP (mlp.c) or the CUDA one (kernels/mlp_cuda.cu) behind one
+ * table, so that the agents' code does not know where its GEMMs run. Inputs and outputs of
+ * forward/backward are host arrays; parameters, gradients and Adam state stay where the
+ * network lives. */
+#ifndef FOX_NET_H
+#define FOX_NET_H
+
+#include <stddef.h>
+
+#include "config/config.h"
+#include "util/error.h"
+#include "util/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct net_ops {
+  const char *name;
+  int (*create)(void **impl, int in, const int *hidden, int n_hidden, int out, double adam_eps,
+                struct fox_err *e);
+  void (*destroy)(void *impl);
+  int (*set_params)(void *impl, const float *host, struct fox_err *e);
+  int (*get_params)(const void *impl, float *host, struct fox_err *e);
+  int (*forward)(void *impl, const float *x, int batch, float *y, struct fox_err *e);
+  /* Accumulates gradients from dLoss/dy of the last forward. */
+  int (*backward)(void *impl, const float *dy, int batch, struct fox_err *e);
+  int (*zero_grad)(void *impl, struct fox_err *e);
+  int (*grad_sqnorm)(void *impl, double *sq, struct fox_err *e);
+  /* Gradients times `scale` (clipping; 1 leaves them), then one Adam step with lr. */
+  int (*step)(void *impl, double scale, double lr, struct fox_err *e);
+  /* dst = tau src + (1 - tau) dst over the parameters (tau 1: a copy). */
+  int (*blend)(void *dst, const void *src, double tau, struct fox_err *e);
+};
+
+struct net {
+  const struct net_ops *ops;
+  void *impl;
+  int n_layers;
+  int dims[FOX_MAX_LAYERS + 2];
+  size_t n_params;
+};
+
+extern const struct net_ops net_cpu_ops;
+extern const struct net_ops net_cuda_ops; /* in CUDA builds only (kernels/net_cuda.cu) */
+
+int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
+               int out, double adam_eps, struct fox_err *e);
+void net_free(struct net *n);
+/* CleanRL's orthogonal initialisation (mlp_init), drawn on the host from r. */
+int net_init(struct net *n, struct rng *r, double head_gain, struct fox_err *e);
+static inline int net_forward(struct net *n, const float *x, int batch, float *y,
+                              struct fox_err *e) {
+  return n->ops->forward(n->impl, x, batch, y, e);
+}
+static inline int net_backward(struct net *n, const float *dy, int batch, struct fox_err *e) {
+  return n->ops->backward(n->impl, dy, batch, e);
+}
+static inline int net_zero_grad(struct net *n, struct fox_err *e) {
+  return n->ops->zero_grad(n->impl, e);
+}
+/* clip_grad_norm_ over all k networks together (one global norm), then Adam on each. */
+int net_clip_step(struct net *const *nets, int k, double max_norm, double lr, struct fox_err *e);
+static inline int net_blend(struct net *dst, const struct net *src, double tau,
+                            struct fox_err *e) {
+  return dst->ops->blend(dst->impl, src->impl, tau, e);
+}
+int net_get_params(const struct net *n, float *host, struct fox_err *e);
+int net_set_params(struct net *n, const float *host, struct fox_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
