@@ -126,7 +126,7 @@ int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real 
               y, o);
     if (l < m->n_layers - 1)
       for (size_t i = 0; i < (size_t)batch * o; i++)
-        y[i] = y[i] > 0 ? y[i] : 0;
+        y[i] = y[i] < 0 ? 0 : y[i]; /* NaN stays NaN, as in torch and the CUDA twin */
   }
   memcpy(out, m->act[m->n_layers], (size_t)batch * m->dims[m->n_layers] * sizeof *out);
   return 0;
@@ -201,7 +201,7 @@ void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict p, const fox_real *r
   for (size_t i = 0; i < a->n; i++) {
     m[i] = b1 * m[i] + (1 - b1) * g[i];
     v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
-    p[i] -= step * m[i] / (sqrt(v[i]) * isc2 + eps);
+    p[i] -= step * m[i] / (fox_sqrt_(v[i]) * isc2 + eps);
   }
 }
 

@@ -9,10 +9,12 @@
 typedef double fox_real;
 #define NN_(name) name##_f64
 #define fox_gemm_ cblas_dgemm
+#define fox_sqrt_ sqrt
 #else
 typedef float fox_real;
 #define NN_(name) name
 #define fox_gemm_ cblas_sgemm
+#define fox_sqrt_ sqrtf
 #endif
 
 #endif

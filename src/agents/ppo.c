@@ -152,8 +152,10 @@ int ppo_update(struct ppo *p, const float *last_states, struct ppo_stats *st, st
   free(last_v);
   FOX_TRY(rc);
   double lr = p->cfg.lr;
-  if (p->cfg.anneal_lr && p->num_updates > 0)
-    lr *= 1.0 - (double)p->updates / (double)p->num_updates;
+  if (p->cfg.anneal_lr && p->num_updates > 0) {
+    double frac = 1.0 - (double)p->updates / (double)p->num_updates;
+    lr *= frac > 0 ? frac : 0; /* never an ascent, whatever the plan */
+  }
   size_t mbs = n / (size_t)p->cfg.minibatches;
   if (mbs < 1)
     mbs = 1;

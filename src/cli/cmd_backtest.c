@@ -30,7 +30,8 @@ static const char usage_[] =
     "                   output.experience (summary)\n"
     "  --output EXP.h5  /backtest/{equity,position,folds} and /experience/{actions,rewards,\n"
     "                   barrier_labels[,states]}\n"
-    "  --backend B      where to run (default auto: CUDA when a device answers)\n"
+    "  --backend B      where to run (default auto: CUDA when a device answers; with --policy\n"
+    "                   the backend the trial was trained on)\n"
     "  --json           one JSON object (fold means under the metric names, and \"folds\")\n"
     "\n"
     "exit codes: 0 ok, 1 failure, 2 bad usage, 3 bad input (file and line named)\n";
@@ -38,7 +39,7 @@ static const char usage_[] =
 static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 
 int cmd_backtest(int argc, char **argv, struct fox_err *e) {
-  const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = "auto";
+  const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = NULL;
   const char *split_name = NULL, *policy = NULL, *sets[256];
   int json = 0, nset = 0;
   long long folds = 1;
@@ -65,7 +66,9 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
         split_name = v;
       else if (a[2] == 'f')
         FOX_TRY(cli_parse_i64(a, v, 1, 100000, &folds, e));
-      else if (a[2] == 's' && nset < 256)
+      else if (a[2] == 's' && nset == 256)
+        return fox_errf(e, FOX_EUSAGE, "backtest: too many --set");
+      else if (a[2] == 's')
         sets[nset++] = v;
       else if (a[2] == 'o')
         out = v;
@@ -88,8 +91,15 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
                     "required\n%s", usage_);
   if (policy && folds != 1)
     return fox_errf(e, FOX_EUSAGE, "backtest --policy: one fold only (got --folds %lld)", folds);
+  /* A policy runs where it was trained unless told otherwise: the same arithmetic gives the
+   * same greedy actions, hence the recorded metrics. */
+  char trained_on[16] = "auto";
+  if (policy && !backend) {
+    FOX_TRY(trial_backend_h5(policy, trained_on, sizeof trained_on, e));
+    backend = trained_on;
+  }
   const struct backend *be = NULL;
-  FOX_TRY(backend_select(backend, &be, e));
+  FOX_TRY(backend_select(backend ? backend : "auto", &be, e));
   struct agent ag;
   if (policy) {
     FOX_TRY(trial_read_h5(policy, be->nets, &cfg, &ag, e));

@@ -81,8 +81,13 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
 
   struct dataset ds;
   FOX_TRY(dataset_read_h5(&ds, cfg.data_path, e));
+  int rc = trial_check(&cfg, &ds, cfg.data_path, e);
+  if (rc != 0) {
+    dataset_free(&ds);
+    return rc;
+  }
   struct device_dataset dev;
-  int rc = be->dataset_upload(&ds, &dev, e);
+  rc = be->dataset_upload(&ds, &dev, e);
   if (rc != 0) {
     dataset_free(&ds);
     return rc;

@@ -2,6 +2,7 @@
  * the YAML loader and --set both end in param_assign_. */
 #include "config/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -229,7 +230,7 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     char *end;
     errno = 0;
     unsigned long long s = strtoull(val, &end, 10);
-    if (errno || end == val || *end != '\0' || val[0] == '-')
+    if (errno || end == val || *end != '\0' || !isdigit((unsigned char)val[0]))
       return bad_(e, where, p, val, 0);
     *(uint64_t *)dst = s;
     return 0;
@@ -415,7 +416,12 @@ int config_read_file(const char *path, char **text, struct fox_err *e) {
       cap *= 2;
     }
   }
+  int bad = ferror(f);
   fclose(f);
+  if (bad) {
+    free(buf);
+    return fox_errf(e, FOX_EUSAGE, "%s: cannot read config: %s", path, strerror(errno));
+  }
   if (!buf)
     return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
   buf[len] = '\0';

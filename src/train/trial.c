@@ -20,10 +20,39 @@ int64_t trial_steps_per_epoch(const struct config *cfg, const struct dataset *ds
                                    : ds->split[FOX_SPLIT_TRAIN][1] - ds->split[FOX_SPLIT_TRAIN][0];
 }
 
+/* Vector steps of one epoch: the loop below runs exactly these. */
+static int64_t vec_steps_(const struct config *cfg, const struct dataset *ds) {
+  int64_t per_epoch = trial_steps_per_epoch(cfg, ds);
+  return (per_epoch + cfg->num_envs - 1) / cfg->num_envs;
+}
+
 long trial_ppo_updates(const struct config *cfg, const struct dataset *ds) {
-  int64_t total = trial_steps_per_epoch(cfg, ds) * cfg->epochs;
-  int64_t per = (int64_t)cfg->ppo.n_steps * cfg->num_envs;
-  return (long)((total + per - 1) / per);
+  return (long)(vec_steps_(cfg, ds) * cfg->epochs / cfg->ppo.n_steps);
+}
+
+int trial_check(const struct config *cfg, const struct dataset *ds, const char *path,
+                struct fox_err *e) {
+  int64_t eb = ds->split[cfg->eval_split][1] - ds->split[cfg->eval_split][0];
+  if (eb < 2)
+    return fox_errf(e, FOX_EDATA, "%s: the %s split (eval.split) has %lld bars, evaluation needs "
+                                  ">= 2", path, dataset_split_name(cfg->eval_split),
+                    (long long)eb);
+  int64_t tb = ds->split[FOX_SPLIT_TRAIN][1] - ds->split[FOX_SPLIT_TRAIN][0];
+  if (tb < 2)
+    return fox_errf(e, FOX_EDATA, "%s: the train split has %lld bars, training needs >= 2",
+                    path, (long long)tb);
+  int64_t transitions = vec_steps_(cfg, ds) * cfg->num_envs * cfg->epochs;
+  if (cfg->algo == FOX_ALGO_PPO && trial_ppo_updates(cfg, ds) < 1)
+    return fox_errf(e, FOX_EUSAGE,
+                    "ppo.n_steps %d x env.num_envs %d is more than the run's %lld transitions "
+                    "(train.epochs x train.steps_per_epoch): no rollout would finish",
+                    cfg->ppo.n_steps, cfg->num_envs, (long long)transitions);
+  if (cfg->algo == FOX_ALGO_DQN && cfg->dqn.learning_starts >= transitions)
+    return fox_errf(e, FOX_EUSAGE,
+                    "dqn.learning_starts %d is not below the run's %lld transitions "
+                    "(train.epochs x train.steps_per_epoch): no update would run",
+                    cfg->dqn.learning_starts, (long long)transitions);
+  return 0;
 }
 
 uint64_t trial_seed(const struct config *cfg, int stream) {
@@ -72,9 +101,11 @@ static int fail_(struct trial_result *out, const char *fmt, int epoch, long tran
   return 0;
 }
 
-/* One vector step of a DQN trial; *loss is NAN when no update ran. */
+/* One vector step of a DQN trial; *ran says whether gradient updates ran (and *loss is their
+ * mean loss, which may itself be NaN: a divergence). */
 static int dqn_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, long total,
-                     double *loss, struct fox_err *e) {
+                     double *loss, int *ran, struct fox_err *e) {
+  long before = ag->dqn.updates;
   int n = v->shape.num_envs;
   double eps = dqn_epsilon(&ag->dqn.cfg, ag->dqn.transitions, total);
   FOX_TRY(dqn_act(&ag->dqn, b->s, n, eps, b->a, e));
@@ -82,12 +113,14 @@ static int dqn_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, long
   FOX_TRY(venv_read(v, b->s_new, b->next, b->r, b->d, NULL, e));
   for (int i = 0; i < n; i++)
     b->term[i] = b->d[i] == FOX_DONE_TERMINAL; /* a truncation bootstraps */
-  return dqn_observe(&ag->dqn, n, b->s, b->a, b->r, b->next, b->term, loss, e);
+  FOX_TRY(dqn_observe(&ag->dqn, n, b->s, b->a, b->r, b->next, b->term, loss, e));
+  *ran = ag->dqn.updates > before;
+  return 0;
 }
 
 /* One vector step of a PPO trial; runs the update when the rollout is full. */
 static int ppo_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, double *loss,
-                     struct fox_err *e) {
+                     int *ran, struct fox_err *e) {
   int n = v->shape.num_envs;
   struct ppo *p = &ag->ppo;
   FOX_TRY(ppo_act(p, b->s, n, b->a, b->logp, b->v, e));
@@ -105,7 +138,8 @@ static int ppo_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, doub
   }
   ppo_record(p, b->s, b->a, b->logp, b->v, b->r, b->d);
   *loss = NAN;
-  if (ppo_rollout_full(p)) {
+  *ran = ppo_rollout_full(p);
+  if (*ran) {
     struct ppo_stats st;
     FOX_TRY(ppo_update(p, b->s_new, &st, e));
     *loss = st.loss;
@@ -120,10 +154,9 @@ int trial_run(const struct config *cfg, const struct dataset *ds, const struct b
   out->curve = calloc((size_t)cfg->epochs, sizeof *out->curve);
   if (!out->curve)
     return fox_errf(e, FOX_EFAIL, "trial: out of memory");
-  int64_t per_epoch = trial_steps_per_epoch(cfg, ds);
-  long total = (long)(per_epoch * cfg->epochs);
   int n = cfg->num_envs;
-  long vec_steps = (long)((per_epoch + n - 1) / n);
+  long vec_steps = (long)vec_steps_(cfg, ds);
+  long total = vec_steps * n * cfg->epochs;
   struct venv v;
   FOX_TRY(venv_create(&v, be, dev, &cfg->market, n, cfg->episode_bars,
                       ds->split[FOX_SPLIT_TRAIN][0], ds->split[FOX_SPLIT_TRAIN][1],
@@ -139,17 +172,18 @@ int trial_run(const struct config *cfg, const struct dataset *ds, const struct b
     long loss_n = 0;
     for (long k = 0; rc == 0 && k < vec_steps; k++) {
       double loss;
-      rc = ag->algo == FOX_ALGO_DQN ? dqn_step_(ag, &v, &b, total, &loss, e)
-                                    : ppo_step_(ag, &v, &b, &loss, e);
+      int ran = 0;
+      rc = ag->algo == FOX_ALGO_DQN ? dqn_step_(ag, &v, &b, total, &loss, &ran, e)
+                                    : ppo_step_(ag, &v, &b, &loss, &ran, e);
       out->transitions += n;
       if (rc != 0)
         break;
-      if (!isnan(loss) && !isfinite(loss)) {
+      if (ran && !isfinite(loss)) {
         fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
               ep + 1, out->transitions);
         break;
       }
-      if (!isnan(loss)) {
+      if (ran) {
         loss_sum += loss;
         loss_n++;
       }

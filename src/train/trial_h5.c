@@ -1,6 +1,7 @@
 /* trial.h5 writer and reader; written to a temporary name and renamed. */
 #include "train/trial_h5.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,8 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
                               e));
   FOX_TRY(h5io_attr_write_str(f, "reason", r->reason, e));
   FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
+  /* Where the networks ran: a policy backtest on the same backend reproduces the metrics. */
+  FOX_TRY(h5io_attr_write_str(f, "backend", agent_policy_net(ag)->ops->name, e));
   int64_t tr = r->transitions;
   FOX_TRY(h5io_attr_write(f, "transitions", H5T_NATIVE_INT64, &tr, 1, e));
 
@@ -99,8 +102,8 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   H5Gclose(g);
   FOX_TRY(rc);
   double fin[FOX_NMETRICS];
-  for (int m = 0; m < FOX_NMETRICS; m++)
-    fin[m] = metrics_get(&r->final, m);
+  for (int m = 0; m < FOX_NMETRICS; m++) /* a failed trial has no result, not a zero one */
+    fin[m] = r->status == FOX_TRIAL_COMPLETE ? metrics_get(&r->final, m) : NAN;
   FOX_TRY(h5io_write(f, "metrics", H5T_NATIVE_DOUBLE, fin, FOX_NMETRICS, 0, 0, e));
   hid_t d = H5Dopen2(f, "metrics", H5P_DEFAULT);
   h5Check(d, e, "/metrics");
@@ -140,9 +143,14 @@ static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
 
 static int read_body_(hid_t f, const char *path, const struct net_ops *ops, struct config *cfg,
                       struct agent *ag, struct fox_err *e) {
-  char kind[32];
+  char kind[32], status[32], reason[512];
   if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "trial"))
     return fox_errf(e, FOX_EDATA, "%s: not a trial file from foxopt train", path);
+  FOX_TRY(h5io_attr_read_str(f, "status", status, sizeof status, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "reason", reason, sizeof reason, path, e));
+  if (strcmp(status, "complete") != 0)
+    return fox_errf(e, FOX_EDATA, "%s: the trial %s (%s): it has no policy to run", path, status,
+                    reason);
   size_t cap = 1 << 16;
   char *text = malloc(cap);
   if (!text)
@@ -151,8 +159,8 @@ static int read_body_(hid_t f, const char *path, const struct net_ops *ops, stru
   config_defaults(cfg);
   char name[4200];
   snprintf(name, sizeof name, "%s:/config", path);
-  if (rc == 0)
-    rc = config_load_text(cfg, text, name, NULL, e);
+  if (rc == 0 && (rc = config_load_text(cfg, text, name, NULL, e)) != 0)
+    rc = e->code = FOX_EDATA; /* a file's content, not the user's command line */
   free(text);
   FOX_TRY(rc);
   FOX_TRY(agent_create(ag, cfg, ops, 0, 0, e));
@@ -170,6 +178,19 @@ int trial_read_h5(const char *path, const struct net_ops *ops, struct config *cf
   hid_t f;
   FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
   int rc = read_body_(f, path, ops, cfg, agent, e);
+  H5Fclose(f);
+  return rc;
+}
+
+int trial_backend_h5(const char *path, char *name, size_t n, struct fox_err *e) {
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
+  char kind[32] = "";
+  struct fox_err ignore = {0};
+  h5io_attr_read_str(f, "kind", kind, sizeof kind, path, &ignore);
+  int rc = strcmp(kind, "trial") != 0
+               ? fox_errf(e, FOX_EDATA, "%s: not a trial file from foxopt train", path)
+               : h5io_attr_read_str(f, "backend", name, n, path, e);
   H5Fclose(f);
   return rc;
 }

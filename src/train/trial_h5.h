@@ -7,7 +7,9 @@
 
 int trial_write_h5(const char *path, const struct config *cfg, struct agent *agent,
                    const struct trial_result *r, struct fox_err *e);
-/* Loads the config and the trained networks into an agent made here on `ops` (free it with
+/* The backend the trial's networks ran on ("cpu" or "cuda"). */
+int trial_backend_h5(const char *path, char *name, size_t n, struct fox_err *e);
+/* Refuses a failed trial (exit 3, with its reason). Loads the config and the trained networks into an agent made here on `ops` (free it with
  * agent_free). */
 int trial_read_h5(const char *path, const struct net_ops *ops, struct config *cfg,
                   struct agent *agent, struct fox_err *e);

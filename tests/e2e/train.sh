@@ -74,7 +74,7 @@ fi
 
 # The documented example config loads and trains.
 run_rc 0 "$FOXOPT" train "$FOX_SRC/configs/trial.yaml" -o "$WORK/example" \
-  --set data.path="$WORK/s.h5" --set train.epochs=1 --set train.steps_per_epoch=2000
+  --set data.path="$WORK/s.h5" --set train.epochs=1 --set train.steps_per_epoch=9000
 contains "$OUT_TXT" "wrote $WORK/example/trial.h5"
 
 # Bad configs: exit 2, FILE:LINE and the key.
@@ -91,6 +91,10 @@ run_rc 2 "$FOXOPT" train "$WORK/t.yaml" --set env.num_envs=0
 contains "$ERR_TXT" "env.num_envs = '0': out of range"
 run_rc 2 "$FOXOPT" train "$WORK/missing.yaml"
 contains "$ERR_TXT" "missing.yaml: cannot open config"
+run_rc 2 "$FOXOPT" train "$WORK/t.yaml" --set train.algo=ppo --set ppo.n_steps=100000
+contains "$ERR_TXT" "no rollout would finish"
+run_rc 2 "$FOXOPT" train "$WORK/t.yaml" --set dqn.learning_starts=1000000
+contains "$ERR_TXT" "no update would run"
 run_rc 3 "$FOXOPT" train "$WORK/t.yaml" --set data.path="$WORK/nope.h5"
 contains "$ERR_TXT" "nope.h5: cannot open a dataset"
 run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/s.h5"

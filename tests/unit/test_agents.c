@@ -7,7 +7,8 @@
 #include "agents/ppo.h"
 #include "data/synth.h"
 #include "fox_check.h"
-#include "train/trial.h"
+#include "train/trial_h5.h"
+#include <unistd.h>
 
 int main(void) {
   /* GAE with T = 3, N = 1, gamma 0.5, lambda 0.5; rewards 1, 2, 3; values 0.5, 1, 1.5; V(s3)
@@ -108,6 +109,17 @@ int main(void) {
   CHECK(res.status == FOX_TRIAL_FAILED && strstr(res.reason, "diverged"),
         "failed with a reason, got status %d '%s'", res.status, res.reason);
   CHECK(res.epochs_done == 0, "no NaN metrics recorded as results (%d epochs)", res.epochs_done);
+  /* Its trial.h5 says failed, and a policy backtest refuses it with the reason. */
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/fox_failed_%ld.h5", (long)getpid());
+  CHECK(trial_write_h5(path, &cfg, &ag, &res, &e) == 0, "%s", e.msg);
+  struct config back;
+  struct agent loaded;
+  fox_err_clear(&e);
+  CHECK(trial_read_h5(path, &net_cpu_ops, &back, &loaded, &e) == FOX_EDATA &&
+            strstr(e.msg, "failed") && strstr(e.msg, "diverged"),
+        "a failed trial is refused: %s", e.msg);
+  remove(path);
   trial_result_free(&res);
   agent_free(&ag);
   /* The same trial without the NaN completes both epochs. */
