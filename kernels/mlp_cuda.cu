@@ -10,14 +10,6 @@
 #include "cuda_check.h"
 #include "mlp_cuda.h"
 
-#define cublasCheck(call, e)                                                                  \
-  do {                                                                                        \
-    cublasStatus_t fox_cb_ = (call);                                                          \
-    if (fox_cb_ != CUBLAS_STATUS_SUCCESS)                                                     \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #call,             \
-                      cublasGetStatusString(fox_cb_));                                        \
-  } while (0)
-
 #define BLK_ 256
 
 /* y[i, j] = max(y[i, j] + b[j], 0) (relu) or + b[j] (the output layer). */

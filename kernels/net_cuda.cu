@@ -9,14 +9,6 @@
 #include "cuda_check.h"
 #include "mlp_cuda.h"
 
-#define cublasCheck(call, e)                                                                  \
-  do {                                                                                        \
-    cublasStatus_t fox_cb_ = (call);                                                          \
-    if (fox_cb_ != CUBLAS_STATUS_SUCCESS)                                                     \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #call,             \
-                      cublasGetStatusString(fox_cb_));                                        \
-  } while (0)
-
 struct cuda_net_ {
   struct mlp_cuda m;
   double eps;
