@@ -9,6 +9,7 @@
 
 #include "cuda_check.h"
 #include "mlp_cuda.h"
+#include "mlp_layout.h"
 
 #define BLK_ 256
 
@@ -59,14 +60,7 @@ static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, 
     return fox_errf(e, FOX_EUSAGE, "mlp_cuda: %d hidden layers, in %d, out %d", n_hidden, in,
                     out);
   m->n_layers = n_hidden + 1;
-  m->dims[0] = in;
-  for (int l = 0; l < n_hidden; l++)
-    m->dims[l + 1] = hidden[l];
-  m->dims[m->n_layers] = out;
-  for (int l = 0; l < m->n_layers; l++) {
-    m->offset[l] = m->n_params;
-    m->n_params += (size_t)m->dims[l + 1] * (size_t)(m->dims[l] + 1);
-  }
+  m->n_params = mlp_layout(in, hidden, n_hidden, out, m->dims, m->offset);
   size_t bytes = m->n_params * sizeof(float);
   cudaCheck(cudaMalloc((void **)&m->w, bytes), e);
   cudaCheck(cudaMalloc((void **)&m->g, bytes), e);

@@ -1,5 +1,6 @@
 /* CPU MLP, clipping and Adam; compiled as float for foxopt and as double for gradient checks. */
 #include "agents/mlp.h"
+#include "mlp_layout.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,14 +25,7 @@ int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden,
     return fox_errf(e, FOX_EUSAGE, "mlp: %d hidden layers (at most %d), in %d, out %d", n_hidden,
                     FOX_MAX_LAYERS, in, out);
   m->n_layers = n_hidden + 1;
-  m->dims[0] = in;
-  for (int l = 0; l < n_hidden; l++)
-    m->dims[l + 1] = hidden[l];
-  m->dims[m->n_layers] = out;
-  for (int l = 0; l < m->n_layers; l++) {
-    m->offset[l] = m->n_params;
-    m->n_params += (size_t)m->dims[l + 1] * (size_t)(m->dims[l] + 1);
-  }
+  m->n_params = mlp_layout(in, hidden, n_hidden, out, m->dims, m->offset);
   m->w = calloc(m->n_params, sizeof *m->w);
   m->g = calloc(m->n_params, sizeof *m->g);
   if (!m->w || !m->g) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agents/mlp.h"
+#include "mlp_layout.h"
 
 struct cpu_net_ {
   struct mlp m;
@@ -107,12 +108,7 @@ int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidd
   FOX_TRY(ops->create(&n->impl, in, hidden, n_hidden, out, adam_eps, e));
   n->ops = ops;
   n->n_layers = n_hidden + 1;
-  n->dims[0] = in;
-  for (int l = 0; l < n_hidden; l++)
-    n->dims[l + 1] = hidden[l];
-  n->dims[n->n_layers] = out;
-  for (int l = 0; l < n->n_layers; l++)
-    n->n_params += (size_t)n->dims[l + 1] * (size_t)(n->dims[l] + 1);
+  n->n_params = mlp_layout(in, hidden, n_hidden, out, n->dims, NULL);
   return 0;
 }
 
