@@ -13,7 +13,7 @@
 
 #include "data/dataset.h"
 
-enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED };
+enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED, P_NAME };
 
 struct param_ {
   const char *key;
@@ -29,11 +29,17 @@ static const char *const algo_names_[] = {"dqn", "ppo", NULL};
 static const char *const backend_names_[] = {"auto", "cpu", "cuda", NULL};
 static const char *const split_names_[] = {"train", "val", "test", NULL};
 static const char *const exp_names_[] = {"none", "summary", "full", NULL};
+static const char *const dir_names_[] = {"maximize", "minimize", NULL};
+static const char *const sampler_names_[] = {"tpe", "random", "grid", NULL};
+static const char *const sched_names_[] = {"none", "successive_halving", "hyperband", NULL};
+const char *const config_function_names[] = {"none", "branin", "hartmann6", "mixed", NULL};
 
 #define C_(f) offsetof(struct config, f)
 #define M_(f) C_(market) + offsetof(struct market_params, f)
 #define D_(f) C_(dqn) + offsetof(struct dqn_config, f)
 #define PP_(f) C_(ppo) + offsetof(struct ppo_config, f)
+#define S_(f) C_(study) + offsetof(struct study_config, f)
+#define T_(f) S_(tpe) + offsetof(struct tpe_config, f)
 static const struct param_ params_[] = {
     {"data.path", P_STRING, C_(data_path), 0, 0, 0, NULL, "a file name"},
     {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, NULL, "a number > 0"},
@@ -86,12 +92,46 @@ static const struct param_ params_[] = {
     {"eval.split", P_CHOICE, C_(eval_split), 0, 0, 0, split_names_, "train, val or test"},
     {"output.experience", P_CHOICE, C_(experience), 0, 0, 0, exp_names_,
      "none, summary or full"},
+    {"study.name", P_NAME, S_(name), 0, 0, 0, NULL, "a name"},
+    {"study.seed", P_SEED, S_(seed), 0, 0, 0, NULL, "an integer >= 0"},
+    {"study.trials", P_INT, S_(trials), 1, 1e7, 0, NULL, "an integer in [1, 1e7]"},
+    {"study.round_size", P_INT, S_(round_size), 1, 1e5, 0, NULL, "an integer in [1, 100000]"},
+    {"study.trials_per_device", P_INT, S_(trials_per_device), 1, 256, 0, NULL,
+     "an integer in [1, 256]"},
+    {"study.objective.metric", P_NAME, S_(metric), 0, 0, 0, NULL, "a metric such as val.sharpe"},
+    {"study.objective.direction", P_CHOICE, S_(direction), 0, 0, 0, dir_names_,
+     "maximize or minimize"},
+    {"study.objective.function", P_CHOICE, S_(function), 0, 0, 0, config_function_names,
+     "none, branin, hartmann6 or mixed"},
+    {"study.objective.seconds", P_DOUBLE, S_(seconds), 0, 86400, 0, NULL,
+     "seconds in [0, 86400]"},
+    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, sampler_names_, "tpe, random or grid"},
+    {"study.sampler.n_startup_trials", P_INT, T_(n_startup_trials), 0, 1e6, 0, NULL,
+     "an integer >= 0"},
+    {"study.sampler.n_ei_candidates", P_INT, T_(n_ei_candidates), 1, 1e5, 0, NULL,
+     "an integer in [1, 100000]"},
+    {"study.sampler.multivariate", P_BOOL, T_(multivariate), 0, 1, 0, NULL, "true or false"},
+    {"study.sampler.constant_liar", P_BOOL, T_(constant_liar), 0, 1, 0, NULL, "true or false"},
+    {"study.sampler.prior_weight", P_DOUBLE, T_(prior_weight), 0, 1e6, 1, NULL, "a number > 0"},
+    {"study.sampler.gamma", P_DOUBLE, T_(gamma), 0, 1, 1, NULL, "a fraction in (0, 1]"},
+    {"study.scheduler.name", P_CHOICE, S_(scheduler), 0, 0, 0, sched_names_,
+     "none, successive_halving or hyperband"},
+    {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
+    {"study.scheduler.max_epochs", P_INT, S_(max_epochs), 0, 1e6, 0, NULL,
+     "an integer >= 0 (0: train.epochs)"},
+    {"study.scheduler.eta", P_INT, S_(eta), 2, 100, 0, NULL, "an integer in [2, 100]"},
+    {"study.scheduler.brackets", P_INT, S_(brackets), 0, 100, 0, NULL,
+     "an integer in [0, 100] (0: all)"},
 };
+#undef S_
+#undef T_
 #undef C_
 #undef M_
 #undef D_
 #undef PP_
 #define NPARAMS_ (sizeof params_ / sizeof *params_)
+
+static const struct param_ *find_(const char *key);
 
 void config_defaults(struct config *c) {
   memset(c, 0, sizeof *c);
@@ -145,6 +185,45 @@ void config_defaults(struct config *c) {
                                .anneal_lr = 1};
   c->eval_split = FOX_SPLIT_VAL;
   c->experience = FOX_EXP_SUMMARY;
+  c->study = (struct study_config){.seed = 0,
+                                   .trials = 20,
+                                   .round_size = 4,
+                                   .trials_per_device = 1,
+                                   .direction = FOX_MAXIMIZE,
+                                   .function = 0,
+                                   .seconds = 0,
+                                   .sampler = FOX_SAMPLER_TPE,
+                                   .tpe = {.n_startup_trials = 10,
+                                           .n_ei_candidates = 24,
+                                           .multivariate = 1,
+                                           .constant_liar = 1,
+                                           .prior_weight = 1.0,
+                                           .gamma = 0.1},
+                                   .scheduler = FOX_SCHED_NONE,
+                                   .min_epochs = 1,
+                                   .max_epochs = 0,
+                                   .eta = 3,
+                                   .brackets = 0};
+  snprintf(c->study.name, sizeof c->study.name, "study");
+  snprintf(c->study.metric, sizeof c->study.metric, "val.sharpe");
+}
+
+int config_key_kind(const char *key) {
+  const struct param_ *p = find_(key);
+  if (!p)
+    return -1;
+  switch (p->type) {
+  case P_DOUBLE: return FOX_KEY_NUMBER;
+  case P_INT:
+  case P_STEPS:
+  case P_SEED: return FOX_KEY_INTEGER;
+  case P_BOOL: return FOX_KEY_BOOL;
+  case P_CHOICE: return FOX_KEY_CHOICE;
+  case P_LAYERS: return FOX_KEY_LIST;
+  case P_STRING:
+  case P_NAME: return FOX_KEY_TEXT;
+  }
+  return -1;
 }
 
 static int parse_bool_(const char *v, int *out) {
@@ -205,6 +284,11 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     if (val[0] == '\0' || strlen(val) >= sizeof c->data_path)
       return bad_(e, where, p, val, 0);
     snprintf(dst, sizeof c->data_path, "%s", val);
+    return 0;
+  case P_NAME:
+    if (val[0] == '\0' || strlen(val) >= FOX_NAME_LEN)
+      return bad_(e, where, p, val, 0);
+    snprintf(dst, FOX_NAME_LEN, "%s", val);
     return 0;
   case P_BOOL:
     if (parse_bool_(val, (int *)dst) != 0)
@@ -309,6 +393,59 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
 
 static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* A value for `key` from a YAML node: a scalar, or a list for P_LAYERS. */
+static int load_value_(struct config *c, yaml_document_t *doc, const struct param_ *p,
+                       yaml_node_t *v, const char *where, struct fox_err *e) {
+  const char *key = p->key;
+  if (p->type == P_LAYERS) {
+    if (v->type != YAML_SEQUENCE_NODE)
+      return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, e.g. [64, 64]", where, key, p->what);
+    const char *items[FOX_MAX_LAYERS + 1];
+    int n = 0;
+    for (yaml_node_item_t *it = v->data.sequence.items.start;
+         it < v->data.sequence.items.top && n <= FOX_MAX_LAYERS; it++) {
+      yaml_node_t *in = yaml_document_get_node(doc, *it);
+      if (in->type != YAML_SCALAR_NODE)
+        return fox_errf(e, FOX_EUSAGE, "%s%s: expected numbers in the list", where, key);
+      items[n++] = scalar_(in);
+    }
+    return param_assign_(c, p, "[...]", items, n, where, e);
+  }
+  if (v->type != YAML_SCALAR_NODE)
+    return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, got a %s", where, key, p->what,
+                    v->type == YAML_SEQUENCE_NODE ? "list" : "mapping");
+  return param_assign_(c, p, scalar_(v), NULL, 0, where, e);
+}
+
+/* The keys of mapping `m` under `prefix` ("market", "study.sampler"): nested mappings become
+ * dotted keys, and a scalar where a group is expected names it (`sampler: tpe` is
+ * `sampler.name: tpe`). */
+static int load_map_(struct config *c, yaml_document_t *doc, yaml_node_t *m, const char *prefix,
+                     const char *path, struct fox_err *e) {
+  char where[1200];
+  for (yaml_node_pair_t *kp = m->data.mapping.pairs.start; kp < m->data.mapping.pairs.top; kp++) {
+    yaml_node_t *k = yaml_document_get_node(doc, kp->key);
+    yaml_node_t *v = yaml_document_get_node(doc, kp->value);
+    snprintf(where, sizeof where, "%s:%zu: ", path, k->start_mark.line + 1);
+    if (k->type != YAML_SCALAR_NODE)
+      return fox_errf(e, FOX_EUSAGE, "%sexpected a key in section '%s'", where, prefix);
+    char key[160], named[168];
+    snprintf(key, sizeof key, "%s.%s", prefix, scalar_(k));
+    snprintf(named, sizeof named, "%s.name", key);
+    const struct param_ *p = find_(key);
+    if (!p && v->type == YAML_MAPPING_NODE) {
+      FOX_TRY(load_map_(c, doc, v, key, path, e));
+      continue;
+    }
+    if (!p && v->type == YAML_SCALAR_NODE)
+      p = find_(named);
+    if (!p)
+      return unknown_(e, where, key, NULL);
+    FOX_TRY(load_value_(c, doc, p, v, where, e));
+  }
+  return 0;
+}
+
 static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
                      const char *const *extra, struct fox_err *e) {
   yaml_node_t *root = yaml_document_get_root_node(doc);
@@ -333,38 +470,7 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
       continue;
     if (sv->type != YAML_MAPPING_NODE)
       return fox_errf(e, FOX_EUSAGE, "%ssection '%s': expected a mapping of keys", where, section);
-    for (yaml_node_pair_t *kp = sv->data.mapping.pairs.start; kp < sv->data.mapping.pairs.top;
-         kp++) {
-      yaml_node_t *k = yaml_document_get_node(doc, kp->key);
-      yaml_node_t *v = yaml_document_get_node(doc, kp->value);
-      snprintf(where, sizeof where, "%s:%zu: ", path, k->start_mark.line + 1);
-      if (k->type != YAML_SCALAR_NODE)
-        return fox_errf(e, FOX_EUSAGE, "%sexpected a key in section '%s'", where, section);
-      char key[160];
-      snprintf(key, sizeof key, "%s.%s", section, scalar_(k));
-      const struct param_ *p = find_(key);
-      if (!p)
-        return unknown_(e, where, key, NULL);
-      if (p->type == P_LAYERS) {
-        if (v->type != YAML_SEQUENCE_NODE)
-          return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, e.g. [64, 64]", where, key, p->what);
-        const char *items[FOX_MAX_LAYERS + 1];
-        int n = 0;
-        for (yaml_node_item_t *it = v->data.sequence.items.start;
-             it < v->data.sequence.items.top && n <= FOX_MAX_LAYERS; it++) {
-          yaml_node_t *in = yaml_document_get_node(doc, *it);
-          if (in->type != YAML_SCALAR_NODE)
-            return fox_errf(e, FOX_EUSAGE, "%s%s: expected numbers in the list", where, key);
-          items[n++] = scalar_(in);
-        }
-        FOX_TRY(param_assign_(c, p, "[...]", items, n, where, e));
-      } else {
-        if (v->type != YAML_SCALAR_NODE)
-          return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, got a %s", where, key, p->what,
-                          v->type == YAML_SEQUENCE_NODE ? "list" : "mapping");
-        FOX_TRY(param_assign_(c, p, scalar_(v), NULL, 0, where, e));
-      }
-    }
+    FOX_TRY(load_map_(c, doc, sv, section, path, e));
   }
   return 0;
 }
@@ -437,20 +543,35 @@ int config_load(struct config *c, const char *path, const char *const *extra, st
   return rc;
 }
 
+/* Opens the groups of `key` that the previous key did not share ("study:", "  sampler:") and
+ * returns the indentation of its leaf. */
+static int dump_groups_(const char *prev, const char *key, FILE *f) {
+  int depth = 0;
+  const char *k = key, *q = prev;
+  for (const char *dot; (dot = strchr(k, '.')); k = dot + 1, depth++) {
+    size_t len = (size_t)(dot - k);
+    int shared = q && strncmp(q, k, len) == 0 && q[len] == '.';
+    if (!shared) {
+      fprintf(f, "%*s%.*s:\n", 2 * depth, "", (int)len, k);
+      q = NULL;
+    } else {
+      q += len + 1;
+    }
+  }
+  return 2 * depth;
+}
+
 void config_dump(const struct config *c, FILE *f) {
-  const char *section = "";
+  const char *prev = NULL;
   for (size_t i = 0; i < NPARAMS_; i++) {
     const struct param_ *p = &params_[i];
-    const char *dot = strchr(p->key, '.');
-    size_t slen = (size_t)(dot - p->key);
-    if (strlen(section) != slen || strncmp(section, p->key, slen) != 0) {
-      fprintf(f, "%.*s:\n", (int)slen, p->key);
-      section = p->key;
-    }
+    int indent = dump_groups_(prev, p->key, f);
+    prev = p->key;
     const char *dst = (const char *)c + p->offset;
-    fprintf(f, "  %s: ", dot + 1);
+    fprintf(f, "%*s%s: ", indent, "", strrchr(p->key, '.') + 1);
     switch (p->type) {
     case P_STRING:
+    case P_NAME:
       fputc('"', f);
       for (const char *q = dst; *q; q++) {
         if (*q == '"' || *q == '\\')

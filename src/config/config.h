@@ -17,7 +17,11 @@ extern "C" {
 enum { FOX_EXP_NONE = 0, FOX_EXP_SUMMARY = 1, FOX_EXP_FULL = 2 };
 enum { FOX_ALGO_DQN = 0, FOX_ALGO_PPO = 1 };
 enum { FOX_BACKEND_AUTO = 0, FOX_BACKEND_CPU = 1, FOX_BACKEND_CUDA = 2 };
+enum { FOX_MAXIMIZE = 0, FOX_MINIMIZE = 1 };
+enum { FOX_SAMPLER_TPE = 0, FOX_SAMPLER_RANDOM = 1, FOX_SAMPLER_GRID = 2 };
+enum { FOX_SCHED_NONE = 0, FOX_SCHED_SH = 1, FOX_SCHED_HYPERBAND = 2 };
 #define FOX_MAX_LAYERS 8
+#define FOX_NAME_LEN 64
 
 struct dqn_config {
   int hidden[FOX_MAX_LAYERS], n_hidden;
@@ -39,6 +43,29 @@ struct ppo_config {
   int anneal_lr;
 };
 
+/* TPE's settings (src/study/tpe.c documents each choice). */
+struct tpe_config {
+  int n_startup_trials, n_ei_candidates;
+  int multivariate, constant_liar;
+  double prior_weight, gamma; /* the good group: ceil(gamma n) trials, at most 25 */
+};
+
+/* A study (`foxopt run`, DESIGN.md s8): the `study:` section. The search space itself is the
+ * `parameters:` section (src/study/space.h). */
+struct study_config {
+  char name[FOX_NAME_LEN];
+  uint64_t seed;
+  int trials, round_size, trials_per_device;
+  char metric[FOX_NAME_LEN]; /* objective.metric, e.g. val.sharpe */
+  int direction;             /* objective.direction: FOX_MAXIMIZE | FOX_MINIMIZE */
+  int function;              /* objective.function: 0 = train agents, else a test function */
+  double seconds;            /* objective.seconds: how long a test-function trial takes */
+  int sampler;               /* sampler.name */
+  struct tpe_config tpe;
+  int scheduler; /* scheduler.name */
+  int min_epochs, max_epochs, eta, brackets;
+};
+
 struct config {
   char data_path[1024];        /* data.path */
   struct market_params market; /* market.*, barrier.*, reward.* */
@@ -51,6 +78,7 @@ struct config {
   struct ppo_config ppo;
   int eval_split; /* eval.split: FOX_SPLIT_* */
   int experience; /* output.experience */
+  struct study_config study;
 };
 
 void config_defaults(struct config *c);
@@ -68,6 +96,13 @@ int config_load_text(struct config *c, const char *text, const char *name,
 int config_read_file(const char *path, char **text, struct fox_err *e);
 /* Every key with its value, as YAML that config_load reads back to the same struct. */
 void config_dump(const struct config *c, FILE *f);
+/* The names of objective.function's choices ("none", "branin", ...), NULL-terminated. */
+extern const char *const config_function_names[];
+
+/* What a key holds, for the search space's checks; -1 when the key is unknown. */
+enum { FOX_KEY_NUMBER = 0, FOX_KEY_INTEGER = 1, FOX_KEY_BOOL = 2, FOX_KEY_CHOICE = 3,
+       FOX_KEY_TEXT = 4, FOX_KEY_LIST = 5 };
+int config_key_kind(const char *key);
 
 #ifdef __cplusplus
 }
