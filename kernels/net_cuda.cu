@@ -118,7 +118,25 @@ static int blend_(void *dst, const void *src, double tau, struct fox_err *e) {
   return 0;
 }
 
+static int get_adam_(const void *impl, float *m, float *v, long *t, struct fox_err *e) {
+  const struct cuda_net_ *c = (const struct cuda_net_ *)impl;
+  size_t bytes = c->m.n_params * sizeof(float);
+  cudaCheck(cudaMemcpy(m, c->m.adam_m, bytes, cudaMemcpyDeviceToHost), e);
+  cudaCheck(cudaMemcpy(v, c->m.adam_v, bytes, cudaMemcpyDeviceToHost), e);
+  *t = c->m.adam_t;
+  return 0;
+}
+
+static int set_adam_(void *impl, const float *m, const float *v, long t, struct fox_err *e) {
+  struct cuda_net_ *c = (struct cuda_net_ *)impl;
+  size_t bytes = c->m.n_params * sizeof(float);
+  cudaCheck(cudaMemcpy(c->m.adam_m, m, bytes, cudaMemcpyHostToDevice), e);
+  cudaCheck(cudaMemcpy(c->m.adam_v, v, bytes, cudaMemcpyHostToDevice), e);
+  c->m.adam_t = t;
+  return 0;
+}
+
 extern "C" const struct net_ops net_cuda_ops = {
     "cuda", create_, destroy_, set_params_, get_params_, forward_,
-    backward_, zero_grad_, grad_sqnorm_, step_, blend_,
+    backward_, zero_grad_, grad_sqnorm_, step_, blend_, get_adam_, set_adam_,
 };

@@ -94,9 +94,26 @@ static int cpu_blend_(void *dst, const void *src, double tau, struct fox_err *e)
   return 0;
 }
 
+static int cpu_get_adam_(const void *impl, float *m, float *v, long *t, struct fox_err *e) {
+  const struct cpu_net_ *c = impl;
+  memcpy(m, c->opt.m, c->opt.n * sizeof(float));
+  memcpy(v, c->opt.v, c->opt.n * sizeof(float));
+  *t = c->opt.t;
+  return 0;
+}
+
+static int cpu_set_adam_(void *impl, const float *m, const float *v, long t, struct fox_err *e) {
+  struct cpu_net_ *c = impl;
+  memcpy(c->opt.m, m, c->opt.n * sizeof(float));
+  memcpy(c->opt.v, v, c->opt.n * sizeof(float));
+  c->opt.t = t;
+  return 0;
+}
+
 const struct net_ops net_cpu_ops = {
     "cpu",          cpu_create_,  cpu_destroy_,    cpu_set_params_, cpu_get_params_, cpu_forward_,
     cpu_backward_,  cpu_zero_grad_, cpu_grad_sqnorm_, cpu_step_,      cpu_blend_,
+    cpu_get_adam_,  cpu_set_adam_,
 };
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
@@ -148,3 +165,4 @@ int net_get_params(const struct net *n, float *host, struct fox_err *e) {
 int net_set_params(struct net *n, const float *host, struct fox_err *e) {
   return n->ops->set_params(n->impl, host, e);
 }
+

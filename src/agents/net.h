@@ -31,6 +31,9 @@ struct net_ops {
   int (*step)(void *impl, double scale, double lr, struct fox_err *e);
   /* dst = tau src + (1 - tau) dst over the parameters (tau 1: a copy). */
   int (*blend)(void *dst, const void *src, double tau, struct fox_err *e);
+  /* Adam's moments (host arrays of n_params floats) and step count, for checkpoints. */
+  int (*get_adam)(const void *impl, float *m, float *v, long *t, struct fox_err *e);
+  int (*set_adam)(void *impl, const float *m, const float *v, long t, struct fox_err *e);
 };
 
 struct net {
@@ -66,6 +69,15 @@ static inline int net_blend(struct net *dst, const struct net *src, double tau,
   return dst->ops->blend(dst->impl, src->impl, tau, e);
 }
 int net_get_params(const struct net *n, float *host, struct fox_err *e);
+/* Adam's moments and step count (host arrays of n_params floats), for checkpoints. */
+static inline int net_get_adam(const struct net *n, float *m, float *v, long *t,
+                               struct fox_err *e) {
+  return n->ops->get_adam(n->impl, m, v, t, e);
+}
+static inline int net_set_adam(struct net *n, const float *m, const float *v, long t,
+                               struct fox_err *e) {
+  return n->ops->set_adam(n->impl, m, v, t, e);
+}
 int net_set_params(struct net *n, const float *host, struct fox_err *e);
 
 #ifdef __cplusplus

@@ -9,6 +9,9 @@
 extern const char *const metrics_names[FOX_NMETRICS];
 
 double metrics_get(const struct metrics *m, int i);
+void metrics_set(struct metrics *m, int i, double x);
+/* The index of a metric name ("sharpe"), -1 when unknown. */
+int metrics_find(const char *name);
 void metrics_mean(const struct metrics *folds, int k, struct metrics *out);
 /* `"name": value` pairs, comma separated, without braces; non-finite values as null. */
 void metrics_json_fields(FILE *f, const struct metrics *m);

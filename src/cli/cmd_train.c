@@ -92,25 +92,23 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
     dataset_free(&ds);
     return rc;
   }
-  struct agent ag;
-  struct trial_result res = {0};
-  int made = (rc = agent_create(&ag, &cfg, be->nets, trial_ppo_updates(&cfg, &ds),
-                                 trial_seed(&cfg, 2), e)) == 0;
+  struct trial t;
+  memset(&t, 0, sizeof t);
+  rc = mkdirs_(outdir, e);
   if (rc == 0)
-    rc = mkdirs_(outdir, e);
-  if (rc == 0)
-    rc = trial_run(&cfg, &ds, be, &dev, &ag, json ? stderr : stdout, &res, e);
+    rc = trial_run(&t, &cfg, &ds, be, &dev, json ? stderr : stdout, e);
+  const struct trial_result *res = &t.r;
   char out[4200];
   snprintf(out, sizeof out, "%s/trial.h5", outdir);
   if (rc == 0)
-    rc = trial_write_h5(out, &cfg, &ag, &res, e);
-  if (rc == 0 && res.status == FOX_TRIAL_FAILED)
-    rc = fox_errf(e, FOX_EFAIL, "trial failed: %s (status recorded in %s)", res.reason, out);
+    rc = trial_write_h5(out, &cfg, &t.ag, res, e);
+  if (rc == 0 && res->status == FOX_TRIAL_FAILED)
+    rc = fox_errf(e, FOX_EFAIL, "trial failed: %s (status recorded in %s)", res->reason, out);
   if (rc == 0) {
     if (json) {
-      printf("{\"status\": \"complete\", \"epochs\": %d", res.epochs_done);
+      printf("{\"status\": \"complete\", \"epochs\": %d", res->epochs_done);
       for (int m = 0; m < FOX_NMETRICS; m++) {
-        double x = metrics_get(&res.final, m);
+        double x = metrics_get(&res->final, m);
         printf(", \"%s.%s\": ", dataset_split_name(cfg.eval_split), metrics_names[m]);
         if (x == x && x - x == 0)
           printf("%.17g", x);
@@ -122,9 +120,7 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
       printf("wrote %s\n", out);
     }
   }
-  trial_result_free(&res);
-  if (made)
-    agent_free(&ag);
+  trial_close(&t);
   be->dataset_release(&dev);
   dataset_free(&ds);
   return rc;

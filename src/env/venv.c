@@ -71,6 +71,22 @@ int venv_read_env(const struct venv *v, struct env_state *env, struct env_cursor
   return 0;
 }
 
+int venv_read_rstats(const struct venv *v, struct reward_stats *rs, struct fox_err *e) {
+  return v->be->mem_d2h(rs, v->rstats, (size_t)v->shape.num_envs * sizeof *rs, e);
+}
+
+int venv_write_env(struct venv *v, const struct env_state *env, const struct env_cursor *cur,
+                   const struct reward_stats *rs, struct fox_err *e) {
+  size_t n = (size_t)v->shape.num_envs;
+  if (env)
+    FOX_TRY(v->be->mem_h2d(v->env, env, n * sizeof *env, e));
+  if (cur)
+    FOX_TRY(v->be->mem_h2d(v->cur, cur, n * sizeof *cur, e));
+  if (rs)
+    FOX_TRY(v->be->mem_h2d(v->rstats, rs, n * sizeof *rs, e));
+  return 0;
+}
+
 void venv_free(struct venv *v) {
   if (!v->be)
     return;

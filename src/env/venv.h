@@ -43,9 +43,14 @@ int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_er
 /* Copies the latest batch to the host; any pointer may be NULL. */
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,
               uint8_t *dones, int8_t *labels, struct fox_err *e);
-/* The per-environment portfolio and cursor, for tests and checkpoints. */
+/* The per-environment portfolio, cursor and reward statistics, for tests and checkpoints;
+ * any pointer may be NULL. */
 int venv_read_env(const struct venv *v, struct env_state *env, struct env_cursor *cur,
                   struct fox_err *e);
+int venv_read_rstats(const struct venv *v, struct reward_stats *rs, struct fox_err *e);
+/* Puts them back (a checkpoint restored): the next step continues from there. */
+int venv_write_env(struct venv *v, const struct env_state *env, const struct env_cursor *cur,
+                   const struct reward_stats *rs, struct fox_err *e);
 void venv_free(struct venv *v);
 
 #ifdef __cplusplus

@@ -64,19 +64,25 @@ void trial_result_free(struct trial_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* Scratch of one vector step. */
-struct step_buf_ {
+/* Scratch of one vector step; `s` holds the states the agent acts on next, which a checkpoint
+ * keeps. */
+struct trial_loop_ {
   float *s, *s_new, *next, *r, *logp, *v, *vnext;
   uint8_t *a, *d, *term;
 };
 
-static void step_buf_free_(struct step_buf_ *b) {
+static void loop_free_(struct trial_loop_ *b) {
+  if (!b)
+    return;
   free(b->s), free(b->s_new), free(b->next), free(b->r), free(b->logp), free(b->v);
   free(b->vnext), free(b->a), free(b->d), free(b->term);
+  free(b);
 }
 
-static int step_buf_alloc_(struct step_buf_ *b, size_t n, struct fox_err *e) {
-  memset(b, 0, sizeof *b);
+static struct trial_loop_ *loop_alloc_(size_t n) {
+  struct trial_loop_ *b = calloc(1, sizeof *b);
+  if (!b)
+    return NULL;
   b->s = malloc(n * FOX_STATE_DIM * sizeof(float));
   b->s_new = malloc(n * FOX_STATE_DIM * sizeof(float));
   b->next = malloc(n * FOX_STATE_DIM * sizeof(float));
@@ -89,11 +95,13 @@ static int step_buf_alloc_(struct step_buf_ *b, size_t n, struct fox_err *e) {
   b->term = malloc(n);
   if (!b->s || !b->s_new || !b->next || !b->r || !b->logp || !b->v || !b->vnext || !b->a ||
       !b->d || !b->term) {
-    step_buf_free_(b);
-    return fox_errf(e, FOX_EFAIL, "trial: out of memory for %zu environments", n);
+    loop_free_(b);
+    return NULL;
   }
-  return 0;
+  return b;
 }
+
+float *trial_states(struct trial *t) { return t->loop->s; }
 
 static int fail_(struct trial_result *out, const char *fmt, int epoch, long transitions) {
   out->status = FOX_TRIAL_FAILED;
@@ -103,7 +111,7 @@ static int fail_(struct trial_result *out, const char *fmt, int epoch, long tran
 
 /* One vector step of a DQN trial; *ran says whether gradient updates ran (and *loss is their
  * mean loss, which may itself be NaN: a divergence). */
-static int dqn_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, long total,
+static int dqn_step_(struct agent *ag, struct venv *v, struct trial_loop_ *b, long total,
                      double *loss, int *ran, struct fox_err *e) {
   long before = ag->dqn.updates;
   int n = v->shape.num_envs;
@@ -119,7 +127,7 @@ static int dqn_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, long
 }
 
 /* One vector step of a PPO trial; runs the update when the rollout is full. */
-static int ppo_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, double *loss,
+static int ppo_step_(struct agent *ag, struct venv *v, struct trial_loop_ *b, double *loss,
                      int *ran, struct fox_err *e) {
   int n = v->shape.num_envs;
   struct ppo *p = &ag->ppo;
@@ -147,55 +155,93 @@ static int ppo_step_(struct agent *ag, struct venv *v, struct step_buf_ *b, doub
   return 0;
 }
 
-int trial_run(const struct config *cfg, const struct dataset *ds, const struct backend *be,
-              const struct device_dataset *dev, struct agent *ag, FILE *log,
-              struct trial_result *out, struct fox_err *e) {
-  memset(out, 0, sizeof *out);
-  out->curve = calloc((size_t)cfg->epochs, sizeof *out->curve);
-  if (!out->curve)
-    return fox_errf(e, FOX_EFAIL, "trial: out of memory");
+int trial_open(struct trial *t, const struct config *cfg, const struct dataset *ds,
+               const struct backend *be, const struct device_dataset *dev, struct fox_err *e) {
+  memset(t, 0, sizeof *t);
+  t->cfg = *cfg;
+  t->ds = ds;
+  t->be = be;
+  t->dev = dev;
   int n = cfg->num_envs;
-  long vec_steps = (long)vec_steps_(cfg, ds);
-  long total = vec_steps * n * cfg->epochs;
-  struct venv v;
-  FOX_TRY(venv_create(&v, be, dev, &cfg->market, n, cfg->episode_bars,
-                      ds->split[FOX_SPLIT_TRAIN][0], ds->split[FOX_SPLIT_TRAIN][1],
-                      trial_seed(cfg, 1), e));
-  struct step_buf_ b;
-  int rc = step_buf_alloc_(&b, (size_t)n, e);
+  t->vec_steps = (long)vec_steps_(cfg, ds);
+  t->total = t->vec_steps * n * cfg->epochs;
+  t->r.curve = calloc((size_t)cfg->epochs, sizeof *t->r.curve);
+  t->loop = loop_alloc_((size_t)n);
+  if (!t->r.curve || !t->loop) {
+    trial_close(t);
+    return fox_errf(e, FOX_EFAIL, "trial: out of memory for %d environments", n);
+  }
+  int rc = agent_create(&t->ag, cfg, be->nets, trial_ppo_updates(cfg, ds), trial_seed(cfg, 2), e);
+  if (rc != 0) {
+    memset(&t->ag, 0, sizeof t->ag);
+    trial_close(t);
+    return rc;
+  }
+  rc = venv_create(&t->venv, be, dev, &cfg->market, n, cfg->episode_bars,
+                   ds->split[FOX_SPLIT_TRAIN][0], ds->split[FOX_SPLIT_TRAIN][1],
+                   trial_seed(cfg, 1), e);
   if (rc == 0)
-    rc = venv_reset(&v, e);
+    rc = venv_reset(&t->venv, e);
   if (rc == 0)
-    rc = venv_read(&v, b.s, NULL, NULL, NULL, NULL, e);
-  for (int ep = 0; rc == 0 && ep < cfg->epochs && out->status == FOX_TRIAL_COMPLETE; ep++) {
-    double t0 = now_(), loss_sum = 0;
-    long loss_n = 0;
-    for (long k = 0; rc == 0 && k < vec_steps; k++) {
-      double loss;
-      int ran = 0;
-      rc = ag->algo == FOX_ALGO_DQN ? dqn_step_(ag, &v, &b, total, &loss, &ran, e)
-                                    : ppo_step_(ag, &v, &b, &loss, &ran, e);
-      out->transitions += n;
-      if (rc != 0)
-        break;
-      if (ran && !isfinite(loss)) {
-        fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
-              ep + 1, out->transitions);
-        break;
-      }
-      if (ran) {
-        loss_sum += loss;
-        loss_n++;
-      }
-      float *t = b.s;
-      b.s = b.s_new;
-      b.s_new = t;
+    rc = venv_read(&t->venv, t->loop->s, NULL, NULL, NULL, NULL, e);
+  if (rc != 0)
+    trial_close(t);
+  return rc;
+}
+
+void trial_close(struct trial *t) {
+  if (t->ag.dqn.online.ops || t->ag.ppo.actor.ops)
+    agent_free(&t->ag);
+  venv_free(&t->venv);
+  loop_free_(t->loop);
+  trial_result_free(&t->r);
+  memset(t, 0, sizeof *t);
+}
+
+/* One epoch of training; *stopped when the stop flag ended it early. */
+static int train_epoch_(struct trial *t, int ep, const volatile int *stop, double *loss_mean,
+                        struct fox_err *e) {
+  struct trial_loop_ *b = t->loop;
+  struct trial_result *out = &t->r;
+  int n = t->cfg.num_envs;
+  double loss_sum = 0;
+  long loss_n = 0;
+  for (long k = 0; k < t->vec_steps; k++) {
+    if (stop && *stop)
+      return fox_errf(e, FOX_ESTOP, "trial stopped by a signal in epoch %d", ep + 1);
+    double loss;
+    int ran = 0;
+    FOX_TRY(t->ag.algo == FOX_ALGO_DQN ? dqn_step_(&t->ag, &t->venv, b, t->total, &loss, &ran, e)
+                                       : ppo_step_(&t->ag, &t->venv, b, &loss, &ran, e));
+    out->transitions += n;
+    if (ran && !isfinite(loss))
+      return fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
+                   ep + 1, out->transitions);
+    if (ran) {
+      loss_sum += loss;
+      loss_n++;
     }
-    if (rc != 0 || out->status != FOX_TRIAL_COMPLETE)
+    float *tmp = b->s;
+    b->s = b->s_new;
+    b->s_new = tmp;
+  }
+  *loss_mean = loss_n ? loss_sum / (double)loss_n : NAN;
+  return 0;
+}
+
+int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile int *stop,
+                  struct fox_err *e) {
+  const struct config *cfg = &t->cfg;
+  struct trial_result *out = &t->r;
+  if (to_epoch > cfg->epochs)
+    to_epoch = cfg->epochs;
+  for (int ep = out->epochs_done; ep < to_epoch && out->status == FOX_TRIAL_COMPLETE; ep++) {
+    double t0 = now_(), loss = NAN;
+    FOX_TRY(train_epoch_(t, ep, stop, &loss, e));
+    if (out->status != FOX_TRIAL_COMPLETE)
       break;
     int finite;
-    if ((rc = agent_finite(ag, &finite, e)) != 0)
-      break;
+    FOX_TRY(agent_finite(&t->ag, &finite, e));
     if (!finite) {
       fail_(out, "diverged: a weight is not finite after epoch %d (%ld transitions)", ep + 1,
             out->transitions);
@@ -203,14 +249,12 @@ int trial_run(const struct config *cfg, const struct dataset *ds, const struct b
     }
     double t1 = now_();
     struct backtest_run run;
-    rc = agent_backtest(ag, be, ds, dev, cfg, cfg->eval_split, &run, e);
-    if (rc != 0)
-      break;
+    FOX_TRY(agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, &run, e));
     struct epoch_row *row = &out->curve[ep];
     row->epoch = ep + 1;
     row->seconds = now_() - t0;
-    row->env_steps_per_s = (double)(vec_steps * n) / (t1 - t0);
-    row->loss = loss_n ? loss_sum / (double)loss_n : NAN;
+    row->env_steps_per_s = (double)(t->vec_steps * cfg->num_envs) / (t1 - t0);
+    row->loss = loss;
     row->eval = run.mean;
     out->final = run.mean;
     out->epochs_done = ep + 1;
@@ -222,7 +266,12 @@ int trial_run(const struct config *cfg, const struct dataset *ds, const struct b
               dataset_split_name(cfg->eval_split), row->eval.sharpe,
               dataset_split_name(cfg->eval_split), row->eval.total_return);
   }
-  step_buf_free_(&b);
-  venv_free(&v);
-  return rc;
+  return 0;
+}
+
+int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,
+              const struct backend *be, const struct device_dataset *dev, FILE *log,
+              struct fox_err *e) {
+  FOX_TRY(trial_open(t, cfg, ds, be, dev, e));
+  return trial_advance(t, cfg->epochs, log, NULL, e);
 }

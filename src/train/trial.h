@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "env/venv.h"
 #include "train/agent.h"
 
 enum { FOX_TRIAL_COMPLETE = 0, FOX_TRIAL_FAILED = 1 };
@@ -24,12 +25,41 @@ struct trial_result {
   long transitions;
 };
 
-/* Trains `agent` (made by the caller with agent_create) on `ds`; progress lines go to `log`
- * when it is not NULL. A divergence (NaN or Inf in a loss or a weight) ends the trial with
- * status FOX_TRIAL_FAILED and the reason, and returns 0: it is a result, not an error. */
-int trial_run(const struct config *cfg, const struct dataset *ds, const struct backend *be,
-              const struct device_dataset *dev, struct agent *agent, FILE *log,
-              struct trial_result *out, struct fox_err *e);
+/* A trial in progress: its environments, its agent and where its loop stands. It runs in
+ * segments (a scheduler's rungs), and between segments it can be checkpointed
+ * (train/trial_state.h) and continued on any process, bit for bit. */
+struct trial_loop_; /* the step buffers, private to trial.c */
+struct trial {
+  struct config cfg;
+  const struct dataset *ds;
+  const struct backend *be;
+  const struct device_dataset *dev;
+  struct agent ag;
+  struct venv venv;
+  struct trial_loop_ *loop;
+  long vec_steps;        /* vector steps per epoch */
+  long total;            /* transitions of the whole run (train.epochs): epsilon's schedule */
+  struct trial_result r; /* curve [cfg.epochs] */
+};
+
+/* The agent and the environments of a new trial, from cfg's seed (train.seed). */
+int trial_open(struct trial *t, const struct config *cfg, const struct dataset *ds,
+               const struct backend *be, const struct device_dataset *dev, struct fox_err *e);
+/* Trains up to epoch `to_epoch` (<= train.epochs), with an evaluation after each epoch; a
+ * line per epoch to `log` when it is not NULL. A divergence (NaN or Inf in a loss or a
+ * weight) sets status FOX_TRIAL_FAILED and its reason and returns 0: a result, not an error.
+ * When *stop becomes non-zero the segment is abandoned between two steps: FOX_ESTOP, and the
+ * trial must not be continued (reload its last checkpoint instead). */
+int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile int *stop,
+                  struct fox_err *e);
+void trial_close(struct trial *t);
+/* The host states [num_envs, 54] the agent acts on next (a checkpoint keeps them). */
+float *trial_states(struct trial *t);
+/* open + advance to train.epochs; the result moves to `out` (free with trial_result_free) and
+ * the trained agent stays in t until trial_close. */
+int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,
+              const struct backend *be, const struct device_dataset *dev, FILE *log,
+              struct fox_err *e);
 void trial_result_free(struct trial_result *r);
 /* Environment steps in one epoch (steps_per_epoch, or the train split's bars for auto). */
 int64_t trial_steps_per_epoch(const struct config *cfg, const struct dataset *ds);

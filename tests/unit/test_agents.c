@@ -95,24 +95,25 @@ int main(void) {
   cfg.num_envs = 4, cfg.episode_bars = 100, cfg.epochs = 2, cfg.steps_per_epoch = 400;
   cfg.dqn.learning_starts = 100, cfg.dqn.batch_size = 16, cfg.dqn.buffer_size = 1000;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 16;
-  struct agent ag;
-  CHECK(agent_create(&ag, &cfg, &net_cpu_ops, 0, 5, &e) == 0, "%s", e.msg);
+  struct trial t;
+  CHECK(trial_open(&t, &cfg, &ds, backend_cpu(), &dev, &e) == 0, "%s", e.msg);
+  struct agent *ag = &t.ag;
   {
-    float *w = malloc(ag.dqn.online.n_params * sizeof *w);
-    CHECK(net_get_params(&ag.dqn.online, w, &e) == 0, "%s", e.msg);
+    float *w = malloc(ag->dqn.online.n_params * sizeof *w);
+    CHECK(net_get_params(&ag->dqn.online, w, &e) == 0, "%s", e.msg);
     w[3] = NAN;
-    CHECK(net_set_params(&ag.dqn.online, w, &e) == 0, "%s", e.msg);
+    CHECK(net_set_params(&ag->dqn.online, w, &e) == 0, "%s", e.msg);
     free(w);
   }
-  struct trial_result res;
-  CHECK(trial_run(&cfg, &ds, backend_cpu(), &dev, &ag, NULL, &res, &e) == 0, "%s", e.msg);
+  CHECK(trial_advance(&t, cfg.epochs, NULL, NULL, &e) == 0, "%s", e.msg);
+  struct trial_result res = t.r;
   CHECK(res.status == FOX_TRIAL_FAILED && strstr(res.reason, "diverged"),
         "failed with a reason, got status %d '%s'", res.status, res.reason);
   CHECK(res.epochs_done == 0, "no NaN metrics recorded as results (%d epochs)", res.epochs_done);
   /* Its trial.h5 says failed, and a policy backtest refuses it with the reason. */
   char path[64];
   snprintf(path, sizeof path, "/tmp/fox_failed_%ld.h5", (long)getpid());
-  CHECK(trial_write_h5(path, &cfg, &ag, &res, &e) == 0, "%s", e.msg);
+  CHECK(trial_write_h5(path, &cfg, ag, &res, &e) == 0, "%s", e.msg);
   struct config back;
   struct agent loaded;
   fox_err_clear(&e);
@@ -120,15 +121,12 @@ int main(void) {
             strstr(e.msg, "failed") && strstr(e.msg, "diverged"),
         "a failed trial is refused: %s", e.msg);
   remove(path);
-  trial_result_free(&res);
-  agent_free(&ag);
+  trial_close(&t);
   /* The same trial without the NaN completes both epochs. */
-  CHECK(agent_create(&ag, &cfg, &net_cpu_ops, 0, 5, &e) == 0, "%s", e.msg);
-  CHECK(trial_run(&cfg, &ds, backend_cpu(), &dev, &ag, NULL, &res, &e) == 0, "%s", e.msg);
-  CHECK(res.status == FOX_TRIAL_COMPLETE && res.epochs_done == 2, "complete, %d epochs",
-        res.epochs_done);
-  trial_result_free(&res);
-  agent_free(&ag);
+  CHECK(trial_run(&t, &cfg, &ds, backend_cpu(), &dev, NULL, &e) == 0, "%s", e.msg);
+  CHECK(t.r.status == FOX_TRIAL_COMPLETE && t.r.epochs_done == 2, "complete, %d epochs",
+        t.r.epochs_done);
+  trial_close(&t);
   backend_cpu()->dataset_release(&dev);
   dataset_free(&ds);
   return fox_check_done("test_agents");

@@ -1,0 +1,342 @@
+/* Trial checkpoints in HDF5. Structs of the environments are stored as their bytes (a checkpoint
+ * is read back by the same build); everything else as typed arrays that h5dump shows. */
+#include "train/trial_state.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/h5io.h"
+
+#define CKPT_VERSION 1
+
+static hid_t group_(hid_t loc, const char *name, struct fox_err *e) {
+  hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0)
+    h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
+  return g;
+}
+
+static hid_t open_(hid_t loc, const char *name, const char *file, struct fox_err *e) {
+  if (!h5io_exists(loc, name)) {
+    fox_errf(e, FOX_EDATA, "%s: checkpoint lacks %s", file, name);
+    return -1;
+  }
+  hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
+  if (g < 0)
+    h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, name);
+  return g;
+}
+
+/* Runs `body` on a new or opened subgroup and closes it whatever happens. */
+#define IN_GROUP_(g, open_expr, body)  \
+  do {                                 \
+    hid_t g = (open_expr);             \
+    if (g < 0)                         \
+      return e->code ? e->code : FOX_EFAIL; \
+    int rc_ = (body);                  \
+    H5Gclose(g);                       \
+    FOX_TRY(rc_);                      \
+  } while (0)
+
+static int i64_attr_(hid_t g, const char *name, int64_t v, struct fox_err *e) {
+  return h5io_attr_write(g, name, H5T_NATIVE_INT64, &v, 1, e);
+}
+
+static int i64_read_(hid_t g, const char *name, int64_t *v, const char *file,
+                     struct fox_err *e) {
+  return h5io_attr_read(g, name, H5T_NATIVE_INT64, v, 1, file, e);
+}
+
+/* Parameters, Adam's moments and step. */
+static int net_write_(hid_t g, const struct net *n, struct fox_err *e) {
+  size_t np = n->n_params;
+  float *buf = malloc(3 * np * sizeof *buf);
+  mallocCheck(buf, e);
+  long t = 0;
+  int rc = net_get_params(n, buf, e);
+  if (rc == 0)
+    rc = net_get_adam(n, buf + np, buf + 2 * np, &t, e);
+  if (rc == 0)
+    rc = h5io_write(g, "params", H5T_NATIVE_FLOAT, buf, np, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "adam_m", H5T_NATIVE_FLOAT, buf + np, np, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "adam_v", H5T_NATIVE_FLOAT, buf + 2 * np, np, 0, 0, e);
+  if (rc == 0)
+    rc = i64_attr_(g, "adam_t", t, e);
+  free(buf);
+  return rc;
+}
+
+static int net_read_(hid_t g, struct net *n, const char *file, struct fox_err *e) {
+  size_t np = n->n_params, d0, d1;
+  FOX_TRY(h5io_dims(g, "params", &d0, &d1, file, e));
+  if (d0 != np || d1 != 0)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint network has %zu parameters, the config "
+                                  "makes %zu", file, d0, np);
+  float *buf = malloc(3 * np * sizeof *buf);
+  mallocCheck(buf, e);
+  int64_t t = 0;
+  int rc = h5io_read(g, "params", H5T_NATIVE_FLOAT, buf, np, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "adam_m", H5T_NATIVE_FLOAT, buf + np, np, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "adam_v", H5T_NATIVE_FLOAT, buf + 2 * np, np, 0, file, e);
+  if (rc == 0)
+    rc = i64_read_(g, "adam_t", &t, file, e);
+  if (rc == 0)
+    rc = net_set_params(n, buf, e);
+  if (rc == 0)
+    rc = net_set_adam(n, buf + np, buf + 2 * np, (long)t, e);
+  free(buf);
+  return rc;
+}
+
+static int rng_write_(hid_t g, const struct rng *r, struct fox_err *e) {
+  return h5io_write(g, "rng", H5T_NATIVE_UINT64, r->s, 4, 0, 0, e);
+}
+
+static int rng_read_(hid_t g, struct rng *r, const char *file, struct fox_err *e) {
+  return h5io_read(g, "rng", H5T_NATIVE_UINT64, r->s, 4, 0, file, e);
+}
+
+/* The filled part of the replay ring, with its write position. */
+static int replay_write_(hid_t g, const struct replay *b, struct fox_err *e) {
+  size_t n = b->size;
+  FOX_TRY(i64_attr_(g, "pos", (int64_t)b->pos, e));
+  FOX_TRY(i64_attr_(g, "capacity", (int64_t)b->cap, e));
+  FOX_TRY(h5io_write(g, "s", H5T_NATIVE_FLOAT, b->s, n, FOX_STATE_DIM, 0, e));
+  FOX_TRY(h5io_write(g, "s2", H5T_NATIVE_FLOAT, b->s2, n, FOX_STATE_DIM, 0, e));
+  FOX_TRY(h5io_write(g, "a", H5T_NATIVE_UINT8, b->a, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "r", H5T_NATIVE_FLOAT, b->r, n, 0, 0, e));
+  return h5io_write(g, "terminal", H5T_NATIVE_UINT8, b->term, n, 0, 0, e);
+}
+
+static int replay_read_(hid_t g, struct replay *b, const char *file, struct fox_err *e) {
+  int64_t pos, cap;
+  size_t n, d1;
+  FOX_TRY(i64_read_(g, "pos", &pos, file, e));
+  FOX_TRY(i64_read_(g, "capacity", &cap, file, e));
+  FOX_TRY(h5io_dims(g, "a", &n, &d1, file, e));
+  if ((size_t)cap != b->cap || n > b->cap || pos < 0 || (size_t)pos >= b->cap)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint replay (capacity %lld, %zu stored) does not "
+                                  "fit dqn.buffer_size %zu", file, (long long)cap, n, b->cap);
+  FOX_TRY(h5io_read(g, "s", H5T_NATIVE_FLOAT, b->s, n, FOX_STATE_DIM, file, e));
+  FOX_TRY(h5io_read(g, "s2", H5T_NATIVE_FLOAT, b->s2, n, FOX_STATE_DIM, file, e));
+  FOX_TRY(h5io_read(g, "a", H5T_NATIVE_UINT8, b->a, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "r", H5T_NATIVE_FLOAT, b->r, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "terminal", H5T_NATIVE_UINT8, b->term, n, 0, file, e));
+  b->size = n;
+  b->pos = (size_t)pos;
+  return 0;
+}
+
+static int dqn_write_(hid_t g, const struct dqn *d, struct fox_err *e) {
+  FOX_TRY(i64_attr_(g, "transitions", d->transitions, e));
+  FOX_TRY(i64_attr_(g, "updates", d->updates, e));
+  FOX_TRY(h5io_attr_write(g, "credit", H5T_NATIVE_DOUBLE, &d->credit, 1, e));
+  FOX_TRY(rng_write_(g, &d->rng, e));
+  IN_GROUP_(o, group_(g, "online", e), net_write_(o, &d->online, e));
+  IN_GROUP_(t, group_(g, "target", e), net_write_(t, &d->target, e));
+  IN_GROUP_(r, group_(g, "replay", e), replay_write_(r, &d->rb, e));
+  return 0;
+}
+
+static int dqn_read_(hid_t g, struct dqn *d, const char *file, struct fox_err *e) {
+  int64_t tr, up;
+  FOX_TRY(i64_read_(g, "transitions", &tr, file, e));
+  FOX_TRY(i64_read_(g, "updates", &up, file, e));
+  FOX_TRY(h5io_attr_read(g, "credit", H5T_NATIVE_DOUBLE, &d->credit, 1, file, e));
+  d->transitions = (long)tr;
+  d->updates = (long)up;
+  FOX_TRY(rng_read_(g, &d->rng, file, e));
+  IN_GROUP_(o, open_(g, "online", file, e), net_read_(o, &d->online, file, e));
+  IN_GROUP_(t, open_(g, "target", file, e), net_read_(t, &d->target, file, e));
+  IN_GROUP_(r, open_(g, "replay", file, e), replay_read_(r, &d->rb, file, e));
+  return 0;
+}
+
+/* The rollout filled so far (t of n_steps vector steps). */
+static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
+  size_t n = (size_t)p->t * (size_t)p->n_envs;
+  FOX_TRY(i64_attr_(g, "t", p->t, e));
+  FOX_TRY(i64_attr_(g, "updates", p->updates, e));
+  FOX_TRY(i64_attr_(g, "num_updates", p->num_updates, e));
+  FOX_TRY(rng_write_(g, &p->rng, e));
+  IN_GROUP_(a, group_(g, "actor", e), net_write_(a, &p->actor, e));
+  IN_GROUP_(c, group_(g, "critic", e), net_write_(c, &p->critic, e));
+  FOX_TRY(h5io_write(g, "obs", H5T_NATIVE_FLOAT, p->obs, n, FOX_STATE_DIM, 0, e));
+  FOX_TRY(h5io_write(g, "logp", H5T_NATIVE_FLOAT, p->logp, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "values", H5T_NATIVE_FLOAT, p->values, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "rewards", H5T_NATIVE_FLOAT, p->rewards, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "actions", H5T_NATIVE_UINT8, p->actions, n, 0, 0, e));
+  return h5io_write(g, "dones", H5T_NATIVE_UINT8, p->dones, n, 0, 0, e);
+}
+
+static int ppo_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
+  int64_t t, up, nu;
+  FOX_TRY(i64_read_(g, "t", &t, file, e));
+  FOX_TRY(i64_read_(g, "updates", &up, file, e));
+  FOX_TRY(i64_read_(g, "num_updates", &nu, file, e));
+  if (t < 0 || t >= p->cfg.n_steps || nu != p->num_updates)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint rollout (step %lld, %lld updates planned) "
+                                  "does not fit the config (n_steps %d, %ld updates)", file,
+                    (long long)t, (long long)nu, p->cfg.n_steps, p->num_updates);
+  p->t = (int)t;
+  p->updates = (long)up;
+  FOX_TRY(rng_read_(g, &p->rng, file, e));
+  IN_GROUP_(a, open_(g, "actor", file, e), net_read_(a, &p->actor, file, e));
+  IN_GROUP_(c, open_(g, "critic", file, e), net_read_(c, &p->critic, file, e));
+  size_t n = (size_t)t * (size_t)p->n_envs;
+  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, p->obs, n, FOX_STATE_DIM, file, e));
+  FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, p->logp, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "values", H5T_NATIVE_FLOAT, p->values, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "rewards", H5T_NATIVE_FLOAT, p->rewards, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "actions", H5T_NATIVE_UINT8, p->actions, n, 0, file, e));
+  return h5io_read(g, "dones", H5T_NATIVE_UINT8, p->dones, n, 0, file, e);
+}
+
+/* The environments as the backend holds them, and the states the agent acts on next. */
+static int venv_write_(hid_t g, struct trial *t, struct fox_err *e) {
+  size_t n = (size_t)t->cfg.num_envs;
+  struct env_state *env = malloc(n * sizeof *env);
+  struct env_cursor *cur = malloc(n * sizeof *cur);
+  struct reward_stats *rs = malloc(n * sizeof *rs);
+  int rc = env && cur && rs ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
+  if (rc == 0)
+    rc = venv_read_env(&t->venv, env, cur, e);
+  if (rc == 0)
+    rc = venv_read_rstats(&t->venv, rs, e);
+  if (rc == 0)
+    rc = h5io_write(g, "env", H5T_NATIVE_UINT8, env, n * sizeof *env, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "cursor", H5T_NATIVE_UINT8, cur, n * sizeof *cur, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "states", H5T_NATIVE_FLOAT, trial_states(t), n, FOX_STATE_DIM, 0, e);
+  free(env), free(cur), free(rs);
+  return rc;
+}
+
+static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err *e) {
+  size_t n = (size_t)t->cfg.num_envs, d0, d1;
+  FOX_TRY(h5io_dims(g, "env", &d0, &d1, file, e));
+  if (d0 != n * sizeof(struct env_state))
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint environments (%zu bytes) do not fit %zu "
+                                  "environments of this build", file, d0, n);
+  struct env_state *env = malloc(n * sizeof *env);
+  struct env_cursor *cur = malloc(n * sizeof *cur);
+  struct reward_stats *rs = malloc(n * sizeof *rs);
+  int rc = env && cur && rs ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
+  if (rc == 0)
+    rc = h5io_read(g, "env", H5T_NATIVE_UINT8, env, n * sizeof *env, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "cursor", H5T_NATIVE_UINT8, cur, n * sizeof *cur, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "states", H5T_NATIVE_FLOAT, trial_states(t), n, FOX_STATE_DIM, file, e);
+  if (rc == 0)
+    rc = venv_write_env(&t->venv, env, cur, rs, e);
+  free(env), free(cur), free(rs);
+  return rc;
+}
+
+/* The curve so far: epoch, seconds, env-steps/s, loss, then the metrics. */
+#define CURVE_COLS_ (4 + FOX_NMETRICS)
+
+static int curve_write_(hid_t g, const struct trial_result *r, struct fox_err *e) {
+  size_t n = (size_t)r->epochs_done;
+  double *rows = malloc((n ? n : 1) * CURVE_COLS_ * sizeof *rows);
+  mallocCheck(rows, e);
+  for (size_t i = 0; i < n; i++) {
+    const struct epoch_row *c = &r->curve[i];
+    double *x = rows + i * CURVE_COLS_;
+    x[0] = c->epoch, x[1] = c->seconds, x[2] = c->env_steps_per_s, x[3] = c->loss;
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      x[4 + m] = metrics_get(&c->eval, m);
+  }
+  int rc = h5io_write(g, "curve", H5T_NATIVE_DOUBLE, rows, n, CURVE_COLS_, 0, e);
+  free(rows);
+  return rc;
+}
+
+static int curve_read_(hid_t g, struct trial *t, const char *file, struct fox_err *e) {
+  size_t n, d1;
+  FOX_TRY(h5io_dims(g, "curve", &n, &d1, file, e));
+  if (n > (size_t)t->cfg.epochs || d1 != CURVE_COLS_)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint curve [%zu, %zu] does not fit %d epochs", file,
+                    n, d1, t->cfg.epochs);
+  double *rows = malloc((n ? n : 1) * CURVE_COLS_ * sizeof *rows);
+  mallocCheck(rows, e);
+  int rc = h5io_read(g, "curve", H5T_NATIVE_DOUBLE, rows, n, CURVE_COLS_, file, e);
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    struct epoch_row *c = &t->r.curve[i];
+    const double *x = rows + i * CURVE_COLS_;
+    c->epoch = (int)x[0], c->seconds = x[1], c->env_steps_per_s = x[2], c->loss = x[3];
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      metrics_set(&c->eval, m, x[4 + m]);
+  }
+  free(rows);
+  t->r.epochs_done = (int)n;
+  if (n)
+    t->r.final = t->r.curve[n - 1].eval;
+  return rc;
+}
+
+int trial_state_write(struct trial *t, hid_t g, struct fox_err *e) {
+  FOX_TRY(i64_attr_(g, "checkpoint_version", CKPT_VERSION, e));
+  FOX_TRY(i64_attr_(g, "algo", t->ag.algo, e));
+  FOX_TRY(i64_attr_(g, "transitions", t->r.transitions, e));
+  FOX_TRY(i64_attr_(g, "status", t->r.status, e));
+  FOX_TRY(h5io_attr_write_str(g, "reason", t->r.reason, e));
+  FOX_TRY(curve_write_(g, &t->r, e));
+  IN_GROUP_(v, group_(g, "venv", e), venv_write_(v, t, e));
+  if (t->ag.algo == FOX_ALGO_DQN)
+    IN_GROUP_(a, group_(g, "dqn", e), dqn_write_(a, &t->ag.dqn, e));
+  else
+    IN_GROUP_(a, group_(g, "ppo", e), ppo_write_(a, &t->ag.ppo, e));
+  return 0;
+}
+
+int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err *e) {
+  int64_t ver, algo, tr, st;
+  FOX_TRY(i64_read_(g, "checkpoint_version", &ver, file, e));
+  FOX_TRY(i64_read_(g, "algo", &algo, file, e));
+  if (ver != CKPT_VERSION || algo != t->ag.algo)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint version %lld of a %s agent; this trial is "
+                                  "version %d, %s", file, (long long)ver,
+                    algo == FOX_ALGO_PPO ? "ppo" : "dqn", CKPT_VERSION,
+                    t->ag.algo == FOX_ALGO_PPO ? "ppo" : "dqn");
+  FOX_TRY(i64_read_(g, "transitions", &tr, file, e));
+  FOX_TRY(i64_read_(g, "status", &st, file, e));
+  FOX_TRY(h5io_attr_read_str(g, "reason", t->r.reason, sizeof t->r.reason, file, e));
+  t->r.transitions = (long)tr;
+  t->r.status = (int)st;
+  FOX_TRY(curve_read_(g, t, file, e));
+  IN_GROUP_(v, open_(g, "venv", file, e), venv_read_(v, t, file, e));
+  if (t->ag.algo == FOX_ALGO_DQN)
+    IN_GROUP_(a, open_(g, "dqn", file, e), dqn_read_(a, &t->ag.dqn, file, e));
+  else
+    IN_GROUP_(a, open_(g, "ppo", file, e), ppo_read_(a, &t->ag.ppo, file, e));
+  return 0;
+}
+
+static int save_body_(hid_t f, const void *ctx, struct fox_err *e) {
+  FOX_TRY(h5io_attr_write_str(f, "kind", "checkpoint", e));
+  return trial_state_write((struct trial *)ctx, f, e);
+}
+
+int trial_state_save(struct trial *t, const char *path, struct fox_err *e) {
+  return h5io_create_atomic(path, save_body_, t, e);
+}
+
+int trial_state_load(struct trial *t, const char *path, struct fox_err *e) {
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "a foxopt trial checkpoint", &f, e));
+  int rc = trial_state_read(t, f, path, e);
+  H5Fclose(f);
+  return rc;
+}

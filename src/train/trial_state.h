@@ -1,0 +1,20 @@
+/* A trial's checkpoint: everything its loop depends on (the networks with Adam's moments, the
+ * replay buffer or the partial rollout, the random streams and counters, the environments, the
+ * curve so far), so that a trial stopped after a rung continues bit for bit, on this process or
+ * another one of the same build. */
+#ifndef FOX_TRIAL_STATE_H
+#define FOX_TRIAL_STATE_H
+
+#include <hdf5.h>
+
+#include "train/trial.h"
+
+/* Into / from an HDF5 group; the reader needs a trial opened with the same config and checks
+ * that the shapes agree (FOX_EDATA naming `file` otherwise). */
+int trial_state_write(struct trial *t, hid_t g, struct fox_err *e);
+int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err *e);
+/* A whole checkpoint file, written to a temporary name and renamed. */
+int trial_state_save(struct trial *t, const char *path, struct fox_err *e);
+int trial_state_load(struct trial *t, const char *path, struct fox_err *e);
+
+#endif
