@@ -17,6 +17,7 @@ static const struct command_ commands_[] = {
     {"info", cmd_info, "what a foxopt HDF5 file holds"},
     {"train", cmd_train, "train one DQN/PPO trial with fixed parameters -> trial.h5"},
     {"backtest", cmd_backtest, "metrics of an action sequence over a split (walk-forward folds)"},
+    {"run", cmd_run, "a hyperparameter study: samplers, schedulers, study.h5, resume"},
 };
 
 static void usage_(FILE *f) {

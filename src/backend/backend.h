@@ -73,6 +73,9 @@ struct backend {
 };
 
 const struct backend *backend_cpu(void);
+/* Threads of the CPU backend's loops for the calling thread (several trials at once each take
+ * a share of the cores). */
+void backend_cpu_threads(int n);
 /* NULL when foxopt was built without CUDA. */
 const struct backend *backend_cuda(void);
 /* Number of usable CUDA devices (0 when none, no driver, or built without CUDA); `name`

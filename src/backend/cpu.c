@@ -2,11 +2,22 @@
  * step headers the kernels call. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "agents/net.h"
 #include "backend/backend.h"
 #include "env/venv.h"
 #include "norm_step.h"
+
+void backend_cpu_threads(int n) {
+#ifdef _OPENMP
+  omp_set_num_threads(n > 0 ? n : 1);
+#else
+  (void)n;
+#endif
+}
 
 static void *cpu_alloc_(size_t bytes, struct fox_err *e) {
   void *p = calloc(1, bytes ? bytes : 1);

@@ -1,12 +1,11 @@
 /* foxopt train: one trial with fixed parameters (DESIGN.md s3, s7, s8). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "train/trial_h5.h"
+#include "util/fsutil.h"
 
 static const char usage_[] =
     "usage: foxopt train CONFIG.yaml [-o OUTDIR] [--set key=value]... [--json]\n"
@@ -23,22 +22,6 @@ static const char usage_[] =
     "\n"
     "exit codes: 0 ok, 1 failure (a diverged trial too: status failed in trial.h5),\n"
     "            2 bad usage or config (FILE:LINE and key named), 3 bad data\n";
-
-static int mkdirs_(const char *dir, struct fox_err *e) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *p = buf + 1;; p++) {
-    if (*p == '/' || *p == '\0') {
-      char save = *p;
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return fox_errf(e, FOX_EFAIL, "%s: cannot create directory: %s", buf, strerror(errno));
-      *p = save;
-      if (!save)
-        return 0;
-    }
-  }
-}
 
 int cmd_train(int argc, char **argv, struct fox_err *e) {
   const char *path = NULL, *outdir = ".";
@@ -94,7 +77,7 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
   }
   struct trial t;
   memset(&t, 0, sizeof t);
-  rc = mkdirs_(outdir, e);
+  rc = fs_mkdirs(outdir, e);
   if (rc == 0)
     rc = trial_run(&t, &cfg, &ds, be, &dev, json ? stderr : stdout, e);
   const struct trial_result *res = &t.r;

@@ -195,11 +195,12 @@ void trial_close(struct trial *t) {
   venv_free(&t->venv);
   loop_free_(t->loop);
   trial_result_free(&t->r);
+  backtest_free(&t->last);
   memset(t, 0, sizeof *t);
 }
 
 /* One epoch of training; *stopped when the stop flag ended it early. */
-static int train_epoch_(struct trial *t, int ep, const volatile int *stop, double *loss_mean,
+static int train_epoch_(struct trial *t, int ep, const volatile sig_atomic_t *stop, double *loss_mean,
                         struct fox_err *e) {
   struct trial_loop_ *b = t->loop;
   struct trial_result *out = &t->r;
@@ -229,7 +230,7 @@ static int train_epoch_(struct trial *t, int ep, const volatile int *stop, doubl
   return 0;
 }
 
-int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile int *stop,
+int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
                   struct fox_err *e) {
   const struct config *cfg = &t->cfg;
   struct trial_result *out = &t->r;
@@ -258,7 +259,8 @@ int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile int *
     row->eval = run.mean;
     out->final = run.mean;
     out->epochs_done = ep + 1;
-    backtest_free(&run);
+    backtest_free(&t->last);
+    t->last = run;
     if (log)
       fprintf(log, "epoch %3d/%d  %10.0f env-steps/s  loss %-11.5g  %s.sharpe %-9.4g  "
                    "%s.total_return %.5g\n",

@@ -3,6 +3,7 @@
 #ifndef FOX_TRIAL_H
 #define FOX_TRIAL_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "env/venv.h"
@@ -40,6 +41,7 @@ struct trial {
   long vec_steps;        /* vector steps per epoch */
   long total;            /* transitions of the whole run (train.epochs): epsilon's schedule */
   struct trial_result r; /* curve [cfg.epochs] */
+  struct backtest_run last; /* the latest evaluation, with its per-bar series */
 };
 
 /* The agent and the environments of a new trial, from cfg's seed (train.seed). */
@@ -50,7 +52,7 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
  * weight) sets status FOX_TRIAL_FAILED and its reason and returns 0: a result, not an error.
  * When *stop becomes non-zero the segment is abandoned between two steps: FOX_ESTOP, and the
  * trial must not be continued (reload its last checkpoint instead). */
-int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile int *stop,
+int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
                   struct fox_err *e);
 void trial_close(struct trial *t);
 /* The host states [num_envs, 54] the agent acts on next (a checkpoint keeps them). */

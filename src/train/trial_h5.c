@@ -118,6 +118,12 @@ int trial_write_h5(const char *path, const struct config *cfg, struct agent *age
   return h5io_create_atomic(path, write_body_, &ctx, e);
 }
 
+int trial_write_group(hid_t g, const struct config *cfg, struct agent *agent,
+                      const struct trial_result *r, struct fox_err *e) {
+  struct trial_file_ ctx = {cfg, agent, r};
+  return write_body_(g, &ctx, e);
+}
+
 static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
                      struct fox_err *e) {
   int dims[FOX_MAX_LAYERS + 2];
@@ -141,8 +147,8 @@ static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
   return rc;
 }
 
-static int read_body_(hid_t f, const char *path, const struct net_ops *ops, struct config *cfg,
-                      struct agent *ag, struct fox_err *e) {
+int trial_read_group(hid_t f, const char *path, const struct net_ops *ops, struct config *cfg,
+                     struct agent *ag, struct fox_err *e) {
   char kind[32], status[32], reason[512];
   if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "trial"))
     return fox_errf(e, FOX_EDATA, "%s: not a trial file from foxopt train", path);
@@ -164,10 +170,10 @@ static int read_body_(hid_t f, const char *path, const struct net_ops *ops, stru
   free(text);
   FOX_TRY(rc);
   FOX_TRY(agent_create(ag, cfg, ops, 0, 0, e));
-  rc = ag->algo == FOX_ALGO_DQN ? read_net_(f, "/weights/q", &ag->dqn.online, path, e)
-                                    : read_net_(f, "/weights/actor", &ag->ppo.actor, path, e);
+  rc = ag->algo == FOX_ALGO_DQN ? read_net_(f, "weights/q", &ag->dqn.online, path, e)
+                                    : read_net_(f, "weights/actor", &ag->ppo.actor, path, e);
   if (rc == 0 && ag->algo == FOX_ALGO_PPO)
-    rc = read_net_(f, "/weights/critic", &ag->ppo.critic, path, e);
+    rc = read_net_(f, "weights/critic", &ag->ppo.critic, path, e);
   if (rc != 0)
     agent_free(ag);
   return rc;
@@ -177,7 +183,7 @@ int trial_read_h5(const char *path, const struct net_ops *ops, struct config *cf
                   struct agent *agent, struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
-  int rc = read_body_(f, path, ops, cfg, agent, e);
+  int rc = trial_read_group(f, path, ops, cfg, agent, e);
   H5Fclose(f);
   return rc;
 }

@@ -11,5 +11,7 @@ void fs_temp_name(const char *path, char *out, size_t n);
 /* rename(tmp, path); on failure removes tmp and reports. */
 int fs_commit(const char *tmp, const char *path, struct fox_err *e);
 int fs_exists(const char *path);
+/* mkdir -p */
+int fs_mkdirs(const char *dir, struct fox_err *e);
 
 #endif

@@ -201,10 +201,8 @@ int h5io_attr_write_strs(hid_t loc, const char *name, const char *const *s, size
   size_t w = 1;
   for (size_t i = 0; i < n; i++)
     w = strlen(s[i]) + 1 > w ? strlen(s[i]) + 1 : w;
-  char buf[64 * 64];
-  if (n * w > sizeof buf)
-    return fox_errf(e, FOX_EFAIL, "%s: too many strings for an attribute", name);
-  memset(buf, 0, n * w);
+  char *buf = calloc(n ? n * w : 1, 1);
+  mallocCheck(buf, e);
   for (size_t i = 0; i < n; i++)
     memcpy(buf + i * w, s[i], strlen(s[i]));
   hid_t t = H5Tcopy(H5T_C_S1);
@@ -220,8 +218,31 @@ int h5io_attr_write_strs(hid_t loc, const char *name, const char *const *s, size
   if (space >= 0)
     H5Sclose(space);
   H5Tclose(t);
+  free(buf);
   h5Check(rc, e, name);
   return 0;
+}
+
+int h5io_write_strs(hid_t loc, const char *name, const char *buf, size_t n, size_t width,
+                    struct fox_err *e) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  h5Check(t, e, name);
+  int rc = H5Tset_size(t, width) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0
+               ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name)
+               : h5io_write(loc, name, t, buf, n, 0, 0, e);
+  H5Tclose(t);
+  return rc;
+}
+
+int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t width,
+                   const char *file, struct fox_err *e) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  h5Check(t, e, name);
+  int rc = H5Tset_size(t, width) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0
+               ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name)
+               : h5io_read(loc, name, t, buf, n, 0, file, e);
+  H5Tclose(t);
+  return rc;
 }
 
 int h5io_exists(hid_t loc, const char *path) {

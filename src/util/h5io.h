@@ -39,6 +39,11 @@ int h5io_attr_read_str(hid_t loc, const char *name, char *s, size_t n, const cha
 /* A fixed-length string array dataset or attribute (names of features). */
 int h5io_attr_write_strs(hid_t loc, const char *name, const char *const *s, size_t n,
                          struct fox_err *e);
+/* A dataset of n fixed-width strings (buf holds n * width bytes, each NUL-padded). */
+int h5io_write_strs(hid_t loc, const char *name, const char *buf, size_t n, size_t width,
+                    struct fox_err *e);
+int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t width,
+                   const char *file, struct fox_err *e);
 int h5io_exists(hid_t loc, const char *path);
 
 /* A whole new file that appears only complete: `body` writes into a temporary sibling, which is

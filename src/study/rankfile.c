@@ -1,0 +1,221 @@
+/* Rank files: the uploaded dataset once, then one group per trial, replaced after each of its
+ * segments. */
+#include "study/rankfile.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env/experience_h5.h"
+#include "train/trial_h5.h"
+#include "util/fsutil.h"
+#include "util/h5io.h"
+
+void rankfile_path(const char *outdir, int rank, char *out, size_t n) {
+  snprintf(out, n, "%s/rank-%04d.h5", outdir, rank);
+}
+
+struct create_ctx_ {
+  const struct backend *be;
+  const struct device_dataset *dev;
+  const char *data_path, *host, *device;
+  int rank;
+};
+
+/* /dataset: what the device holds, read back from it, not the host copy it came from. */
+static int dataset_group_(hid_t f, const struct create_ctx_ *c, struct fox_err *e) {
+  size_t n = c->dev->n;
+  float *feat = malloc(n * FOX_NFEAT * sizeof *feat), *px = malloc(n * 4 * sizeof *px);
+  int rc = feat && px ? 0 : fox_errf(e, FOX_EFAIL, "rank file: out of memory for %zu bars", n);
+  if (rc == 0)
+    rc = c->be->dataset_download(c->dev, feat, px, NULL, e);
+  hid_t g = rc == 0 ? H5Gcreate2(f, "dataset", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  if (rc == 0 && g < 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/dataset");
+  if (rc == 0)
+    rc = h5io_write(g, "features", H5T_NATIVE_FLOAT, feat, n, FOX_NFEAT, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "prices", H5T_NATIVE_FLOAT, px, n, 4, 0, e);
+  if (rc == 0)
+    rc = h5io_attr_write_str(g, "source", c->data_path, e);
+  if (g >= 0)
+    H5Gclose(g);
+  free(feat);
+  free(px);
+  return rc;
+}
+
+static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
+  const struct create_ctx_ *c = ctx;
+  FOX_TRY(h5io_attr_write_str(f, "kind", "rank", e));
+  FOX_TRY(h5io_attr_write(f, "rank", H5T_NATIVE_INT, &c->rank, 1, e));
+  FOX_TRY(h5io_attr_write_str(f, "host", c->host, e));
+  FOX_TRY(h5io_attr_write_str(f, "device", c->device, e));
+  FOX_TRY(h5io_attr_write_str(f, "backend", c->be ? c->be->name : "none", e));
+  FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
+  if (c->dev)
+    FOX_TRY(dataset_group_(f, c, e));
+  hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/trials");
+  H5Gclose(g);
+  return 0;
+}
+
+int rankfile_create(const char *outdir, int rank, const struct backend *be,
+                    const struct device_dataset *dev, const char *data_path, const char *host,
+                    const char *device, struct fox_err *e) {
+  char path[4200];
+  rankfile_path(outdir, rank, path, sizeof path);
+  if (fs_exists(path) && H5Fis_hdf5(path) > 0)
+    return 0;
+  struct create_ctx_ c = {be, dev, data_path, host, device, rank};
+  return h5io_create_atomic(path, create_body_, &c, e);
+}
+
+static hid_t open_rw_(const char *path, struct fox_err *e) {
+  h5io_quiet();
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0)
+    h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+  return f;
+}
+
+/* /trials/ID/params: one string attribute per active parameter, as --set takes it. */
+static int params_group_(hid_t tg, const struct study *s, const double *x, struct fox_err *e) {
+  hid_t g = H5Gcreate2(tg, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "params");
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < s->space.n; i++) {
+    if (isnan(x[i]))
+      continue;
+    char v[FOX_CHOICE_LEN];
+    space_format(&s->space.p[i], x[i], v, sizeof v);
+    rc = h5io_attr_write_str(g, s->space.p[i].key, v, e);
+  }
+  H5Gclose(g);
+  return rc;
+}
+
+static int trial_group_(hid_t tg, const struct study *s, const double *x, struct trial *t,
+                        double value, struct fox_err *e) {
+  FOX_TRY(params_group_(tg, s, x, e));
+  if (!t)
+    return h5io_attr_write(tg, "value", H5T_NATIVE_DOUBLE, &value, 1, e);
+  FOX_TRY(trial_write_group(tg, &t->cfg, &t->ag, &t->r, e));
+  const struct backtest_run *b = &t->last;
+  if (!b->equity)
+    return 0; /* failed before its first evaluation */
+  size_t n = (size_t)(b->end - b->begin);
+  hid_t g = H5Gcreate2(tg, "backtest", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "backtest");
+  int rc = h5io_write(g, "equity", H5T_NATIVE_DOUBLE, b->equity, n, 0, 4, e);
+  if (rc == 0)
+    rc = h5io_write(g, "position", H5T_NATIVE_UINT8, b->position, n, 0, 4, e);
+  H5Gclose(g);
+  FOX_TRY(rc);
+  return experience_write(tg, "experience", t->cfg.experience, n, b->actions, b->rewards,
+                          b->labels, b->states, e);
+}
+
+int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
+                       const double *x, struct trial *t, double value, struct fox_err *e) {
+  char path[4200], name[64];
+  rankfile_path(outdir, rank, path, sizeof path);
+  snprintf(name, sizeof name, "/trials/%d", id);
+  hid_t f = open_rw_(path, e);
+  if (f < 0)
+    return e->code;
+  int rc = 0;
+  if (h5io_exists(f, name) && H5Ldelete(f, name, H5P_DEFAULT) < 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
+  hid_t tg = rc == 0 ? H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  if (rc == 0 && tg < 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
+  int epochs = t ? t->r.epochs_done : s->trials[id].epochs;
+  if (rc == 0)
+    rc = h5io_attr_write(tg, "epochs", H5T_NATIVE_INT, &epochs, 1, e);
+  if (rc == 0)
+    rc = trial_group_(tg, s, x, t, value, e);
+  if (tg >= 0)
+    H5Gclose(tg);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+  if (rc != 0)
+    fox_err_wrap(e, "%s", path);
+  return rc;
+}
+
+struct scrub_ {
+  const struct study *s;
+  int rank;
+  char drop[4096][16];
+  int n_drop;
+};
+
+static herr_t visit_(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+  struct scrub_ *sc = data;
+  char *end;
+  long id = strtol(name, &end, 10);
+  int keep = *end == '\0' && id >= 0 && id < sc->s->n && sc->s->trials[id].rank == sc->rank;
+  if (keep) {
+    int epochs = -1;
+    hid_t tg = H5Gopen2(g, name, H5P_DEFAULT);
+    if (tg >= 0) {
+      if (H5Aexists(tg, "epochs") > 0) {
+        hid_t a = H5Aopen(tg, "epochs", H5P_DEFAULT);
+        if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &epochs) < 0)
+          epochs = -1;
+        if (a >= 0)
+          H5Aclose(a);
+      }
+      H5Gclose(tg);
+    }
+    keep = epochs == sc->s->trials[id].epochs;
+  }
+  if (!keep && sc->n_drop < 4096)
+    snprintf(sc->drop[sc->n_drop++], 16, "%s", name);
+  return 0;
+}
+
+static int scrub_file_(const char *path, int rank, const struct study *s, struct fox_err *e) {
+  hid_t f = open_rw_(path, e);
+  if (f < 0)
+    return e->code;
+  struct scrub_ *sc = calloc(1, sizeof *sc);
+  mallocCheck(sc, e);
+  sc->s = s;
+  sc->rank = rank;
+  int rc = 0;
+  hid_t g = H5Gopen2(f, "trials", H5P_DEFAULT);
+  if (g >= 0) {
+    if (H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, visit_, sc) < 0)
+      rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+    for (int i = 0; rc == 0 && i < sc->n_drop; i++)
+      if (H5Ldelete(g, sc->drop[i], H5P_DEFAULT) < 0)
+        rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+    H5Gclose(g);
+  }
+  free(sc);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+  return rc;
+}
+
+int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e) {
+  DIR *d = opendir(outdir);
+  if (!d)
+    return 0;
+  int rc = 0;
+  struct dirent *de;
+  while (rc == 0 && (de = readdir(d))) {
+    int rank, len = 0;
+    if (sscanf(de->d_name, "rank-%d.h5%n", &rank, &len) != 1 || de->d_name[len] != '\0')
+      continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
+    rc = scrub_file_(path, rank, s, e);
+  }
+  closedir(d);
+  return rc;
+}

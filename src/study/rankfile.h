@@ -1,0 +1,27 @@
+/* OUTDIR/rank-NNNN.h5 (DESIGN.md s4, s9): per rank, /dataset (the exact f32 arrays the rank
+ * uploaded, with its host and device) and /trials/ID for every trial whose last segment it
+ * ran: parameters, config, weights, curve, metrics, the evaluation's equity and experience.
+ * The file is opened for each write and closed at once, so a killed rank leaves a readable
+ * file behind in all but the shortest window; --resume scrubs what the study did not record. */
+#ifndef FOX_RANKFILE_H
+#define FOX_RANKFILE_H
+
+#include "backend/backend.h"
+#include "study/study.h"
+#include "train/trial.h"
+
+void rankfile_path(const char *outdir, int rank, char *out, size_t n);
+/* Creates the file (temporary name, then rename) unless a rank file is already there.
+ * `dev` is NULL for test-function studies (no dataset). */
+int rankfile_create(const char *outdir, int rank, const struct backend *be,
+                    const struct device_dataset *dev, const char *data_path, const char *host,
+                    const char *device, struct fox_err *e);
+/* Replaces /trials/ID with a finished segment of an agent trial (t NULL: a test-function
+ * trial, `value` its objective). */
+int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
+                       const double *x, struct trial *t, double value, struct fox_err *e);
+/* Drops /trials/ID groups that the study does not record as run by that rank to the same
+ * epochs (the segment in flight when a run was stopped or killed). */
+int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e);
+
+#endif

@@ -1,0 +1,272 @@
+/* Trial segments on this process: a pool of threads pulling items, each segment from its
+ * checkpoint to its rung's budget. */
+#include "study/runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "study/objective.h"
+#include "study/rankfile.h"
+#include "train/trial_state.h"
+
+static double now_(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void state_path_(const char *outdir, int id, int epochs, char *out, size_t n) {
+  snprintf(out, n, "%s/state/trial-%d-e%d.h5", outdir, id, epochs);
+}
+
+static int mkdir_(const char *path, struct fox_err *e) {
+  if (mkdir(path, 0777) != 0 && errno != EEXIST)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot create directory: %s", path, strerror(errno));
+  return 0;
+}
+
+int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
+                const char *backend, const volatile sig_atomic_t *stop, struct fox_err *e) {
+  memset(r, 0, sizeof *r);
+  r->s = s;
+  snprintf(r->outdir, sizeof r->outdir, "%s", outdir);
+  r->rank = rank;
+  r->stop = stop;
+  r->threads = s->cfg.study.trials_per_device;
+  char state[4200], host[256] = "unknown";
+  snprintf(state, sizeof state, "%s/state", outdir);
+  FOX_TRY(mkdir_(state, e));
+  gethostname(host, sizeof host - 1);
+  if (pthread_mutex_init(&r->lock, NULL) != 0)
+    return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
+  if (objective_function(s->cfg.study.function)) {
+    snprintf(r->device, sizeof r->device, "none (test function)");
+    return rankfile_create(outdir, rank, NULL, NULL, "", host, r->device, e);
+  }
+  static const char *const names[3] = {"auto", "cpu", "cuda"};
+  int rc = backend_select(backend ? backend : names[s->cfg.backend], &r->be, e);
+  if (rc == 0)
+    rc = dataset_read_h5(&r->ds, s->cfg.data_path, e);
+  if (rc != 0)
+    return rc;
+  r->have_data = 1;
+  /* The data must allow training and evaluation at all (exit 3 now, not N failed trials). */
+  const struct config *probe = &s->cfg;
+  int64_t eb = r->ds.split[probe->eval_split][1] - r->ds.split[probe->eval_split][0];
+  int64_t tb = r->ds.split[FOX_SPLIT_TRAIN][1] - r->ds.split[FOX_SPLIT_TRAIN][0];
+  if (eb < 2 || tb < 2) {
+    runner_close(r);
+    return fox_errf(e, FOX_EDATA, "%s: the train split has %lld bars and the %s split %lld: "
+                                  "a study needs at least 2 in each", s->cfg.data_path,
+                    (long long)tb, dataset_split_name(probe->eval_split), (long long)eb);
+  }
+  rc = r->be->dataset_upload(&r->ds, &r->dev, e);
+  if (rc != 0) {
+    dataset_free(&r->ds);
+    r->have_data = 0;
+    return rc;
+  }
+  r->have_data = 2;
+  if (r->dev.device >= 0)
+    snprintf(r->device, sizeof r->device, "cuda:%d", r->dev.device);
+  else
+    snprintf(r->device, sizeof r->device, "cpu");
+  rc = rankfile_create(outdir, rank, r->be, &r->dev, s->cfg.data_path, host, r->device, e);
+  if (rc != 0)
+    runner_close(r);
+  return rc;
+}
+
+void runner_close(struct runner *r) {
+  if (r->have_data == 2)
+    r->be->dataset_release(&r->dev);
+  if (r->have_data)
+    dataset_free(&r->ds);
+  r->have_data = 0;
+  pthread_mutex_destroy(&r->lock);
+}
+
+static int put_(struct runner *r, const struct work_item *it, struct trial *t, double value,
+                struct fox_err *e) {
+  pthread_mutex_lock(&r->lock);
+  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->x, t, value, e);
+  pthread_mutex_unlock(&r->lock);
+  return rc;
+}
+
+/* A test function: the value at every epoch is f(x); each epoch takes objective.seconds. */
+static int run_function_(struct runner *r, const struct work_item *it, struct work_result *res,
+                         struct fox_err *e) {
+  const struct study *s = r->s;
+  const struct test_function *tf = objective_function(s->cfg.study.function);
+  double v[8] = {0};
+  for (int j = 0; j < tf->dims; j++)
+    for (int i = 0; i < s->space.n; i++)
+      if (strcmp(s->space.p[i].key, tf->vars[j]) == 0)
+        v[j] = space_number(&s->space.p[i], it->x[i]);
+  double wait = s->cfg.study.seconds * (it->to_epochs - it->from_epochs), t0 = now_();
+  while (now_() - t0 < wait) {
+    if (r->stop && *r->stop) {
+      res->done = FOX_WORK_STOPPED;
+      return 0;
+    }
+    double left = wait - (now_() - t0), nap = left < 0.05 ? left : 0.05;
+    struct timespec ts = {(time_t)nap, (long)((nap - floor(nap)) * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+  res->metrics[0] = tf->f(v);
+  res->epochs = it->to_epochs;
+  res->status = FOX_ST_RUNNING;
+  return put_(r, it, NULL, res->metrics[0], e);
+}
+
+/* An agent segment. Errors of the trial itself (a config its parameters make unusable) are
+ * recorded as a failure with the message; I/O errors end the run. */
+static int run_agent_(struct runner *r, const struct work_item *it, struct work_result *res,
+                      struct fox_err *e) {
+  const struct study *s = r->s;
+  struct config cfg;
+  struct fox_err te = {0};
+  int rc = study_trial_config(s, it->x, it->seed, &cfg, &te);
+  if (rc == 0)
+    rc = trial_check(&cfg, &r->ds, s->cfg.data_path, &te);
+  if (rc != 0) {
+    res->status = FOX_ST_FAILED;
+    res->epochs = it->from_epochs;
+    snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, te.msg);
+    return 0;
+  }
+  struct trial t;
+  FOX_TRY(trial_open(&t, &cfg, &r->ds, r->be, &r->dev, e));
+  char path[4300];
+  if (it->from_epochs > 0) {
+    state_path_(r->outdir, it->trial, it->from_epochs, path, sizeof path);
+    rc = trial_state_load(&t, path, e);
+  }
+  if (rc == 0)
+    rc = trial_advance(&t, it->to_epochs, NULL, r->stop, e);
+  if (rc == FOX_ESTOP) {
+    fox_err_clear(e);
+    res->done = FOX_WORK_STOPPED;
+    trial_close(&t);
+    return 0;
+  }
+  if (rc == 0) {
+    res->epochs = t.r.epochs_done;
+    res->status = t.r.status == FOX_TRIAL_FAILED ? FOX_ST_FAILED : FOX_ST_RUNNING;
+    snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, t.r.reason);
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      res->metrics[m] = res->status == FOX_ST_FAILED ? NAN : metrics_get(&t.r.final, m);
+  }
+  if (rc == 0 && it->keep_state && res->status != FOX_ST_FAILED) {
+    state_path_(r->outdir, it->trial, t.r.epochs_done, path, sizeof path);
+    rc = trial_state_save(&t, path, e);
+  }
+  if (rc == 0)
+    rc = put_(r, it, &t, NAN, e);
+  trial_close(&t);
+  return rc;
+}
+
+int runner_run_one(struct runner *r, const struct work_item *it, struct work_result *res,
+                   struct fox_err *e) {
+  memset(res, 0, sizeof *res);
+  res->trial = it->trial;
+  res->rank = r->rank;
+  res->done = FOX_WORK_DONE;
+  for (int m = 0; m < FOX_STUDY_METRICS; m++)
+    res->metrics[m] = NAN;
+  double t0 = now_();
+  int rc = r->have_data ? run_agent_(r, it, res, e) : run_function_(r, it, res, e);
+  res->seconds = now_() - t0;
+  return rc;
+}
+
+struct pool_ {
+  struct runner *r;
+  const struct work_item *items;
+  struct work_result *res;
+  int n, next, rc;
+  struct fox_err err;
+  pthread_mutex_t lock;
+};
+
+static void *worker_(void *arg) {
+  struct pool_ *p = arg;
+  if (p->r->threads > 1) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    backend_cpu_threads(cores > p->r->threads ? (int)(cores / p->r->threads) : 1);
+  }
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    int i = p->rc == 0 && p->next < p->n ? p->next++ : -1;
+    pthread_mutex_unlock(&p->lock);
+    if (i < 0)
+      return NULL;
+    struct fox_err e = {0};
+    int rc = runner_run_one(p->r, &p->items[i], &p->res[i], &e);
+    if (rc != 0) {
+      pthread_mutex_lock(&p->lock);
+      if (p->rc == 0) {
+        p->rc = rc;
+        p->err = e;
+      }
+      pthread_mutex_unlock(&p->lock);
+    }
+  }
+}
+
+int runner_run(struct runner *r, const struct work_item *items, int n, struct work_result *res,
+               struct fox_err *e) {
+  struct pool_ p = {r, items, res, n, 0, 0, {0}, PTHREAD_MUTEX_INITIALIZER};
+  int w = r->threads < n ? r->threads : n;
+  for (int i = 0; i < n; i++) /* not started: stopped, if anything stops the pool */
+    res[i] = (struct work_result){.trial = items[i].trial, .done = FOX_WORK_STOPPED};
+  if (w <= 1) {
+    worker_(&p);
+  } else {
+    pthread_t tid[256];
+    int started = 0;
+    for (; started < w; started++)
+      if (pthread_create(&tid[started], NULL, worker_, &p) != 0)
+        break;
+    if (started == 0)
+      worker_(&p);
+    for (int i = 0; i < started; i++)
+      pthread_join(tid[i], NULL);
+  }
+  if (p.rc != 0) {
+    *e = p.err;
+    return p.rc;
+  }
+  return 0;
+}
+
+void runner_prune_states(const char *outdir, const struct study *s) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/state", outdir);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    int id, epochs, len = 0;
+    if (sscanf(de->d_name, "trial-%d-e%d.h5%n", &id, &epochs, &len) != 2 ||
+        de->d_name[len] != '\0')
+      continue;
+    int needed = id >= 0 && id < s->n && s->trials[id].status == FOX_ST_RUNNING &&
+                 s->trials[id].epochs == epochs;
+    if (!needed) {
+      char path[4500];
+      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+      remove(path);
+    }
+  }
+  closedir(d);
+}

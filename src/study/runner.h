@@ -1,0 +1,43 @@
+/* The worker side of a study: runs work items (trial segments) in this process, up to
+ * study.trials_per_device at once on threads, with the dataset loaded and uploaded once. An
+ * agent segment continues from its checkpoint, trains, evaluates, saves its next checkpoint and
+ * replaces its group in this rank's file; a test-function segment evaluates the function. */
+#ifndef FOX_RUNNER_H
+#define FOX_RUNNER_H
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "backend/backend.h"
+#include "study/study.h"
+
+struct runner {
+  const struct study *s;
+  char outdir[4096];
+  int rank;
+  const volatile sig_atomic_t *stop;
+  const struct backend *be;
+  struct dataset ds;
+  struct device_dataset dev;
+  int have_data;
+  int threads;
+  char device[256];
+  pthread_mutex_t lock; /* this rank's file */
+};
+
+/* Loads and uploads the dataset (agent studies), creates OUTDIR/state and this rank's file.
+ * `backend` overrides train.backend when not NULL. */
+int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
+                const char *backend, const volatile sig_atomic_t *stop, struct fox_err *e);
+void runner_close(struct runner *r);
+/* Runs items[0 .. n-1] (each once, in any order over the threads) into res[i]. A trial that
+ * fails is a result; an error (I/O, memory) stops the run. */
+int runner_run(struct runner *r, const struct work_item *items, int n, struct work_result *res,
+               struct fox_err *e);
+/* Runs one item on the calling thread. */
+int runner_run_one(struct runner *r, const struct work_item *it, struct work_result *res,
+                   struct fox_err *e);
+/* Removes checkpoints the study no longer needs (pruned, finished, superseded). */
+void runner_prune_states(const char *outdir, const struct study *s);
+
+#endif

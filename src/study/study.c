@@ -1,0 +1,336 @@
+/* The study's round logic: rounds of proposals from the completed history (the round's earlier
+ * proposals count as running, so the sampler spreads them), rung segments as work items, and
+ * the synchronous decisions at each rung. */
+#include "study/study.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "study/objective.h"
+#include "util/rng.h"
+
+const char *const study_status_names[4] = {"complete", "pruned", "failed", "running"};
+
+/* Keys a study cannot search: they fix what the trials are compared on. */
+static const char *const fixed_keys_[] = {"data.path", "train.backend", "eval.split", NULL};
+
+static int objective_(struct study *s, const char *name, struct fox_err *e) {
+  const struct study_config *sc = &s->cfg.study;
+  const struct test_function *tf = objective_function(sc->function);
+  if (tf) {
+    s->n_metrics = 1;
+    snprintf(s->metric_names[0], FOX_NAME_LEN, "value");
+    s->objective = 0;
+    return 0;
+  }
+  const char *split = dataset_split_name(s->cfg.eval_split);
+  s->n_metrics = FOX_NMETRICS;
+  for (int m = 0; m < FOX_NMETRICS; m++)
+    snprintf(s->metric_names[m], FOX_NAME_LEN, "%s.%s", split, metrics_names[m]);
+  s->objective = -1;
+  for (int m = 0; m < FOX_NMETRICS; m++)
+    if (strcmp(sc->metric, s->metric_names[m]) == 0)
+      s->objective = m;
+  if (s->objective < 0)
+    return fox_errf(e, FOX_EUSAGE, "%s: study.objective.metric = '%s': expected %s.<metric> "
+                                   "(eval.split is %s; metrics: total_return, sharpe, sortino, "
+                                   "max_drawdown, annual_return, calmar, trades, win_rate, "
+                                   "profit_factor, exposure, final_equity, bars)",
+                    name, sc->metric, split, split);
+  return 0;
+}
+
+static int create_(struct study *s, const char *text, const char *name, struct fox_err *e) {
+  struct config *c = &s->cfg;
+  FOX_TRY(objective_(s, name, e));
+  FOX_TRY(space_load_text(&s->space, text, name, c, e));
+  for (int i = 0; i < s->space.n; i++)
+    for (const char *const *k = fixed_keys_; *k; k++)
+      if (strcmp(s->space.p[i].key, *k) == 0)
+        return fox_errf(e, FOX_EUSAGE, "%s:%d: parameters.%s: cannot be searched: every trial "
+                                       "of a study uses the same one", name, s->space.p[i].line,
+                        *k);
+  for (int i = 0; i < s->space.n; i++)
+    if (strcmp(s->space.p[i].key, "train.epochs") == 0 && c->study.scheduler != FOX_SCHED_NONE)
+      return fox_errf(e, FOX_EUSAGE, "%s:%d: parameters.train.epochs: the scheduler sets the "
+                                     "budget (study.scheduler.max_epochs)", name,
+                      s->space.p[i].line);
+  FOX_TRY(scheduler_plan(&c->study, c->epochs, &s->plan, e));
+  s->plan_epochs = s->plan.epochs[s->plan.n - 1];
+  s->sampler = sampler_get(c->study.sampler);
+  s->total = c->study.trials;
+  if (c->study.sampler == FOX_SAMPLER_GRID) {
+    long long size;
+    if (space_grid_size(&s->space, &size, e) != 0)
+      return fox_err_wrap(e, "%s: study.sampler.name = grid", name);
+    if (size < s->total)
+      s->total = (int)size;
+  }
+  return 0;
+}
+
+/* The config text with the --set overrides appended as comments, so that study.h5 holds both
+ * and a resume can replay them. */
+static int remember_(struct study *s, const char *text, const char *const *sets, int nset,
+                     struct fox_err *e) {
+  size_t len = strlen(text) + 64;
+  for (int i = 0; i < nset; i++)
+    len += strlen(sets[i]) + 16;
+  s->config_text = malloc(len);
+  mallocCheck(s->config_text, e);
+  char *p = s->config_text;
+  p += sprintf(p, "%s%s", text, text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "");
+  for (int i = 0; i < nset; i++)
+    p += sprintf(p, "#--set %s\n", sets[i]);
+  return 0;
+}
+
+int study_create_text(struct study *s, const char *text, const char *name, struct fox_err *e) {
+  memset(s, 0, sizeof *s);
+  config_defaults(&s->cfg);
+  int rc = config_load_text(&s->cfg, text, name, (const char *const[]){"parameters", NULL}, e);
+  /* The overrides of the original command line, in order. */
+  for (const char *line = text; rc == 0 && line && *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    if (len > 7 && strncmp(line, "#--set ", 7) == 0) {
+      char kv[512];
+      snprintf(kv, sizeof kv, "%.*s", (int)(len - 7), line + 7);
+      rc = config_set(&s->cfg, kv, NULL, e);
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  if (rc == 0)
+    rc = remember_(s, text, NULL, 0, e);
+  if (rc == 0)
+    rc = create_(s, text, name, e);
+  if (rc != 0)
+    study_free(s);
+  return rc;
+}
+
+int study_create(struct study *s, const char *path, const char *const *sets, int nset,
+                 struct fox_err *e) {
+  char *text;
+  FOX_TRY(config_read_file(path, &text, e));
+  memset(s, 0, sizeof *s);
+  config_defaults(&s->cfg);
+  int rc = config_load_text(&s->cfg, text, path, (const char *const[]){"parameters", NULL}, e);
+  for (int i = 0; rc == 0 && i < nset; i++)
+    rc = config_set(&s->cfg, sets[i], NULL, e);
+  if (rc == 0)
+    rc = remember_(s, text, sets, nset, e);
+  if (rc == 0)
+    rc = create_(s, text, path, e);
+  free(text);
+  if (rc != 0)
+    study_free(s);
+  return rc;
+}
+
+void study_free(struct study *s) {
+  free(s->config_text);
+  free(s->trials);
+  memset(s, 0, sizeof *s);
+}
+
+double study_loss(const struct study *s, const struct study_trial *t) {
+  if (t->status == FOX_ST_FAILED || t->epochs == 0)
+    return NAN;
+  double v = t->metrics[s->objective];
+  if (isnan(v))
+    return NAN;
+  return s->cfg.study.direction == FOX_MAXIMIZE ? -v : v;
+}
+
+int study_best(const struct study *s) {
+  int best = -1;
+  for (int pass = 0; pass < 2 && best < 0; pass++)
+    for (int i = 0; i < s->n; i++) {
+      const struct study_trial *t = &s->trials[i];
+      if (pass == 0 && t->status != FOX_ST_COMPLETE)
+        continue;
+      double l = study_loss(s, t);
+      if (isnan(l))
+        continue;
+      if (best < 0 || l < study_loss(s, &s->trials[best]))
+        best = i;
+    }
+  return best;
+}
+
+static int alive_(const struct study_trial *t) { return t->status == FOX_ST_RUNNING; }
+
+int study_finished(const struct study *s) {
+  if (s->n < s->total)
+    return 0;
+  for (int i = 0; i < s->n; i++)
+    if (alive_(&s->trials[i]))
+      return 0;
+  return 1;
+}
+
+int study_trial_config(const struct study *s, const double *x, uint64_t seed, struct config *c,
+                       struct fox_err *e) {
+  *c = s->cfg;
+  FOX_TRY(space_apply(&s->space, x, c, e));
+  c->seed = seed;
+  c->epochs = s->plan_epochs;
+  return 0;
+}
+
+/* The history as the sampler sees it; the trials of the open round are still running. */
+static struct seen_trial *history_(const struct study *s, struct fox_err *e) {
+  struct seen_trial *h = malloc((size_t)(s->n ? s->n : 1) * sizeof *h);
+  if (!h) {
+    fox_errf(e, FOX_EFAIL, "study: out of memory");
+    return NULL;
+  }
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    double l = study_loss(s, t);
+    static const int seen[4] = {FOX_SEEN_COMPLETE, FOX_SEEN_PRUNED, FOX_SEEN_FAILED,
+                                FOX_SEEN_RUNNING};
+    h[i] = (struct seen_trial){t->x, seen[t->status], isnan(l) ? INFINITY : l, t->epochs};
+  }
+  return h;
+}
+
+static int propose_round_(struct study *s, struct fox_err *e) {
+  int bracket = scheduler_bracket(&s->cfg.study, &s->plan, s->rounds);
+  int k = scheduler_round_trials(&s->cfg.study, &s->plan, bracket);
+  if (k > s->total - s->n)
+    k = s->total - s->n;
+  if (s->n + k > s->cap) {
+    int cap = s->cap ? s->cap : 64;
+    while (cap < s->n + k)
+      cap *= 2;
+    struct study_trial *nt = realloc(s->trials, (size_t)cap * sizeof *nt);
+    mallocCheck(nt, e);
+    s->trials = nt;
+    s->cap = cap;
+  }
+  for (int j = 0; j < k; j++) {
+    struct study_trial *t = &s->trials[s->n];
+    memset(t, 0, sizeof *t);
+    t->id = s->n;
+    t->round = s->rounds;
+    t->bracket = bracket;
+    t->status = FOX_ST_RUNNING;
+    t->rung = -1;
+    t->next_rung = bracket;
+    t->rank = -1;
+    t->seed = rng_hash2(s->cfg.study.seed, (uint64_t)t->id);
+    for (int m = 0; m < FOX_STUDY_METRICS; m++)
+      t->metrics[m] = NAN;
+    struct seen_trial *h = history_(s, e);
+    if (!h)
+      return e->code;
+    int rc = s->sampler->propose(&s->cfg.study.tpe, &s->space, h, s->n,
+                                 rng_hash2(t->seed, 0x73616d70ULL), t->x, e);
+    free(h);
+    FOX_TRY(rc);
+    for (int i = s->space.n; i < FOX_SPACE_MAX; i++)
+      t->x[i] = NAN;
+    s->n++;
+  }
+  s->rounds++;
+  return 0;
+}
+
+/* The decision at rung k of the open round: the best 1/eta of those that entered it go on. */
+static void decide_(struct study *s, int first, int k) {
+  int n = 0;
+  int *ids = malloc((size_t)(s->n - first) * sizeof *ids);
+  int *idx = malloc((size_t)(s->n - first) * sizeof *idx);
+  int *keep = malloc((size_t)(s->n - first) * sizeof *keep);
+  double *loss = malloc((size_t)(s->n - first) * sizeof *loss);
+  if (!ids || !idx || !keep || !loss)
+    abort(); /* a few ints per trial of one round */
+  for (int i = first; i < s->n; i++) {
+    struct study_trial *t = &s->trials[i];
+    int entered = t->next_rung == k && (alive_(t) || t->status == FOX_ST_FAILED);
+    if (!entered)
+      continue;
+    idx[n] = i;
+    ids[n] = t->id;
+    loss[n] = alive_(t) ? study_loss(s, t) : NAN;
+    if (alive_(t) && isnan(loss[n]))
+      loss[n] = INFINITY; /* a metric without a value ranks last but is not a failure */
+    n++;
+  }
+  if (k == s->plan.n - 1) {
+    for (int j = 0; j < n; j++)
+      if (alive_(&s->trials[idx[j]]))
+        s->trials[idx[j]].status = FOX_ST_COMPLETE;
+  } else {
+    scheduler_promote(loss, ids, n, s->cfg.study.eta, keep);
+    for (int j = 0; j < n; j++) {
+      struct study_trial *t = &s->trials[idx[j]];
+      if (!alive_(t))
+        continue;
+      if (keep[j])
+        t->next_rung = k + 1;
+      else
+        t->status = FOX_ST_PRUNED;
+    }
+  }
+  free(ids), free(idx), free(keep), free(loss);
+}
+
+int study_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e) {
+  *n = 0;
+  for (;;) {
+    int first = s->n;
+    if (s->rounds > 0)
+      while (first > 0 && s->trials[first - 1].round == s->rounds - 1)
+        first--;
+    int alive = 0, k = -1;
+    for (int i = first; i < s->n; i++) {
+      struct study_trial *t = &s->trials[i];
+      if (!alive_(t))
+        continue;
+      alive++;
+      k = t->next_rung;
+      if (t->rung < t->next_rung) {
+        struct work_item *w = &items[(*n)++];
+        w->trial = t->id;
+        w->seed = t->seed;
+        w->from_epochs = t->epochs;
+        w->to_epochs = s->plan.epochs[t->next_rung];
+        w->keep_state = t->next_rung < s->plan.n - 1;
+        memcpy(w->x, t->x, sizeof w->x);
+      }
+    }
+    if (*n > 0)
+      return 0;
+    if (alive > 0) {
+      decide_(s, first, k);
+      continue;
+    }
+    if (s->n >= s->total)
+      return 0;
+    FOX_TRY(propose_round_(s, e));
+  }
+}
+
+void study_record(struct study *s, const struct work_result *res, int n) {
+  for (int j = 0; j < n; j++) {
+    const struct work_result *r = &res[j];
+    if (r->done != FOX_WORK_DONE || r->trial < 0 || r->trial >= s->n)
+      continue;
+    struct study_trial *t = &s->trials[r->trial];
+    t->epochs = r->epochs;
+    t->seconds += r->seconds;
+    t->rank = r->rank;
+    memcpy(t->metrics, r->metrics, sizeof t->metrics);
+    if (r->status == FOX_ST_FAILED) {
+      t->status = FOX_ST_FAILED;
+      snprintf(t->reason, sizeof t->reason, "%s", r->reason);
+    } else {
+      t->rung = t->next_rung;
+    }
+  }
+}

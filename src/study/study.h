@@ -1,0 +1,93 @@
+/* A study's state and its round logic (DESIGN.md s8): trials proposed in rounds from the
+ * completed history, run in rung segments, promoted or pruned by the scheduler, recorded. This
+ * file knows nothing of how work is executed (threads, MPI ranks): it hands out work items
+ * and takes their results, so every executor gives the same table. */
+#ifndef FOX_STUDY_H
+#define FOX_STUDY_H
+
+#include <stdint.h>
+
+#include "backtest/metrics.h"
+#include "study/sampler.h"
+#include "study/scheduler.h"
+#include "study/space.h"
+
+enum { FOX_ST_COMPLETE = 0, FOX_ST_PRUNED = 1, FOX_ST_FAILED = 2, FOX_ST_RUNNING = 3 };
+extern const char *const study_status_names[4];
+
+#define FOX_REASON_LEN 256
+#define FOX_STUDY_METRICS FOX_NMETRICS
+
+/* One row of the study table. */
+struct study_trial {
+  int id, round, bracket, status;
+  int rung;      /* the last rung reached (index into the plan; -1: none yet) */
+  int next_rung; /* the rung it runs to next (a promotion moves it on) */
+  int epochs;    /* epochs trained */
+  uint64_t seed;
+  int rank;       /* the rank that ran its last segment */
+  double seconds; /* wall time of its segments */
+  double x[FOX_SPACE_MAX];
+  double metrics[FOX_STUDY_METRICS]; /* the last evaluation (NaN before the first) */
+  char reason[FOX_REASON_LEN];
+};
+
+/* A segment of one trial to run: self-contained, so that any rank can take it. */
+struct work_item {
+  int trial;
+  uint64_t seed;
+  int from_epochs, to_epochs; /* from_epochs > 0: continue from its checkpoint */
+  int keep_state;             /* a later rung may follow: save a checkpoint */
+  double x[FOX_SPACE_MAX];
+};
+
+enum { FOX_WORK_DONE = 0, FOX_WORK_STOPPED = 1 };
+struct work_result {
+  int trial, done; /* FOX_WORK_DONE, or FOX_WORK_STOPPED: abandoned, not recorded */
+  int status;      /* FOX_ST_RUNNING (segment done), FOX_ST_FAILED */
+  int epochs, rank;
+  double seconds;
+  double metrics[FOX_STUDY_METRICS];
+  char reason[FOX_REASON_LEN];
+};
+
+struct study {
+  struct config cfg; /* the base config with the study section */
+  char *config_text; /* the config file as given, and the --set overrides after it */
+  struct space space;
+  const struct sampler_ops *sampler;
+  struct rung_plan plan;
+  int plan_epochs; /* train.epochs of every trial (the scheduler's full budget) */
+  int total;       /* trials the study runs (study.trials, or the grid's size) */
+  int n_metrics;   /* 12 eval metrics, or 1 ("value") for a test function */
+  char metric_names[FOX_STUDY_METRICS][FOX_NAME_LEN];
+  int objective; /* index into metrics */
+  struct study_trial *trials;
+  int n, cap;
+  int rounds; /* rounds started */
+};
+
+/* A new study from a config file and --set overrides: the space, the sampler, the plan.
+ * FOX_EUSAGE with FILE:LINE for every bad setting. */
+int study_create(struct study *s, const char *path, const char *const *sets, int nset,
+                 struct fox_err *e);
+/* The same from stored text (study.h5's config attribute), for resume. */
+int study_create_text(struct study *s, const char *text, const char *name, struct fox_err *e);
+void study_free(struct study *s);
+
+/* The work of the current step: the segments still to run at the current rung of the open
+ * round, after making any decision that is due and proposing a new round when the last one is
+ * done. *n = 0 when the study is finished. `items` has room for study.round_size. */
+int study_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e);
+/* Records the results of a step (stopped ones are left as they were). */
+void study_record(struct study *s, const struct work_result *res, int n);
+/* The objective as a loss (lower is better; NaN when there is none). */
+double study_loss(const struct study *s, const struct study_trial *t);
+/* The best finished trial (complete, else pruned at the highest rung), -1 when none. */
+int study_best(const struct study *s);
+int study_finished(const struct study *s);
+/* The trial's config: the base, its parameters, its seed, the plan's epochs. */
+int study_trial_config(const struct study *s, const double *x, uint64_t seed, struct config *c,
+                       struct fox_err *e);
+
+#endif

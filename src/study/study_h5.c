@@ -1,0 +1,315 @@
+/* study.h5 and trials.csv (DESIGN.md s4): the study table, written whole to a temporary name and
+ * renamed after every step, and read back by --resume. */
+#include "study/study_h5.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "util/h5io.h"
+
+/* Integer columns of struct study_trial, in file order. */
+#define NINT_ 7
+static const char *const int_cols_[NINT_] = {"id",   "round",  "bracket", "rung",
+                                             "next_rung", "epochs", "rank"};
+static int *int_field_(struct study_trial *t, int c) {
+  int *f[NINT_] = {&t->id, &t->round, &t->bracket, &t->rung, &t->next_rung, &t->epochs, &t->rank};
+  return f[c];
+}
+
+#define STATUS_W_ 10
+
+struct body_ {
+  const struct study *s;
+  int finished;
+};
+
+static int write_params_(hid_t g, const struct study *s, double *col, struct fox_err *e) {
+  for (int i = 0; i < s->space.n; i++) {
+    const struct space_param *p = &s->space.p[i];
+    for (int k = 0; k < s->n; k++)
+      col[k] = s->trials[k].x[i];
+    FOX_TRY(h5io_write(g, p->key, H5T_NATIVE_DOUBLE, col, (size_t)s->n, 0, 0, e));
+    hid_t d = H5Dopen2(g, p->key, H5P_DEFAULT);
+    h5Check(d, e, p->key);
+    static const char *const dist[] = {"uniform", "log_uniform", "int_uniform", "q_uniform",
+                                       "categorical", "constant"};
+    int rc = h5io_attr_write_str(d, "distribution", dist[p->dist], e);
+    if (rc == 0 && p->n_choices > 0) {
+      const char *choices[FOX_CHOICES_MAX];
+      for (int j = 0; j < p->n_choices; j++)
+        choices[j] = p->choice[j];
+      /* the value is the index of the choice */
+      rc = h5io_attr_write_strs(d, "choices", choices, (size_t)p->n_choices, e);
+    }
+    H5Dclose(d);
+    FOX_TRY(rc);
+  }
+  return 0;
+}
+
+static int write_trials_(hid_t g, const struct study *s, struct fox_err *e) {
+  size_t n = (size_t)s->n, m = (size_t)s->n_metrics;
+  double *col = malloc((n ? n : 1) * (m > 1 ? m : 1) * sizeof *col);
+  int *icol = malloc((n ? n : 1) * sizeof *icol);
+  uint64_t *ucol = malloc((n ? n : 1) * sizeof *ucol);
+  char *strs = calloc(n ? n : 1, FOX_REASON_LEN);
+  int rc = col && icol && ucol && strs ? 0 : fox_errf(e, FOX_EFAIL, "study.h5: out of memory");
+  for (int c = 0; rc == 0 && c < NINT_; c++) {
+    for (size_t k = 0; k < n; k++)
+      icol[k] = *int_field_(&s->trials[k], c);
+    rc = h5io_write(g, int_cols_[c], H5T_NATIVE_INT, icol, n, 0, 0, e);
+  }
+  for (size_t k = 0; k < n; k++) {
+    ucol[k] = s->trials[k].seed;
+    col[k] = s->trials[k].seconds;
+    snprintf(strs + k * STATUS_W_, STATUS_W_, "%s", study_status_names[s->trials[k].status]);
+  }
+  if (rc == 0)
+    rc = h5io_write(g, "seed", H5T_NATIVE_UINT64, ucol, n, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write(g, "seconds", H5T_NATIVE_DOUBLE, col, n, 0, 0, e);
+  if (rc == 0)
+    rc = h5io_write_strs(g, "status", strs, n, STATUS_W_, e);
+  for (size_t k = 0; k < n; k++) {
+    snprintf(strs + k * FOX_REASON_LEN, FOX_REASON_LEN, "%s", s->trials[k].reason);
+    for (size_t j = 0; j < m; j++)
+      col[k * m + j] = s->trials[k].metrics[j];
+  }
+  if (rc == 0)
+    rc = h5io_write_strs(g, "reason", strs, n, FOX_REASON_LEN, e);
+  if (rc == 0)
+    rc = h5io_write(g, "metrics", H5T_NATIVE_DOUBLE, col, n, m, 0, e);
+  if (rc == 0) {
+    const char *names[FOX_STUDY_METRICS];
+    for (size_t j = 0; j < m; j++)
+      names[j] = s->metric_names[j];
+    hid_t d = H5Dopen2(g, "metrics", H5P_DEFAULT);
+    rc = d < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/trials/metrics")
+               : h5io_attr_write_strs(d, "names", names, m, e);
+    if (d >= 0)
+      H5Dclose(d);
+  }
+  if (rc == 0) {
+    hid_t pg = H5Gcreate2(g, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    rc = pg < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/trials/params")
+                : write_params_(pg, s, col, e);
+    if (pg >= 0)
+      H5Gclose(pg);
+  }
+  free(col), free(icol), free(ucol), free(strs);
+  return rc;
+}
+
+static int body_(hid_t f, const void *ctx, struct fox_err *e) {
+  const struct body_ *b = ctx;
+  const struct study *s = b->s;
+  const struct study_config *sc = &s->cfg.study;
+  FOX_TRY(h5io_attr_write_str(f, "kind", "study", e));
+  FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
+  FOX_TRY(h5io_attr_write_str(f, "config", s->config_text, e));
+  FOX_TRY(h5io_attr_write_str(f, "name", sc->name, e));
+  FOX_TRY(h5io_attr_write_str(f, "objective", s->metric_names[s->objective], e));
+  FOX_TRY(h5io_attr_write_str(f, "direction",
+                              sc->direction == FOX_MAXIMIZE ? "maximize" : "minimize", e));
+  int ints[3] = {s->total, s->rounds, b->finished};
+  FOX_TRY(h5io_attr_write(f, "trials_total", H5T_NATIVE_INT, &ints[0], 1, e));
+  FOX_TRY(h5io_attr_write(f, "rounds", H5T_NATIVE_INT, &ints[1], 1, e));
+  FOX_TRY(h5io_attr_write(f, "finished", H5T_NATIVE_INT, &ints[2], 1, e));
+  hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  h5Check(g, e, "/trials");
+  int rc = write_trials_(g, s, e);
+  H5Gclose(g);
+  return rc;
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a newline. */
+static void csv_field_(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s == '\n' ? ' ' : *s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_number_(FILE *f, double v) {
+  if (isnan(v))
+    return;
+  if (isinf(v))
+    fputs(v > 0 ? "inf" : "-inf", f);
+  else
+    fprintf(f, "%.17g", v);
+}
+
+int study_write_csv(const struct study *s, FILE *f) {
+  fputs("id,status,round,rung,epochs,seed,rank,seconds", f);
+  for (int i = 0; i < s->space.n; i++) {
+    fputc(',', f);
+    csv_field_(f, s->space.p[i].key);
+  }
+  for (int j = 0; j < s->n_metrics; j++)
+    fprintf(f, ",%s", s->metric_names[j]);
+  fputs(",reason\n", f);
+  for (int k = 0; k < s->n; k++) {
+    const struct study_trial *t = &s->trials[k];
+    fprintf(f, "%d,%s,%d,%d,%d,%llu,%d,%.3f", t->id, study_status_names[t->status], t->round,
+            t->rung, t->epochs, (unsigned long long)t->seed, t->rank, t->seconds);
+    for (int i = 0; i < s->space.n; i++) {
+      char v[FOX_CHOICE_LEN];
+      space_format(&s->space.p[i], t->x[i], v, sizeof v);
+      fputc(',', f);
+      csv_field_(f, v);
+    }
+    for (int j = 0; j < s->n_metrics; j++) {
+      fputc(',', f);
+      csv_number_(f, t->metrics[j]);
+    }
+    fputc(',', f);
+    csv_field_(f, t->reason);
+    fputc('\n', f);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+static int write_csv_file_(const struct study *s, const char *path, struct fox_err *e) {
+  char tmp[4200];
+  fs_temp_name(path, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot write: %s", tmp, strerror(errno));
+  int bad = study_write_csv(s, f);
+  if (fclose(f) != 0 || bad) {
+    remove(tmp);
+    return fox_errf(e, FOX_EFAIL, "%s: write failed: %s", tmp, strerror(errno));
+  }
+  return fs_commit(tmp, path, e);
+}
+
+int study_save(const struct study *s, const char *outdir, struct fox_err *e) {
+  char path[4200];
+  struct body_ b = {s, study_finished(s)};
+  snprintf(path, sizeof path, "%s/study.h5", outdir);
+  FOX_TRY(h5io_create_atomic(path, body_, &b, e));
+  snprintf(path, sizeof path, "%s/trials.csv", outdir);
+  return write_csv_file_(s, path, e);
+}
+
+static int read_trials_(hid_t g, struct study *s, size_t n, const char *path,
+                        struct fox_err *e) {
+  size_t m = (size_t)s->n_metrics;
+  double *col = malloc((n ? n : 1) * m * sizeof *col);
+  int *icol = malloc((n ? n : 1) * sizeof *icol);
+  uint64_t *ucol = malloc((n ? n : 1) * sizeof *ucol);
+  char *strs = calloc(n ? n : 1, FOX_REASON_LEN);
+  int rc = col && icol && ucol && strs ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  for (int c = 0; rc == 0 && c < NINT_; c++) {
+    rc = h5io_read(g, int_cols_[c], H5T_NATIVE_INT, icol, n, 0, path, e);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+      *int_field_(&s->trials[k], c) = icol[k];
+  }
+  if (rc == 0)
+    rc = h5io_read(g, "seed", H5T_NATIVE_UINT64, ucol, n, 0, path, e);
+  if (rc == 0)
+    rc = h5io_read(g, "seconds", H5T_NATIVE_DOUBLE, col, n, 0, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++) {
+    s->trials[k].seed = ucol[k];
+    s->trials[k].seconds = col[k];
+  }
+  if (rc == 0)
+    rc = h5io_read_strs(g, "status", strs, n, STATUS_W_, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++) {
+    int st = -1;
+    for (int j = 0; j < 4; j++)
+      if (strcmp(strs + k * STATUS_W_, study_status_names[j]) == 0)
+        st = j;
+    if (st < 0 || s->trials[k].id != (int)k)
+      rc = fox_errf(e, FOX_EDATA, "%s: /trials row %zu: bad id or status '%s'", path, k,
+                    strs + k * STATUS_W_);
+    else
+      s->trials[k].status = st;
+  }
+  if (rc == 0)
+    rc = h5io_read_strs(g, "reason", strs, n, FOX_REASON_LEN, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    snprintf(s->trials[k].reason, FOX_REASON_LEN, "%s", strs + k * FOX_REASON_LEN);
+  if (rc == 0)
+    rc = h5io_read(g, "metrics", H5T_NATIVE_DOUBLE, col, n, m, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++) {
+    for (int j = 0; j < FOX_STUDY_METRICS; j++)
+      s->trials[k].metrics[j] = j < (int)m ? col[k * m + j] : NAN;
+  }
+  for (int i = 0; rc == 0 && i < s->space.n; i++) {
+    char name[FOX_NAME_LEN + 8];
+    snprintf(name, sizeof name, "params/%s", s->space.p[i].key);
+    rc = h5io_read(g, name, H5T_NATIVE_DOUBLE, col, n, 0, path, e);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+      s->trials[k].x[i] = col[k];
+  }
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    for (int i = s->space.n; i < FOX_SPACE_MAX; i++)
+      s->trials[k].x[i] = NAN;
+  free(col), free(icol), free(ucol), free(strs);
+  return rc;
+}
+
+static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err *e) {
+  char kind[32] = "";
+  if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "study"))
+    return fox_errf(e, FOX_EDATA, "%s: not a study file from foxopt run", path);
+  size_t cap = 1 << 20;
+  char *text = malloc(cap);
+  mallocCheck(text, e);
+  int rc = h5io_attr_read_str(f, "config", text, cap, path, e);
+  char name[4300];
+  snprintf(name, sizeof name, "%s:/config", path);
+  if (rc == 0 && (rc = study_create_text(s, text, name, e)) != 0)
+    e->code = rc = FOX_EDATA; /* a file's content, not the user's command line */
+  free(text);
+  FOX_TRY(rc);
+  int total, rounds;
+  rc = h5io_attr_read(f, "trials_total", H5T_NATIVE_INT, &total, 1, path, e);
+  if (rc == 0)
+    rc = h5io_attr_read(f, "rounds", H5T_NATIVE_INT, &rounds, 1, path, e);
+  size_t n = 0, d1;
+  if (rc == 0)
+    rc = h5io_dims(f, "/trials/id", &n, &d1, path, e);
+  if (rc == 0 && (total != s->total || n > (size_t)total))
+    rc = fox_errf(e, FOX_EDATA, "%s: %zu trials of %d recorded, the config makes %d", path, n,
+                  total, s->total);
+  if (rc == 0) {
+    s->cap = (int)n + 64;
+    s->trials = calloc((size_t)s->cap, sizeof *s->trials);
+    rc = s->trials ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  }
+  hid_t g = rc == 0 ? H5Gopen2(f, "trials", H5P_DEFAULT) : -1;
+  if (rc == 0 && g < 0)
+    rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, "/trials");
+  if (rc == 0)
+    rc = read_trials_(g, s, n, path, e);
+  if (g >= 0)
+    H5Gclose(g);
+  s->n = (int)n;
+  s->rounds = rounds;
+  if (rc != 0)
+    study_free(s);
+  return rc;
+}
+
+int study_load(struct study *s, const char *outdir, struct fox_err *e) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/study.h5", outdir);
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "study.h5 from foxopt run", &f, e));
+  memset(s, 0, sizeof *s);
+  int rc = load_body_(f, s, path, e);
+  H5Fclose(f);
+  return rc;
+}
