@@ -6,10 +6,12 @@
 
 #include "backtest/backtest.h"
 #include "cli/cli.h"
+#include "study/rankfile.h"
 #include "train/trial_h5.h"
 
 static const char usage_[] =
-    "usage: foxopt backtest DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5)\n"
+    "usage: foxopt backtest DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5 |\n"
+    "                                --study OUTDIR --trial ID)\n"
     "                       [--split val|test|train] [--folds K]\n"
     "                       [--set market.KEY=V]... [--set barrier.KEY=V]...\n"
     "                       [--set output.experience=none|summary|full] [--output EXP.h5]\n"
@@ -22,6 +24,8 @@ static const char usage_[] =
     "\n"
     "  --policy T.h5    the greedy policy of a trained trial (foxopt train), with the trial's\n"
     "                   market settings; reproduces its recorded metrics\n"
+    "  --study D --trial ID  the policy of trial ID of the study in D (foxopt run), from the\n"
+    "                   rank file that ran it; reproduces the metrics in D/trials.csv\n"
     "  --split S        the split to run (default val; with --policy the trial's eval.split)\n"
     "  --folds K        K consecutive folds, each from initial capital: per-fold and mean metrics\n"
     "  --set K=V        market.initial_capital (10000), market.spread (0.0005), market.fee\n"
@@ -40,7 +44,8 @@ static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 
 int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = NULL;
-  const char *split_name = NULL, *policy = NULL, *sets[256];
+  const char *split_name = NULL, *policy = NULL, *study = NULL, *sets[256];
+  long long trial_id = -1;
   int json = 0, nset = 0;
   long long folds = 1;
   struct config cfg;
@@ -74,9 +79,13 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
         out = v;
       else
         backend = v;
-    } else if (strcmp(a, "--study") == 0) {
-      return fox_errf(e, FOX_EUSAGE, "backtest --study: studies arrive with `foxopt run`; use "
-                                     "--policy OUTDIR/trial.h5 or --actions");
+    } else if (strcmp(a, "--study") == 0 || strcmp(a, "--trial") == 0) {
+      if (!(v = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+      if (a[2] == 's')
+        study = v;
+      else
+        FOX_TRY(cli_parse_i64(a, v, 0, 1LL << 31, &trial_id, e));
     } else if (a[0] == '-') {
       return fox_errf(e, FOX_EUSAGE, "backtest: unknown option '%s' (see --help)", a);
     } else if (!data) {
@@ -85,11 +94,13 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
       return fox_errf(e, FOX_EUSAGE, "backtest: one dataset only");
     }
   }
-  if (!data || !actions_path == !policy)
+  if (!study != (trial_id < 0))
+    return fox_errf(e, FOX_EUSAGE, "backtest: --study OUTDIR and --trial ID go together");
+  if (!data || !!actions_path + !!policy + !!study != 1)
     return fox_errf(e, FOX_EUSAGE,
-                    "backtest: DATA.h5 and one of --actions FILE or --policy TRIAL.h5 are "
-                    "required\n%s", usage_);
-  if (policy && folds != 1)
+                    "backtest: DATA.h5 and one of --actions FILE, --policy TRIAL.h5 or --study "
+                    "OUTDIR --trial ID are required\n%s", usage_);
+  if ((policy || study) && folds != 1)
     return fox_errf(e, FOX_EUSAGE, "backtest --policy: one fold only (got --folds %lld)", folds);
   /* A policy runs where it was trained unless told otherwise: the same arithmetic gives the
    * same greedy actions, hence the recorded metrics. */
@@ -97,15 +108,22 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   if (policy && !backend) {
     FOX_TRY(trial_backend_h5(policy, trained_on, sizeof trained_on, e));
     backend = trained_on;
+  } else if (study && !backend) {
+    FOX_TRY(rankfile_read_policy(study, (long)trial_id, NULL, NULL, NULL, trained_on,
+                                 sizeof trained_on, e));
+    backend = trained_on;
   }
   const struct backend *be = NULL;
   FOX_TRY(backend_select(backend ? backend : "auto", &be, e));
   struct agent ag;
-  if (policy) {
+  if (policy)
     FOX_TRY(trial_read_h5(policy, be->nets, &cfg, &ag, e));
-    if (!split_name)
-      split_name = dataset_split_name(cfg.eval_split);
-  }
+  else if (study)
+    FOX_TRY(rankfile_read_policy(study, (long)trial_id, be->nets, &cfg, &ag, trained_on,
+                                 sizeof trained_on, e));
+  if ((policy || study) && !split_name)
+    split_name = dataset_split_name(cfg.eval_split);
+  policy = policy ? policy : study; /* from here on: a policy, wherever it came from */
   int rc = 0;
   for (int i = 0; rc == 0 && i < nset; i++)
     rc = config_set(&cfg, sets[i], keys_, e);

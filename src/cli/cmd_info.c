@@ -6,13 +6,15 @@
 #include "backtest/metrics.h"
 #include "cli/cli.h"
 #include "data/dataset.h"
+#include "study/study_h5.h"
 #include "util/h5io.h"
 
 static const char usage_[] =
     "usage: foxopt info FILE.h5\n"
     "\n"
     "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
-    "source), a trial (status, agent, per-epoch curve, final metrics) or a backtest output.\n"
+    "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
+    "a study (study.h5: objective, trials by status, the best) or a rank file.\n"
     "\n"
     "exit codes: 0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file\n";
 
@@ -25,6 +27,62 @@ static void print_split_(const char *name, const struct dataset *ds, int s) {
   }
   printf("  %-6s [%8lld, %8lld)  %8lld bars  %s .. %s\n", name, (long long)b, (long long)en,
          (long long)(en - b), t0, t1);
+}
+
+/* A study.h5: what it searches and how far it got. */
+static int info_study_(const char *path, struct fox_err *e) {
+  struct study s;
+  FOX_TRY(study_load_file(&s, path, e));
+  const struct study_config *sc = &s.cfg.study;
+  static const char *const samplers[] = {"tpe", "random", "grid"};
+  static const char *const scheds[] = {"none", "successive_halving", "hyperband"};
+  int count[4] = {0};
+  for (int i = 0; i < s.n; i++)
+    count[s.trials[i].status]++;
+  printf("%s: foxopt study '%s'\n", path, sc->name);
+  printf("  objective      %s (%s)\n", s.metric_names[s.objective],
+         sc->direction == FOX_MAXIMIZE ? "maximize" : "minimize");
+  printf("  search         %d parameters, sampler %s, scheduler %s, seed %llu\n", s.space.n,
+         samplers[sc->sampler], scheds[sc->scheduler], (unsigned long long)sc->seed);
+  printf("  budget         rungs at");
+  for (int r = 0; r < s.plan.n; r++)
+    printf(" %d", s.plan.epochs[r]);
+  printf(" epochs, rounds of %d\n", sc->round_size);
+  printf("  trials         %d of %d proposed in %d rounds: %d complete, %d pruned, %d failed, "
+         "%d running\n", s.n, s.total, s.rounds, count[FOX_ST_COMPLETE], count[FOX_ST_PRUNED],
+         count[FOX_ST_FAILED], count[FOX_ST_RUNNING]);
+  int b = study_best(&s);
+  if (b >= 0)
+    printf("  best           trial %d: %s = %.6g (%s, %d epochs)\n", b,
+           s.metric_names[s.objective], s.trials[b].metrics[s.objective],
+           study_status_names[s.trials[b].status], s.trials[b].epochs);
+  study_free(&s);
+  return 0;
+}
+
+/* A rank-NNNN.h5: where it ran, what it uploaded, which trials it holds. */
+static int info_rank_(hid_t f, const char *path, struct fox_err *e) {
+  char host[256], device[256], backend[32];
+  int rank;
+  FOX_TRY(h5io_attr_read(f, "rank", H5T_NATIVE_INT, &rank, 1, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "host", host, sizeof host, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "device", device, sizeof device, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "backend", backend, sizeof backend, path, e));
+  printf("%s: foxopt rank file, rank %d on %s (%s, %s backend)\n", path, rank, host, device,
+         backend);
+  if (h5io_exists(f, "/dataset/features")) {
+    size_t n, d1;
+    FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
+    printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
+  }
+  H5G_info_t gi;
+  hid_t g = H5Gopen2(f, "/trials", H5P_DEFAULT);
+  h5Check(g, e, "/trials");
+  herr_t rc = H5Gget_info(g, &gi);
+  H5Gclose(g);
+  h5Check(rc, e, "/trials");
+  printf("  trials         %llu groups under /trials\n", (unsigned long long)gi.nlinks);
+  return 0;
 }
 
 /* A trial.h5: status, config summary, the curve and the final metrics. */
@@ -120,8 +178,12 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
         rc = info_trial_(f, path, e);
       else if (strcmp(kind, "backtest") == 0)
         rc = info_backtest_(f, path, e);
+      else if (strcmp(kind, "rank") == 0)
+        rc = info_rank_(f, path, e);
       H5Fclose(f);
-      if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0)
+      if (strcmp(kind, "study") == 0)
+        return info_study_(path, e);
+      if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0 || !strcmp(kind, "rank"))
         return rc;
     }
   }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "env/experience_h5.h"
+#include "study/study_h5.h"
 #include "train/trial_h5.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"
@@ -119,7 +120,8 @@ static int trial_group_(hid_t tg, const struct study *s, const double *x, struct
 }
 
 int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
-                       const double *x, struct trial *t, double value, struct fox_err *e) {
+                       const double *x, int epochs, struct trial *t, double value,
+                       struct fox_err *e) {
   char path[4200], name[64];
   rankfile_path(outdir, rank, path, sizeof path);
   snprintf(name, sizeof name, "/trials/%d", id);
@@ -132,7 +134,6 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
   hid_t tg = rc == 0 ? H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
   if (rc == 0 && tg < 0)
     rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
-  int epochs = t ? t->r.epochs_done : s->trials[id].epochs;
   if (rc == 0)
     rc = h5io_attr_write(tg, "epochs", H5T_NATIVE_INT, &epochs, 1, e);
   if (rc == 0)
@@ -217,5 +218,43 @@ int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e)
     rc = scrub_file_(path, rank, s, e);
   }
   closedir(d);
+  return rc;
+}
+
+int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,
+                         struct config *cfg, struct agent *agent, char *backend, size_t nb,
+                         struct fox_err *e) {
+  struct study s;
+  FOX_TRY(study_load(&s, outdir, e));
+  int rc = 0, rank = -1;
+  if (id < 0 || id >= s.n)
+    rc = fox_errf(e, FOX_EDATA, "%s/study.h5: no trial %ld (it has %d)", outdir, id, s.n);
+  else if (s.n_metrics == 1)
+    rc = fox_errf(e, FOX_EDATA, "%s/study.h5: a test-function study: its trials have no policy",
+                  outdir);
+  else if (s.trials[id].epochs == 0 || s.trials[id].rank < 0)
+    rc = fox_errf(e, FOX_EDATA, "%s/study.h5: trial %ld has not trained yet (%s)", outdir, id,
+                  s.trials[id].status == FOX_ST_FAILED ? s.trials[id].reason : "no epoch done");
+  else
+    rank = s.trials[id].rank;
+  study_free(&s);
+  FOX_TRY(rc);
+  char path[4200], name[64], where[4300];
+  rankfile_path(outdir, rank, path, sizeof path);
+  snprintf(name, sizeof name, "/trials/%ld", id);
+  snprintf(where, sizeof where, "%s:%s", path, name);
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "a rank file from foxopt run", &f, e));
+  hid_t g = h5io_exists(f, name) ? H5Gopen2(f, name, H5P_DEFAULT) : -1;
+  if (g < 0) {
+    H5Fclose(f);
+    return fox_errf(e, FOX_EDATA, "%s: missing (the study records trial %ld on rank %d)", where,
+                    id, rank);
+  }
+  rc = h5io_attr_read_str(g, "backend", backend, nb, where, e);
+  if (rc == 0 && ops)
+    rc = trial_read_group(g, where, ops, cfg, agent, e);
+  H5Gclose(g);
+  H5Fclose(f);
   return rc;
 }

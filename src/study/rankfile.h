@@ -16,10 +16,17 @@ void rankfile_path(const char *outdir, int rank, char *out, size_t n);
 int rankfile_create(const char *outdir, int rank, const struct backend *be,
                     const struct device_dataset *dev, const char *data_path, const char *host,
                     const char *device, struct fox_err *e);
-/* Replaces /trials/ID with a finished segment of an agent trial (t NULL: a test-function
- * trial, `value` its objective). */
+/* Replaces /trials/ID with a finished segment (trained to `epochs`) of an agent trial (t NULL:
+ * a test-function trial, `value` its objective). */
 int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
-                       const double *x, struct trial *t, double value, struct fox_err *e);
+                       const double *x, int epochs, struct trial *t, double value,
+                       struct fox_err *e);
+/* Opens the trained policy of trial `id` of the study in OUTDIR (from the rank file that ran it)
+ * on `ops` (NULL: only *backend is filled, the backend its networks ran on). FOX_EDATA naming
+ * the file when the trial has no policy (unknown id, failed, a test-function study). */
+int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,
+                         struct config *cfg, struct agent *agent, char *backend, size_t nb,
+                         struct fox_err *e);
 /* Drops /trials/ID groups that the study does not record as run by that rank to the same
  * epochs (the segment in flight when a run was stopped or killed). */
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e);

@@ -92,10 +92,10 @@ void runner_close(struct runner *r) {
   pthread_mutex_destroy(&r->lock);
 }
 
-static int put_(struct runner *r, const struct work_item *it, struct trial *t, double value,
-                struct fox_err *e) {
+static int put_(struct runner *r, const struct work_item *it, int epochs, struct trial *t,
+                double value, struct fox_err *e) {
   pthread_mutex_lock(&r->lock);
-  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->x, t, value, e);
+  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->x, epochs, t, value, e);
   pthread_mutex_unlock(&r->lock);
   return rc;
 }
@@ -123,7 +123,7 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
   res->metrics[0] = tf->f(v);
   res->epochs = it->to_epochs;
   res->status = FOX_ST_RUNNING;
-  return put_(r, it, NULL, res->metrics[0], e);
+  return put_(r, it, res->epochs, NULL, res->metrics[0], e);
 }
 
 /* An agent segment. Errors of the trial itself (a config its parameters make unusable) are
@@ -169,7 +169,7 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
     rc = trial_state_save(&t, path, e);
   }
   if (rc == 0)
-    rc = put_(r, it, &t, NAN, e);
+    rc = put_(r, it, t.r.epochs_done, &t, NAN, e);
   trial_close(&t);
   return rc;
 }

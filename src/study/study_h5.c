@@ -306,6 +306,10 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
 int study_load(struct study *s, const char *outdir, struct fox_err *e) {
   char path[4200];
   snprintf(path, sizeof path, "%s/study.h5", outdir);
+  return study_load_file(s, path, e);
+}
+
+int study_load_file(struct study *s, const char *path, struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_open_read(path, "study.h5 from foxopt run", &f, e));
   memset(s, 0, sizeof *s);

@@ -11,6 +11,7 @@
 int study_save(const struct study *s, const char *outdir, struct fox_err *e);
 /* The study recorded in OUTDIR/study.h5, config and table (FOX_EDATA when it is not one). */
 int study_load(struct study *s, const char *outdir, struct fox_err *e);
+int study_load_file(struct study *s, const char *path, struct fox_err *e);
 /* trials.csv's text: one row per trial, parameters empty where inactive. */
 int study_write_csv(const struct study *s, FILE *f);
 

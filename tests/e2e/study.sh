@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# foxopt run end to end: the same seed gives the same trials.csv (seconds aside) whatever the
+# number of threads; SIGTERM mid-study is exit 75 and --resume finishes with the table of an
+# uninterrupted run (test-function and agent studies, the latter continuing promoted trials
+# from checkpoints); failed trials are recorded and the study goes on; backtest --study
+# reproduces every trial's recorded metrics; bad studies are refused with FILE:LINE.
+. "$(dirname "$0")/lib.sh"
+PY=${FOX_PYTHON:-python3}
+
+# table CSV: trials.csv without the rank and seconds columns (7 and 8: never quoted).
+table() { cut -d, -f1-6,9- "$1"; }
+same_table() { # same_table WHAT A.csv B.csv
+  if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
+    bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi
+}
+# stop_when FILE CMD...: runs CMD and sends it SIGTERM as soon as FILE appears (the study's
+# first checkpoint), so the stop lands mid-study on a fast or a loaded machine; sets RC.
+stop_when() {
+  local file=$1; shift
+  "$@" >"$WORK/stop.out" 2>"$WORK/stop.err" &
+  local pid=$! i
+  for i in $(seq 600); do
+    [ -e "$file" ] && break
+    sleep 0.05
+  done
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  RC=$?
+}
+
+# --- Test-function studies: determinism over threads, stop and resume -----------------------
+cat >"$WORK/f.yaml" <<YAML
+train: {epochs: 9}
+study:
+  name: branin
+  seed: 3
+  trials: 24
+  round_size: 6
+  objective: {function: branin, direction: minimize}
+  sampler: {name: tpe, n_startup_trials: 6}
+  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/f1"
+contains "$OUT_TXT" "trials 24/24"
+check "24 trials recorded" test "$(($(wc -l <"$WORK/f1/trials.csv") - 1))" -eq 24
+# Successive halving with eta 3 over rounds of 6: 2 reach rung 1, 1 completes per round.
+check "4 complete" test "$(grep -c ',complete,' "$WORK/f1/trials.csv")" -eq 4
+check "20 pruned" test "$(grep -c ',pruned,' "$WORK/f1/trials.csv")" -eq 20
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/f2" --set study.trials_per_device=4
+same_table "1 vs 4 threads" "$WORK/f1/trials.csv" "$WORK/f2/trials.csv"
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/f3"
+same_table "a second run" "$WORK/f1/trials.csv" "$WORK/f3/trials.csv"
+run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/f3"
+contains "$ERR_TXT" "study.h5 exists: add --resume"
+
+# Each epoch of a trial takes 30 ms.
+stop_when "$WORK/fs/study.h5" "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fs" \
+  --set study.objective.seconds=0.03 \
+  --set study.trials_per_device=2
+check "SIGTERM: exit 75 (got $RC)" test "$RC" -eq 75
+contains "$(cat "$WORK/stop.err")" "--resume"
+done_rows=$(grep -c -E ',(complete|pruned),' "$WORK/fs/trials.csv")
+check "stopped part-way ($done_rows finished)" test "$done_rows" -gt 0 -a "$done_rows" -lt 24
+run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fs" --resume
+contains "$ERR_TXT" "another config than the study's"
+run_rc 0 "$FOXOPT" run -o "$WORK/fs" --resume
+same_table "stop + resume" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
+
+# --- Agent studies ----------------------------------------------------------------------------
+"$FOXOPT" synth -o "$WORK/s.csv" --bars 16000 --seed 8 >/dev/null
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+cat >"$WORK/a.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 16, episode_bars: 512}
+train: {algo: ppo, steps_per_epoch: 6144}
+dqn: {learning_starts: 1000, buffer_size: 8000, batch_size: 64, hidden: [32, 32]}
+ppo: {n_steps: 64, hidden: [32, 32]}
+study:
+  name: agents
+  seed: 5
+  trials: 6
+  round_size: 3
+  objective: {metric: val.total_return, direction: maximize}
+  sampler: {name: tpe, n_startup_trials: 3}
+  scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 3, eta: 3}
+parameters:
+  train.algo: {values: [dqn, ppo]}
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  dqn.dueling: {values: [false, true]}
+  ppo.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  ppo.clip: {distribution: q_uniform, min: 0.1, max: 0.3, q: 0.05}
+  barrier.pt: {distribution: uniform, min: 1.0, max: 3.0}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a1"
+check "6 agent trials" test "$(($(wc -l <"$WORK/a1/trials.csv") - 1))" -eq 6
+check "2 complete" test "$(grep -c ',complete,' "$WORK/a1/trials.csv")" -eq 2
+run_rc 0 "$FOXOPT" info "$WORK/a1/study.h5"
+contains "$OUT_TXT" "2 complete, 4 pruned, 0 failed, 0 running"
+run_rc 0 "$FOXOPT" info "$WORK/a1/rank-0000.h5"
+contains "$OUT_TXT" "6 groups under /trials"
+contains "$OUT_TXT" "16000 bars x 51 features"
+check "no checkpoint left" test -z "$(ls "$WORK/a1/state")"
+
+# Every trial's policy reproduces its row of trials.csv, digit for digit.
+for id in 0 1 2 3 4 5; do
+  run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a1" --trial $id --json
+  echo "$OUT_TXT" >"$WORK/bt$id.json"
+done
+"$PY" - "$WORK" <<'PY' && ok || bad "backtest --study differs from trials.csv"
+import csv, json, sys
+w = sys.argv[1]
+rows = list(csv.DictReader(open(f"{w}/a1/trials.csv")))
+for r in rows:
+    bt = json.load(open(f"{w}/bt{r['id']}.json"))
+    for m in ("total_return", "sharpe", "max_drawdown", "trades", "final_equity"):
+        got, want = bt[m], float(r["val." + m])
+        if got != want:
+            sys.exit(f"trial {r['id']} {m}: backtest {got!r}, trials.csv {want!r}")
+PY
+
+# Stopped while promoted trials continue from their checkpoints, resumed: the same table.
+stop_when "$WORK/a2/study.h5" "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a2"
+check "agent SIGTERM: exit 75 (got $RC)" test "$RC" -eq 75
+check "checkpoints kept for the trials still running" test -n "$(ls "$WORK/a2/state")"
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a2" --resume
+same_table "agents stop + resume" "$WORK/a1/trials.csv" "$WORK/a2/trials.csv"
+run_rc 0 "$FOXOPT" info "$WORK/a2/rank-0000.h5"
+contains "$OUT_TXT" "6 groups under /trials"
+
+# A parameter that makes some trials unusable: recorded as failed with the reason, the rest run.
+cat >"$WORK/fail.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 16, episode_bars: 512}
+train: {algo: ppo, epochs: 1, steps_per_epoch: 4096}
+ppo: {hidden: [16, 16]}
+study: {name: f, seed: 2, trials: 4, round_size: 4, sampler: grid}
+parameters:
+  ppo.n_steps: {values: [32, 100000]}
+  ppo.lr: {values: [0.001, 0.0001]}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/fail.yaml" -o "$WORK/ff"
+check "2 failed" test "$(grep -c ',failed,' "$WORK/ff/trials.csv")" -eq 2
+check "2 complete" test "$(grep -c ',complete,' "$WORK/ff/trials.csv")" -eq 2
+contains "$(cat "$WORK/ff/trials.csv")" "no rollout would finish"
+contains "$OUT_TXT" "failed 2"
+
+# --- Refusals ---------------------------------------------------------------------------------
+printf 'study: {trials: 3}\nparameters:\n  dqn.lr: {distribution: uniform, min: 0.1, max: 0.01}\n' \
+  >"$WORK/bad1.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/bad1.yaml" -o "$WORK/b1"
+contains "$ERR_TXT" "bad1.yaml:3: parameters.dqn.lr: min 0.1 must be below max 0.01"
+printf 'parameters:\n  dqn.lrr: {distribution: uniform, min: 0.1, max: 0.2}\n' >"$WORK/bad2.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/bad2.yaml" -o "$WORK/b2"
+contains "$ERR_TXT" "bad2.yaml:2: unknown parameter 'dqn.lrr'"
+printf 'study: {objective: {metric: val.sharp}}\n' >"$WORK/bad3.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/bad3.yaml" -o "$WORK/b3"
+contains "$ERR_TXT" "study.objective.metric = 'val.sharp'"
+check "nothing written for a bad study" test ! -e "$WORK/b1/study.h5"
+mkdir -p "$WORK/corrupt" && echo "not hdf5" >"$WORK/corrupt/study.h5"
+run_rc 3 "$FOXOPT" run -o "$WORK/corrupt" --resume
+contains "$ERR_TXT" "corrupt/study.h5: not an HDF5 file"
+run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a1" --trial 6
+contains "$ERR_TXT" "no trial 6"
+run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/f1" --trial 0
+contains "$ERR_TXT" "test-function study"
+done_
