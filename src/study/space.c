@@ -349,12 +349,20 @@ static long long q_count_(const struct space_param *p) {
   return (long long)floor((p->hi - p->lo) / p->q + 1e-9) + 1;
 }
 
+/* Point k of a q grid, rounded to 12 significant digits so that 0.1 + 1 * 0.05 is 0.15 and
+ * not 0.15000000000000002 in tables and configs. */
+static double q_point_(const struct space_param *p, double k) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.12g", p->lo + k * p->q);
+  return strtod(buf, NULL);
+}
+
 void space_numeric(const struct space_param *p, double *low, double *high, double *step,
                    int *log_scale) {
   *log_scale = p->dist == FOX_DIST_LOG_UNIFORM;
   *step = p->dist == FOX_DIST_Q_UNIFORM ? p->q : p->integer ? 1.0 : 0.0;
   *low = p->lo;
-  *high = p->dist == FOX_DIST_Q_UNIFORM ? p->lo + (double)(q_count_(p) - 1) * p->q : p->hi;
+  *high = p->dist == FOX_DIST_Q_UNIFORM ? q_point_(p, (double)(q_count_(p) - 1)) : p->hi;
 }
 
 double space_snap(const struct space_param *p, double v) {
@@ -362,7 +370,8 @@ double space_snap(const struct space_param *p, double v) {
   int lg;
   space_numeric(p, &low, &high, &step, &lg);
   if (step > 0)
-    v = low + round((v - low) / step) * step;
+    v = p->dist == FOX_DIST_Q_UNIFORM ? q_point_(p, round((v - low) / step))
+                                      : low + round((v - low) / step) * step;
   return v < low ? low : v > high ? high : v;
 }
 
@@ -373,7 +382,7 @@ double space_sample_uniform(const struct space *sp, int i, struct rng *r) {
   case FOX_DIST_CATEGORICAL: return floor(u * p->n_choices);
   case FOX_DIST_FIXED: return 0;
   case FOX_DIST_INT_UNIFORM: return p->lo + floor(u * (p->hi - p->lo + 1));
-  case FOX_DIST_Q_UNIFORM: return p->lo + floor(u * (double)q_count_(p)) * p->q;
+  case FOX_DIST_Q_UNIFORM: return q_point_(p, floor(u * (double)q_count_(p)));
   case FOX_DIST_LOG_UNIFORM:
     if (p->integer) /* each integer with the mass of its log-space interval, as Optuna */
       return space_snap(p, exp(log(p->lo - 0.5) + u * (log(p->hi + 0.5) - log(p->lo - 0.5))));
@@ -431,7 +440,7 @@ static long long grid_count_(const struct space_param *p) {
 
 static double grid_value_(const struct space_param *p, long long k) {
   switch (p->dist) {
-  case FOX_DIST_Q_UNIFORM: return p->lo + (double)k * p->q;
+  case FOX_DIST_Q_UNIFORM: return q_point_(p, (double)k);
   case FOX_DIST_INT_UNIFORM: return p->lo + (double)k;
   default: return (double)k;
   }

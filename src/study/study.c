@@ -147,17 +147,16 @@ double study_loss(const struct study *s, const struct study_trial *t) {
 
 int study_best(const struct study *s) {
   int best = -1;
-  for (int pass = 0; pass < 2 && best < 0; pass++)
-    for (int i = 0; i < s->n; i++) {
-      const struct study_trial *t = &s->trials[i];
-      if (pass == 0 && t->status != FOX_ST_COMPLETE)
-        continue;
-      double l = study_loss(s, t);
-      if (isnan(l))
-        continue;
-      if (best < 0 || l < study_loss(s, &s->trials[best]))
-        best = i;
-    }
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    if (t->status != FOX_ST_COMPLETE)
+      continue;
+    double l = study_loss(s, t);
+    if (isnan(l))
+      continue;
+    if (best < 0 || l < study_loss(s, &s->trials[best]))
+      best = i;
+  }
   return best;
 }
 

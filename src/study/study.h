@@ -83,7 +83,7 @@ int study_next_work(struct study *s, struct work_item *items, int *n, struct fox
 void study_record(struct study *s, const struct work_result *res, int n);
 /* The objective as a loss (lower is better; NaN when there is none). */
 double study_loss(const struct study *s, const struct study_trial *t);
-/* The best finished trial (complete, else pruned at the highest rung), -1 when none. */
+/* The best complete trial (ties: the lower id), -1 when none. */
 int study_best(const struct study *s);
 int study_finished(const struct study *s);
 /* The trial's config: the base, its parameters, its seed, the plan's epochs. */
