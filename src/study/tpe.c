@@ -200,8 +200,12 @@ static int sample_group_(const struct tpe_config *tc, const struct space *sp,
       best_v = lb[c] - la[c];
       best = c;
     }
-  for (int j = 0; j < k; j++)
-    x[idx[j]] = cand[(size_t)best * k + j];
+  /* Numeric values onto the parameter's own grid (q_uniform points are tidied decimals). */
+  for (int j = 0; j < k; j++) {
+    const struct space_param *p = &sp->p[idx[j]];
+    double v = cand[(size_t)best * k + j];
+    x[idx[j]] = p->n_choices > 0 ? v : space_snap(p, v);
+  }
 done:
   parzen_free(&pb);
   parzen_free(&pa);
