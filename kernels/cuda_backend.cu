@@ -34,6 +34,12 @@ static int cuda_d2h_(void *dst, const void *src, size_t bytes, struct fox_err *e
   return 0;
 }
 
+static int cuda_bind_(int device, struct fox_err *e) {
+  if (device >= 0)
+    cudaCheck(cudaSetDevice(device), e);
+  return 0;
+}
+
 /* Launchable only where this binary carries code for the device's architecture. */
 __global__ void probe_kernel() {}
 
@@ -78,6 +84,7 @@ extern "C" const struct backend *backend_cuda(void) {
     b.backtest = cuda_backtest;
     b.portfolio_sim = cuda_portfolio_sim;
     b.nets = &net_cuda_ops;
+    b.bind = cuda_bind_;
     b.name = "cuda";
   }
   return &b;

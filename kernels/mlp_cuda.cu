@@ -73,6 +73,8 @@ static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, 
   cublasHandle_t h;
   cublasCheck(cublasCreate(&h), e);
   m->blas = h;
+  /* Several trials share a device from their own threads: each works in its thread's stream. */
+  cublasCheck(cublasSetStream(h, cudaStreamPerThread), e);
   return 0;
 }
 

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], commands_[i].name) == 0) {
       struct fox_err e = {0};
       int rc = commands_[i].run(argc - 1, argv + 1, &e);
-      if (rc != 0)
+      if (rc != 0 && !e.quiet)
         fprintf(stderr, "foxopt %s: error: %s\n", argv[1], e.msg[0] ? e.msg : "failed");
       fflush(stdout);
       return fox_exit_code(rc);

@@ -70,6 +70,9 @@ struct backend {
                        struct env_state *final_state, struct fox_err *e);
   /* The agents' networks. */
   const struct net_ops *nets;
+  /* Makes `device` (a CUDA ordinal; -1: the default) current for the calling thread; every
+   * thread that runs a trial calls it first. A no-op on the CPU. */
+  int (*bind)(int device, struct fox_err *e);
 };
 
 const struct backend *backend_cpu(void);

@@ -145,6 +145,8 @@ static int cpu_portfolio_sim_(const struct device_dataset *d, const struct bt_re
   return 0;
 }
 
+static int cpu_bind_(int device, struct fox_err *e) { return 0; }
+
 const struct backend *backend_cpu(void) {
   static const struct backend b = {
       .name = "cpu",
@@ -160,6 +162,7 @@ const struct backend *backend_cpu(void) {
       .backtest = cpu_backtest_,
       .portfolio_sim = cpu_portfolio_sim_,
       .nets = &net_cpu_ops,
+      .bind = cpu_bind_,
   };
   return &b;
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "mpi/coordinator.h"
 #include "study/rankfile.h"
 #include "study/runner.h"
 #include "study/study_h5.h"
@@ -23,7 +24,11 @@ static const char usage_[] =
     "study.sampler (tpe, random, grid) over `parameters:`, trained and evaluated on eval.split,\n"
     "pruned by study.scheduler (none, successive_halving, hyperband). After every step\n"
     "OUTDIR/study.h5 and OUTDIR/trials.csv are rewritten (temporary name, then rename);\n"
-    "OUTDIR/rank-0000.h5 holds the dataset this process uploaded and every trial it ran.\n"
+    "OUTDIR/rank-NNNN.h5 holds the dataset rank NNNN uploaded and every trial it ran.\n"
+    "\n"
+    "As an MPI job (mpirun -np N foxopt run ..., or srun in an allocation) rank 0 coordinates\n"
+    "and also runs trials; each rank takes the device local_rank %% devices (the CPU where there\n"
+    "is none) and pulls the step's trials one at a time; the table does not depend on N.\n"
     "\n"
     "  -o OUTDIR        where the study goes (default: study.name in the current directory)\n"
     "  --resume         continue the study in OUTDIR (CONFIG.yaml may be left out; if given it\n"
@@ -134,7 +139,7 @@ static void progress_(struct progress *p, const struct study *s, double t0, int 
                 done, s->total, running, pruned, failed, best, el, eta);
 }
 
-static void summary_(const struct study *s, const char *outdir) {
+static void summary_(const struct study *s, const char *outdir, int ranks) {
   int b = study_best(s);
   if (b < 0) {
     printf("no trial finished with a value of %s; see %s/trials.csv\n",
@@ -150,7 +155,112 @@ static void summary_(const struct study *s, const char *outdir) {
     if (v[0])
       printf("  %-28s %s\n", s->space.p[i].key, v);
   }
-  printf("wrote %s/study.h5, %s/trials.csv, %s/rank-0000.h5\n", outdir, outdir, outdir);
+  printf("wrote %s/study.h5, %s/trials.csv and %d rank file%s (%s/rank-NNNN.h5)\n", outdir,
+         outdir, ranks, ranks > 1 ? "s" : "", outdir);
+}
+
+/* The status rank 0 (or the first failing rank) reached, on every rank; the others stay quiet. */
+static int agree_(struct world *w, int rc, struct fox_err *e) {
+  int mine = rc != 0 ? w->rank : w->size, first = mine;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->comm) != MPI_SUCCESS)
+    return fox_errf(e, FOX_EFAIL, "MPI_Allreduce failed while starting the study");
+  if (first == w->size)
+    return 0;
+  int code = rc;
+  MPI_Bcast(&code, 1, MPI_INT, first, w->comm);
+  if (first != w->rank) {
+    fox_err_clear(e);
+    e->quiet = 1;
+  }
+  return code;
+}
+
+/* A trial whose segment ran on another rank than its last one lives in that rank's file now. */
+static int move_groups_(const struct study *s, const struct work_result *res, int n,
+                        const char *outdir, struct fox_err *e) {
+  for (int i = 0; i < n; i++) {
+    if (res[i].done != FOX_WORK_DONE)
+      continue;
+    int old = s->trials[res[i].trial].rank;
+    if (old >= 0 && old != res[i].rank)
+      FOX_TRY(rankfile_drop(outdir, old, res[i].trial, e));
+  }
+  return 0;
+}
+
+static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
+  struct study s;
+  char outdir[4096];
+  int rc = agree_(w, open_study_(&s, a, outdir, sizeof outdir, e), e);
+  if (rc != 0)
+    return rc;
+  if (w->rank == 0)
+    rc = fs_mkdirs(outdir, e);
+  FOX_TRY(agree_(w, rc, e));
+  const volatile sig_atomic_t *stop = stop_install();
+  struct runner r;
+  rc = runner_open(&r, &s, outdir, w->rank, w->device, a->backend, stop, e);
+  if (rc == 0 && w->rank == 0 && a->resume)
+    rc = rankfile_scrub(outdir, &s, e);
+  if (rc == 0 && w->rank == 0)
+    runner_prune_states(outdir, &s);
+  if ((rc = agree_(w, rc, e)) != 0) {
+    study_free(&s);
+    return rc;
+  }
+  struct coordinator c;
+  rc = agree_(w, coord_open(&c, w, r.be && r.be == backend_cuda(), e), e);
+  int cap = s.cfg.study.round_size;
+  struct work_item *items = malloc((size_t)cap * sizeof *items);
+  struct work_result *res = malloc((size_t)cap * sizeof *res);
+  if (rc == 0 && (!items || !res))
+    rc = fox_errf(e, FOX_EFAIL, "run: out of memory");
+  struct progress p;
+  progress_init(&p, stdout);
+  double t0 = now_();
+  int stopped = 0, pending = 0; /* pending: rank 0's own failure, announced with the next step */
+  while (rc == 0) {
+    int n = 0;
+    if (w->rank == 0 && !stopped && pending == 0) {
+      pending = study_next_work(&s, items, &n, e);
+      if (n > 0)
+        progress_(&p, &s, t0, n);
+    }
+    if (pending != 0)
+      n = pending;
+    if ((rc = coord_step(&c, &r, items, &n, res, &stopped, e)) != 0 || n <= 0)
+      break;
+    if (w->rank == 0) {
+      pending = move_groups_(&s, res, n, outdir, e);
+      study_record(&s, res, n);
+      if (pending == 0 && (pending = study_save(&s, outdir, e)) == 0)
+        runner_prune_states(outdir, &s);
+    }
+  }
+  if (rc == 0 && w->rank == 0 && pending == 0 && !stopped)
+    pending = study_save(&s, outdir, e); /* a finished study says so */
+  if (rc == 0 && pending != 0)
+    rc = w->rank == 0 ? pending : (e->quiet = 1, pending);
+  if (w->rank == 0) {
+    progress_(&p, &s, t0, 0);
+    progress_end(&p);
+  }
+  if (rc == 0 && stopped) {
+    if (w->rank == 0)
+      rc = fox_errf(e, FOX_ESTOP, "stopped by signal %d after a clean checkpoint of %s; "
+                                  "continue with: foxopt run --resume -o %s", stopped, outdir,
+                    outdir);
+    else
+      rc = FOX_ESTOP, e->quiet = 1;
+  } else if (rc == 0 && w->rank == 0) {
+    summary_(&s, outdir, w->size);
+  }
+  free(items);
+  free(res);
+  coord_close(&c);
+  runner_close(&r);
+  study_free(&s);
+  return rc;
 }
 
 int cmd_run(int argc, char **argv, struct fox_err *e) {
@@ -161,52 +271,12 @@ int cmd_run(int argc, char **argv, struct fox_err *e) {
     }
   struct run_args_ a;
   FOX_TRY(parse_(argc, argv, &a, e));
-  struct study s;
-  char outdir[4096];
-  FOX_TRY(open_study_(&s, &a, outdir, sizeof outdir, e));
-  int rc = fs_mkdirs(outdir, e);
-  const volatile sig_atomic_t *stop = stop_install();
-  struct runner r;
-  int opened = 0;
-  if (rc == 0 && (rc = runner_open(&r, &s, outdir, 0, a.backend, stop, e)) == 0)
-    opened = 1;
-  if (rc == 0 && a.resume)
-    rc = rankfile_scrub(outdir, &s, e);
+  struct world w;
+  int rc = world_init(&w, NULL, NULL, e);
   if (rc == 0)
-    runner_prune_states(outdir, &s);
-  int cap = s.cfg.study.round_size;
-  struct work_item *items = malloc((size_t)cap * sizeof *items);
-  struct work_result *res = malloc((size_t)cap * sizeof *res);
-  if (rc == 0 && (!items || !res))
-    rc = fox_errf(e, FOX_EFAIL, "run: out of memory");
-  struct progress p;
-  progress_init(&p, stdout);
-  double t0 = now_();
-  while (rc == 0 && !*stop) {
-    int n;
-    if ((rc = study_next_work(&s, items, &n, e)) != 0 || n == 0)
-      break;
-    progress_(&p, &s, t0, n);
-    if ((rc = runner_run(&r, items, n, res, e)) != 0)
-      break;
-    study_record(&s, res, n);
-    if ((rc = study_save(&s, outdir, e)) != 0)
-      break;
-    runner_prune_states(outdir, &s);
-  }
-  if (rc == 0 && !*stop)
-    rc = study_save(&s, outdir, e); /* a finished study says so */
-  progress_(&p, &s, t0, 0);
-  progress_end(&p);
-  if (rc == 0 && *stop)
-    rc = fox_errf(e, FOX_ESTOP, "stopped by signal %d after a clean checkpoint of %s; continue "
-                                "with: foxopt run --resume -o %s", stop_signal(), outdir, outdir);
-  else if (rc == 0)
-    summary_(&s, outdir);
-  free(items);
-  free(res);
-  if (opened)
-    runner_close(&r);
-  study_free(&s);
+    rc = run_(&w, &a, e);
+  if (rc != 0 && !e->quiet && w.size > 1 && w.rank > 0)
+    fox_err_wrap(e, "[rank %d]", w.rank);
+  world_finalize(&w);
   return rc;
 }

@@ -147,6 +147,21 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
   return rc;
 }
 
+int rankfile_drop(const char *outdir, int rank, int id, struct fox_err *e) {
+  char path[4200], name[64];
+  rankfile_path(outdir, rank, path, sizeof path);
+  snprintf(name, sizeof name, "/trials/%d", id);
+  hid_t f = open_rw_(path, e);
+  if (f < 0)
+    return e->code;
+  int rc = 0;
+  if (h5io_exists(f, name) && H5Ldelete(f, name, H5P_DEFAULT) < 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+  return rc;
+}
+
 struct scrub_ {
   const struct study *s;
   int rank;

@@ -27,6 +27,9 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
 int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,
                          struct config *cfg, struct agent *agent, char *backend, size_t nb,
                          struct fox_err *e);
+/* Removes /trials/ID from rank `rank`'s file: the trial's next segment ran on another rank,
+ * which holds it now (rank 0 does this between steps, when no rank writes). */
+int rankfile_drop(const char *outdir, int rank, int id, struct fox_err *e);
 /* Drops /trials/ID groups that the study does not record as run by that rank to the same
  * epochs (the segment in flight when a run was stopped or killed). */
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e);

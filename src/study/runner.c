@@ -32,7 +32,8 @@ static int mkdir_(const char *path, struct fox_err *e) {
 }
 
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
-                const char *backend, const volatile sig_atomic_t *stop, struct fox_err *e) {
+                int device, const char *backend, const volatile sig_atomic_t *stop,
+                struct fox_err *e) {
   memset(r, 0, sizeof *r);
   r->s = s;
   snprintf(r->outdir, sizeof r->outdir, "%s", outdir);
@@ -66,7 +67,9 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
                                   "a study needs at least 2 in each", s->cfg.data_path,
                     (long long)tb, dataset_split_name(probe->eval_split), (long long)eb);
   }
-  rc = r->be->dataset_upload(&r->ds, &r->dev, e);
+  rc = r->be->bind(device, e);
+  if (rc == 0)
+    rc = r->be->dataset_upload(&r->ds, &r->dev, e);
   if (rc != 0) {
     dataset_free(&r->ds);
     r->have_data = 0;
@@ -192,10 +195,25 @@ struct pool_ {
   struct runner *r;
   const struct work_item *items;
   struct work_result *res;
-  int n, next, rc;
+  const struct runner_queue *q;
+  int n, next, rc, running;
   struct fox_err err;
   pthread_mutex_t lock;
 };
+
+/* The next item: from the shared queue, or this pool's own counter. */
+static int take_(struct pool_ *p) {
+  pthread_mutex_lock(&p->lock);
+  int stop = p->rc != 0, i = -1;
+  if (!stop && !p->q)
+    i = p->next < p->n ? p->next++ : -1;
+  pthread_mutex_unlock(&p->lock);
+  if (!stop && p->q) {
+    long k = p->q->next(p->q->ctx);
+    i = k >= 0 && k < p->n ? (int)k : -1;
+  }
+  return i;
+}
 
 static void *worker_(void *arg) {
   struct pool_ *p = arg;
@@ -203,12 +221,21 @@ static void *worker_(void *arg) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     backend_cpu_threads(cores > p->r->threads ? (int)(cores / p->r->threads) : 1);
   }
-  for (;;) {
+  struct fox_err be = {0};
+  if (p->r->be && p->r->be->bind(p->r->dev.device, &be) != 0) {
     pthread_mutex_lock(&p->lock);
-    int i = p->rc == 0 && p->next < p->n ? p->next++ : -1;
+    if (p->rc == 0) {
+      p->rc = be.code ? be.code : FOX_EFAIL;
+      p->err = be;
+    }
+    p->running--;
     pthread_mutex_unlock(&p->lock);
+    return NULL;
+  }
+  for (;;) {
+    int i = take_(p);
     if (i < 0)
-      return NULL;
+      break;
     struct fox_err e = {0};
     int rc = runner_run_one(p->r, &p->items[i], &p->res[i], &e);
     if (rc != 0) {
@@ -220,24 +247,44 @@ static void *worker_(void *arg) {
       pthread_mutex_unlock(&p->lock);
     }
   }
+  pthread_mutex_lock(&p->lock);
+  p->running--;
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
 }
 
 int runner_run(struct runner *r, const struct work_item *items, int n, struct work_result *res,
-               struct fox_err *e) {
-  struct pool_ p = {r, items, res, n, 0, 0, {0}, PTHREAD_MUTEX_INITIALIZER};
+               const struct runner_queue *q, struct fox_err *e) {
+  if (n <= 0)
+    return 0;
+  struct pool_ p = {r, items, res, q, n, 0, 0, 0, {0}, PTHREAD_MUTEX_INITIALIZER};
   int w = r->threads < n ? r->threads : n;
   for (int i = 0; i < n; i++) /* not started: stopped, if anything stops the pool */
     res[i] = (struct work_result){.trial = items[i].trial, .done = FOX_WORK_STOPPED};
-  if (w <= 1) {
+  int watch = q && q->watch;
+  if (w <= 1 && !watch) {
+    p.running = 1;
     worker_(&p);
   } else {
     pthread_t tid[256];
     int started = 0;
+    p.running = w;
     for (; started < w; started++)
       if (pthread_create(&tid[started], NULL, worker_, &p) != 0)
         break;
+    pthread_mutex_lock(&p.lock);
+    p.running -= w - started;
+    pthread_mutex_unlock(&p.lock);
     if (started == 0)
-      worker_(&p);
+      return fox_errf(e, FOX_EFAIL, "runner: cannot start a trial thread");
+    for (int left = 1; watch && left;) {
+      q->watch(q->ctx);
+      struct timespec ts = {0, 20 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+      pthread_mutex_lock(&p.lock);
+      left = p.running;
+      pthread_mutex_unlock(&p.lock);
+    }
     for (int i = 0; i < started; i++)
       pthread_join(tid[i], NULL);
   }

@@ -25,15 +25,27 @@ struct runner {
   pthread_mutex_t lock; /* this rank's file */
 };
 
-/* Loads and uploads the dataset (agent studies), creates OUTDIR/state and this rank's file.
- * `backend` overrides train.backend when not NULL. */
+/* Loads and uploads the dataset (agent studies) to `device` (a CUDA ordinal for this rank;
+ * -1: the default), creates OUTDIR/state and this rank's file. `backend` overrides
+ * train.backend when not NULL. */
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
-                const char *backend, const volatile sig_atomic_t *stop, struct fox_err *e);
+                int device, const char *backend, const volatile sig_atomic_t *stop,
+                struct fox_err *e);
 void runner_close(struct runner *r);
-/* Runs items[0 .. n-1] (each once, in any order over the threads) into res[i]. A trial that
- * fails is a result; an error (I/O, memory) stops the run. */
+/* Where the threads take their next item: an index below n, or -1 when there is none left
+ * (this process's own counter, or a counter shared by all ranks). */
+struct runner_queue {
+  long (*next)(void *ctx);
+  /* When set, the calling thread does not run trials: it calls watch every 20 ms while the
+   * trial threads work (an MPI rank's main thread keeps the job's traffic moving). */
+  void (*watch)(void *ctx);
+  void *ctx;
+};
+/* Runs the items the queue hands out, each into res[i], on up to trials_per_device threads.
+ * res[i] of an item never taken stays FOX_WORK_STOPPED. A trial that fails is a result; an
+ * error (I/O, memory) stops the run. `q` NULL: every item, from a local counter. */
 int runner_run(struct runner *r, const struct work_item *items, int n, struct work_result *res,
-               struct fox_err *e);
+               const struct runner_queue *q, struct fox_err *e);
 /* Runs one item on the calling thread. */
 int runner_run_one(struct runner *r, const struct work_item *it, struct work_result *res,
                    struct fox_err *e);

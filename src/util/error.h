@@ -20,6 +20,7 @@ enum {
 #define FOX_ERR_LEN 1024
 struct fox_err {
   int code;
+  int quiet; /* reported elsewhere (another MPI rank): main prints nothing */
   char msg[FOX_ERR_LEN];
 };
 

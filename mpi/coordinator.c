@@ -1,0 +1,177 @@
+/* Steps over ranks: broadcast, pull, reduce, agree. */
+#include "mpi/coordinator.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/stop.h"
+
+int coord_open(struct coordinator *c, struct world *w, int use_nccl, struct fox_err *e) {
+  memset(c, 0, sizeof *c);
+  c->w = w;
+  c->win = MPI_WIN_NULL;
+  if (pthread_mutex_init(&c->lock, NULL) != 0)
+    return fox_errf(e, FOX_EFAIL, "coordinator: cannot make a mutex");
+  MPI_Aint bytes = w->rank == 0 ? 2 * (MPI_Aint)sizeof(long) : 0;
+  mpiCheck(MPI_Win_allocate(bytes, sizeof(long), MPI_INFO_NULL, w->comm, &c->slots, &c->win), e);
+  if (w->rank == 0)
+    c->slots[0] = c->slots[1] = 0;
+  mpiCheck(MPI_Barrier(w->comm), e);
+  /* One passive-target epoch for the whole run: every access is a lock-free atomic. */
+  mpiCheck(MPI_Win_lock_all(0, c->win), e);
+  return coll_init(&c->coll, w, use_nccl, e);
+}
+
+void coord_close(struct coordinator *c) {
+  coll_free(&c->coll);
+  if (c->win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(c->win);
+    MPI_Win_free(&c->win);
+  }
+  pthread_mutex_destroy(&c->lock);
+}
+
+/* The runner's queue: the next item of the step, taken at rank 0. */
+static long next_(void *ctx) {
+  struct coordinator *c = ctx;
+  long one = 1, idx = -1;
+  pthread_mutex_lock(&c->lock);
+  int rc = MPI_Fetch_and_op(&one, &idx, MPI_LONG, 0, 0, MPI_SUM, c->win);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Win_flush(0, c->win);
+  if (rc != MPI_SUCCESS)
+    c->mpi_err = rc;
+  pthread_mutex_unlock(&c->lock);
+  return rc == MPI_SUCCESS && idx < c->n_items ? idx : -1;
+}
+
+/* While the trial threads run: publish this rank's signal, and take any other rank's, so that
+ * every rank stops its segments at the next vector step. */
+static void watch_(void *ctx) {
+  struct coordinator *c = ctx;
+  long mine = stop_signal(), seen = 0, zero = 0;
+  pthread_mutex_lock(&c->lock);
+  int rc = MPI_SUCCESS;
+  if (mine && !c->published) {
+    rc = MPI_Accumulate(&mine, 1, MPI_LONG, 0, 1, 1, MPI_LONG, MPI_MAX, c->win);
+    c->published = 1;
+  }
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Fetch_and_op(&zero, &seen, MPI_LONG, 0, 1, MPI_NO_OP, c->win);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Win_flush(0, c->win);
+  if (rc != MPI_SUCCESS)
+    c->mpi_err = rc;
+  pthread_mutex_unlock(&c->lock);
+  if (rc == MPI_SUCCESS && seen && !mine)
+    stop_request((int)seen);
+}
+
+int coord_agree(struct coordinator *c, int rc, int *who, struct fox_err *e) {
+  /* The lowest failing rank names the status, which it then broadcasts. */
+  int mine = rc != 0 ? c->w->rank : c->w->size, first = mine;
+  mpiCheck(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->w->comm), e);
+  *who = first < c->w->size ? first : -1;
+  if (*who < 0)
+    return 0;
+  int code = rc;
+  mpiCheck(MPI_Bcast(&code, 1, MPI_INT, first, c->w->comm), e);
+  return code;
+}
+
+/* Result rows: done, status, epochs, rank, seconds, then the metrics. */
+#define HEAD_ 5
+#define ROW_ (HEAD_ + FOX_STUDY_METRICS)
+
+static void encode_(const struct work_result *r, double *row) {
+  memset(row, 0, ROW_ * sizeof *row);
+  if (r->done != FOX_WORK_DONE)
+    return; /* not run here (or abandoned): nothing to add */
+  row[0] = 1;
+  row[1] = r->status;
+  row[2] = r->epochs;
+  row[3] = r->rank;
+  row[4] = r->seconds;
+  for (int m = 0; m < FOX_STUDY_METRICS; m++)
+    row[HEAD_ + m] = r->metrics[m];
+}
+
+static void decode_(const double *row, const unsigned char *reason, int trial,
+                    struct work_result *r) {
+  memset(r, 0, sizeof *r);
+  r->trial = trial;
+  r->done = row[0] == 1 ? FOX_WORK_DONE : FOX_WORK_STOPPED;
+  r->status = (int)row[1];
+  r->epochs = (int)row[2];
+  r->rank = (int)row[3];
+  r->seconds = row[4];
+  for (int m = 0; m < FOX_STUDY_METRICS; m++)
+    r->metrics[m] = row[HEAD_ + m];
+  memcpy(r->reason, reason, FOX_REASON_LEN);
+  r->reason[FOX_REASON_LEN - 1] = '\0';
+}
+
+/* Every rank's rows summed; reasons by MAX (one rank wrote each, the others left zeros). */
+static int reduce_(struct coordinator *c, struct work_result *res, int n, struct fox_err *e) {
+  double *rows = malloc((size_t)n * ROW_ * sizeof *rows);
+  unsigned char *why = calloc((size_t)n, FOX_REASON_LEN);
+  int rc = rows && why ? 0 : fox_errf(e, FOX_EFAIL, "coordinator: out of memory");
+  for (int i = 0; rc == 0 && i < n; i++) {
+    encode_(&res[i], rows + (size_t)i * ROW_);
+    if (res[i].done == FOX_WORK_DONE)
+      memcpy(why + (size_t)i * FOX_REASON_LEN, res[i].reason, FOX_REASON_LEN);
+  }
+  if (rc == 0)
+    rc = coll_sum(&c->coll, rows, (size_t)n * ROW_, e);
+  if (rc == 0 && MPI_Allreduce(MPI_IN_PLACE, why, n * FOX_REASON_LEN, MPI_UNSIGNED_CHAR, MPI_MAX,
+                               c->w->comm) != MPI_SUCCESS)
+    rc = fox_errf(e, FOX_EFAIL, "coordinator: MPI_Allreduce of the failure reasons failed");
+  for (int i = 0; rc == 0 && i < n; i++)
+    decode_(rows + (size_t)i * ROW_, why + (size_t)i * FOX_REASON_LEN, res[i].trial, &res[i]);
+  free(rows);
+  free(why);
+  return rc;
+}
+
+int coord_step(struct coordinator *c, struct runner *r, struct work_item *items, int *n,
+               struct work_result *res, int *stop, struct fox_err *e) {
+  struct world *w = c->w;
+  if (w->rank == 0 && *n > 0) {
+    long zero = 0;
+    pthread_mutex_lock(&c->lock);
+    int rc = MPI_Accumulate(&zero, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_REPLACE, c->win);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Win_flush(0, c->win);
+    pthread_mutex_unlock(&c->lock);
+    mpiCheck(rc, e);
+  }
+  mpiCheck(MPI_Bcast(n, 1, MPI_INT, 0, w->comm), e);
+  if (*n <= 0)
+    return 0;
+  mpiCheck(MPI_Bcast(items, *n * (int)sizeof *items, MPI_BYTE, 0, w->comm), e);
+  c->n_items = *n;
+  c->mpi_err = 0;
+  struct runner_queue q = {next_, watch_, c};
+  int rc = runner_run(r, items, *n, res, &q, e);
+  if (rc == 0 && c->mpi_err)
+    rc = fox_errf(e, FOX_EFAIL, "rank %d: an MPI one-sided call failed (%d)", w->rank,
+                  c->mpi_err);
+  int who;
+  int agreed = coord_agree(c, rc, &who, e);
+  if (agreed != 0) {
+    if (who != w->rank) {
+      fox_err_clear(e);
+      e->quiet = 1; /* the failing rank reports it */
+      e->code = agreed;
+    }
+    return agreed;
+  }
+  FOX_TRY(reduce_(c, res, *n, e));
+  int mine = stop_signal(), any = 0;
+  mpiCheck(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, w->comm), e);
+  if (any && !mine)
+    stop_request(any);
+  *stop = any;
+  return 0;
+}

@@ -1,0 +1,37 @@
+/* The rounds over ranks (DESIGN.md s9): rank 0 decides each step's work and broadcasts it;
+ * every rank pulls items one at a time from a counter at rank 0 (MPI one-sided fetch-and-add),
+ * so a fast rank takes more than a slow one; each rank runs up to trials_per_device at once;
+ * at the end the result rows are summed onto every rank (NCCL on devices, MPI on the CPU), and
+ * the ranks agree on stopping. */
+#ifndef FOX_COORDINATOR_H
+#define FOX_COORDINATOR_H
+
+#include <pthread.h>
+
+#include "mpi/collectives.h"
+#include "study/runner.h"
+
+struct coordinator {
+  struct world *w;
+  struct collectives coll;
+  MPI_Win win;
+  long *slots; /* at rank 0: [0] the next item of the step, [1] a stop request (the signal) */
+  long n_items;
+  int published; /* this rank's stop request is in slot 1 */
+  int mpi_err;   /* an MPI call of a trial thread failed */
+  pthread_mutex_t lock; /* MPI calls one at a time (MPI_THREAD_SERIALIZED) */
+};
+
+int coord_open(struct coordinator *c, struct world *w, int use_nccl, struct fox_err *e);
+void coord_close(struct coordinator *c);
+/* One step, called by every rank: rank 0's *n items go to all; the ranks run them; res[0 .. n-1]
+ * then holds every result on every rank. *n <= 0 ends the study (0: done; < 0: rank 0 failed
+ * with status -*n). *stop becomes the signal any rank received (0: none). Every rank returns
+ * the same status: a failure anywhere fails the step everywhere, the failing rank with its
+ * message. */
+int coord_step(struct coordinator *c, struct runner *r, struct work_item *items, int *n,
+               struct work_result *res, int *stop, struct fox_err *e);
+/* The same status on every rank: the first failure (by rank) wins; *who gets its rank. */
+int coord_agree(struct coordinator *c, int rc, int *who, struct fox_err *e);
+
+#endif
