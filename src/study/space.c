@@ -345,16 +345,21 @@ void space_mask(const struct space *sp, double *x) {
 }
 
 /* Points of a q_uniform parameter: min + k q, k = 0 .. count-1 (a hair of slack for 0.1 steps). */
-static long long q_count_(const struct space_param *p) {
-  return (long long)floor((p->hi - p->lo) / p->q + 1e-9) + 1;
-}
-
 /* Point k of a q grid, rounded to 12 significant digits so that 0.1 + 1 * 0.05 is 0.15 and
  * not 0.15000000000000002 in tables and configs. */
 static double q_point_(const struct space_param *p, double k) {
   char buf[32];
   snprintf(buf, sizeof buf, "%.12g", p->lo + k * p->q);
   return strtod(buf, NULL);
+}
+
+/* The slack forgives (max - min) / q landing a hair below an integer; a top point that the
+ * slack pushed above max is taken back. */
+static long long q_count_(const struct space_param *p) {
+  long long n = (long long)floor((p->hi - p->lo) / p->q + 1e-9) + 1;
+  while (n > 1 && q_point_(p, (double)(n - 1)) > p->hi)
+    n--;
+  return n;
 }
 
 void space_numeric(const struct space_param *p, double *low, double *high, double *step,
