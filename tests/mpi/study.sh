@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# foxopt run as an MPI job (DESIGN.md s9), oversubscribed on one machine: the same trials.csv
+# (rank and seconds aside) with 1, 2, 3 and 4 ranks for a test-function and an agent study;
+# every trial in exactly one rank file; each rank file's /dataset equal to the dataset's
+# features and prices as f32; SIGTERM to one rank stops every rank with 75 and --resume (on
+# another rank count) completes the uninterrupted table; kill -9 of a rank ends the job in
+# under 10 s and --resume loses nothing.
+. "$(dirname "$0")/../e2e/lib.sh"
+need_python
+MPIEXEC=${FOX_MPIEXEC:-mpiexec}
+mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" "$@"; }
+table() { cut -d, -f1-6,9- "$1"; }
+same_table() {
+  if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
+    bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi
+}
+# Every trial of OUTDIR in exactly one rank file, the one trials.csv names; /dataset as uploaded.
+rank_files_ok() {
+  "$FOX_PYTHON" - "$1" "${2:-}" <<'PY'
+import csv, glob, sys
+import h5py, numpy as np
+out, data = sys.argv[1], sys.argv[2]
+rows = {int(r["id"]): int(r["rank"]) for r in csv.DictReader(open(f"{out}/trials.csv"))}
+where = {}
+for p in sorted(glob.glob(f"{out}/rank-*.h5")):
+    with h5py.File(p) as f:
+        rank = int(f.attrs["rank"])
+        for k in f["trials"]:
+            if int(k) in where:
+                sys.exit(f"trial {k} in rank files {where[int(k)]} and {rank}")
+            where[int(k)] = rank
+        if data:
+            with h5py.File(data) as d:
+                for name in ("features", "prices"):
+                    a, b = f["dataset/" + name][:], d[name][:]
+                    if a.dtype != np.float32 or not np.array_equal(a, b, equal_nan=True):
+                        sys.exit(f"{p}: /dataset/{name} differs from {data}:/{name}")
+if where != rows:
+    sys.exit(f"rank files hold {sorted(where.items())}, trials.csv says {sorted(rows.items())}")
+PY
+}
+
+cat >"$WORK/f.yaml" <<YAML
+train: {epochs: 9}
+study:
+  name: branin
+  seed: 4
+  trials: 20
+  round_size: 5
+  trials_per_device: 2
+  objective: {function: branin, direction: minimize}
+  sampler: {name: tpe, n_startup_trials: 5}
+  scheduler: {name: hyperband, min_epochs: 1, eta: 3}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+for n in 1 2 3 4; do
+  run_rc 0 mpi $n "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/f$n"
+  [ $n -gt 1 ] && same_table "function study, $n ranks" "$WORK/f1/trials.csv" "$WORK/f$n/trials.csv"
+  check "function study, $n ranks: rank files" rank_files_ok "$WORK/f$n"
+done
+contains "$OUT_TXT" "4 rank files"
+check "4 ranks all took trials" test "$(cut -d, -f7 "$WORK/f4/trials.csv" | sort -u | grep -c '^[0-3]$')" -eq 4
+
+"$FOXOPT" synth -o "$WORK/s.csv" --bars 12000 --seed 9 >/dev/null
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+cat >"$WORK/a.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 8, episode_bars: 256}
+train: {algo: ppo, steps_per_epoch: 2048}
+dqn: {learning_starts: 500, buffer_size: 4000, batch_size: 32, hidden: [16, 16]}
+ppo: {n_steps: 32, hidden: [16, 16]}
+study:
+  name: agents
+  seed: 6
+  trials: 8
+  round_size: 4
+  objective: {metric: val.total_return, direction: maximize}
+  sampler: {name: tpe, n_startup_trials: 4}
+  scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 4, eta: 2}
+parameters:
+  train.algo: {values: [dqn, ppo]}
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  ppo.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  barrier.pt: {distribution: uniform, min: 1.0, max: 3.0}
+YAML
+for n in 1 2 3 4; do
+  run_rc 0 mpi $n "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a$n"
+  [ $n -gt 1 ] && same_table "agent study, $n ranks" "$WORK/a1/trials.csv" "$WORK/a$n/trials.csv"
+  check "agent study, $n ranks: rank files and /dataset" rank_files_ok "$WORK/a$n" "$WORK/s.h5"
+done
+# A promoted trial's policy, wherever it ran, reproduces its row.
+best=$("$FOXOPT" info "$WORK/a3/study.h5" | sed -n 's/.*best *trial \([0-9]*\):.*/\1/p')
+run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a3" --trial "$best" --json
+want=$(awk -F, -v id="$best" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "val.total_return") c = i}
+       NR > 1 && $1 == id {print $c}' "$WORK/a3/trials.csv")
+got=$(echo "$OUT_TXT" | "$FOX_PYTHON" -c "import json, sys; print(repr(json.load(sys.stdin)['total_return']))")
+check "backtest --study trial $best: total_return $got vs $want" \
+  "$FOX_PYTHON" -c "import sys; sys.exit(float('$got') != float('$want'))"
+
+# The ranks of a running job, as the children of mpiexec (started here without a subshell).
+ranks_of() { pgrep -P "$1" | sort -n; }
+wait_for() { local i; for i in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+
+# SIGTERM to one rank: all agree, rank 0 checkpoints, every rank exits 75.
+"$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fs" --set study.objective.seconds=0.05 \
+  >"$WORK/fs.out" 2>"$WORK/fs.err" &
+job=$!
+wait_for "$WORK/fs/study.h5"
+victim=$(ranks_of $job | sed -n 2p)
+kill -TERM "$victim"
+wait $job
+RC=$?
+check "SIGTERM to one rank: the job exits 75 (got $RC)" test "$RC" -eq 75
+contains "$(cat "$WORK/fs.err")" "stopped by signal 15 after a clean checkpoint"
+run_rc 0 mpi 2 "$FOXOPT" run -o "$WORK/fs" --resume
+same_table "SIGTERM to one rank, resumed on 2" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
+check "resumed: rank files" rank_files_ok "$WORK/fs"
+
+# kill -9 of one rank: the job ends within 10 s, non-zero; --resume loses no finished trial.
+"$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fk" --set study.objective.seconds=0.05 \
+  >"$WORK/fk.out" 2>"$WORK/fk.err" &
+job=$!
+wait_for "$WORK/fk/study.h5"
+before=$(grep -c -E ',(complete|pruned),' "$WORK/fk/trials.csv")
+victim=$(ranks_of $job | sed -n 2p)
+t0=$(date +%s.%N)
+kill -KILL "$victim"
+wait $job
+RC=$?
+secs=$("$FOX_PYTHON" -c "print(round($(date +%s.%N) - $t0, 2))")
+check "kill -9: non-zero exit (got $RC)" test "$RC" -ne 0
+check "kill -9: the job ended in $secs s (< 10)" "$FOX_PYTHON" -c "import sys; sys.exit($secs >= 10)"
+"$FOX_PYTHON" - "$WORK" <<'PY' && ok || bad "a finished trial was lost by kill -9"
+import csv, sys
+w = sys.argv[1]
+done = {r["id"]: r for r in csv.DictReader(open(f"{w}/fk/trials.csv"))
+        if r["status"] in ("complete", "pruned")}
+ref = {r["id"]: r for r in csv.DictReader(open(f"{w}/f1/trials.csv"))}
+for i, r in done.items():
+    if r["status"] != ref[i]["status"] or r["value"] != ref[i]["value"]:
+        sys.exit(f"trial {i}: {r['status']} {r['value']} vs {ref[i]['status']} {ref[i]['value']}")
+PY
+run_rc 0 mpi 4 "$FOXOPT" run -o "$WORK/fk" --resume
+same_table "kill -9, resumed on 4" "$WORK/f1/trials.csv" "$WORK/fk/trials.csv"
+check "kill -9 resumed: rank files" rank_files_ok "$WORK/fk"
+echo "# finished before the kill: $before"
+done_
