@@ -72,7 +72,8 @@ static void preamble_(FILE *g, const struct plot_ *p, const char *png, int w, in
              "  set terminal png size %d,%d noenhanced\n"
              "}\nset output ", w, h, w, h);
   gnuplot_quote(g, path);
-  fputs("\nset grid\n", g);
+  /* autoscaled y axes end at the extreme points; a margin keeps those points whole */
+  fputs("\nset grid\nset offsets 0, 0, graph 0.05, graph 0.05\n", g);
 }
 
 /* Runs the script and moves its PNG into OUTDIR. */
