@@ -18,6 +18,7 @@ static const struct command_ commands_[] = {
     {"train", cmd_train, "train one DQN/PPO trial with fixed parameters -> trial.h5"},
     {"backtest", cmd_backtest, "metrics of an action sequence over a split (walk-forward folds)"},
     {"run", cmd_run, "a hyperparameter study: samplers, schedulers, study.h5, resume"},
+    {"report", cmd_report, "a study's best trials, its table as CSV, and plots (gnuplot)"},
 };
 
 static void usage_(FILE *f) {

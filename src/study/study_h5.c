@@ -149,7 +149,7 @@ static void csv_number_(FILE *f, double v) {
     fprintf(f, "%.17g", v);
 }
 
-int study_write_csv(const struct study *s, FILE *f) {
+int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
   fputs("id,status,round,rung,epochs,seed,rank,seconds", f);
   for (int i = 0; i < s->space.n; i++) {
     fputc(',', f);
@@ -158,8 +158,10 @@ int study_write_csv(const struct study *s, FILE *f) {
   for (int j = 0; j < s->n_metrics; j++)
     fprintf(f, ",%s", s->metric_names[j]);
   fputs(",reason\n", f);
-  for (int k = 0; k < s->n; k++) {
-    const struct study_trial *t = &s->trials[k];
+  if (!order)
+    n = s->n;
+  for (int k = 0; k < n; k++) {
+    const struct study_trial *t = &s->trials[order ? order[k] : k];
     fprintf(f, "%d,%s,%d,%d,%d,%llu,%d,%.3f", t->id, study_status_names[t->status], t->round,
             t->rung, t->epochs, (unsigned long long)t->seed, t->rank, t->seconds);
     for (int i = 0; i < s->space.n; i++) {
@@ -179,16 +181,19 @@ int study_write_csv(const struct study *s, FILE *f) {
   return ferror(f) ? -1 : 0;
 }
 
-static int write_csv_file_(const struct study *s, const char *path, struct fox_err *e) {
+int study_save_csv(const struct study *s, const int *order, int n, const char *path,
+                   struct fox_err *e) {
   char tmp[4200];
   fs_temp_name(path, tmp, sizeof tmp);
   FILE *f = fopen(tmp, "w");
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot write: %s", tmp, strerror(errno));
-  int bad = study_write_csv(s, f);
+    return fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
+                    strerror(errno));
+  int bad = study_write_csv(s, order, n, f);
   if (fclose(f) != 0 || bad) {
     remove(tmp);
-    return fox_errf(e, FOX_EFAIL, "%s: write failed: %s", tmp, strerror(errno));
+    return fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path, tmp,
+                    strerror(errno));
   }
   return fs_commit(tmp, path, e);
 }
@@ -199,7 +204,7 @@ int study_save(const struct study *s, const char *outdir, struct fox_err *e) {
   snprintf(path, sizeof path, "%s/study.h5", outdir);
   FOX_TRY(h5io_create_atomic(path, body_, &b, e));
   snprintf(path, sizeof path, "%s/trials.csv", outdir);
-  return write_csv_file_(s, path, e);
+  return study_save_csv(s, NULL, 0, path, e);
 }
 
 static int read_trials_(hid_t g, struct study *s, size_t n, const char *path,

@@ -12,7 +12,11 @@ int study_save(const struct study *s, const char *outdir, struct fox_err *e);
 /* The study recorded in OUTDIR/study.h5, config and table (FOX_EDATA when it is not one). */
 int study_load(struct study *s, const char *outdir, struct fox_err *e);
 int study_load_file(struct study *s, const char *path, struct fox_err *e);
-/* trials.csv's text: one row per trial, parameters empty where inactive. */
-int study_write_csv(const struct study *s, FILE *f);
+/* trials.csv's text: one row per trial, parameters empty where inactive; the rows are
+ * trials[order[0..n)], or every trial by id when order is NULL. */
+int study_write_csv(const struct study *s, const int *order, int n, FILE *f);
+/* The same text to `path` through a temporary name and a rename. */
+int study_save_csv(const struct study *s, const int *order, int n, const char *path,
+                   struct fox_err *e);
 
 #endif

@@ -1,0 +1,221 @@
+/* The study as foxopt report shows it: ranked best first, metrics in the units people read
+ * them in, and the fixed-width table with its header lines. */
+#include "study/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "study/objective.h"
+
+struct rank_key_ {
+  int group;   /* complete, pruned, running, failed */
+  int epochs;  /* negated: more epochs first */
+  double loss; /* NaN last */
+  int index;
+};
+
+static int cmp_key_(const void *a, const void *b) {
+  const struct rank_key_ *x = a, *y = b;
+  if (x->group != y->group)
+    return x->group < y->group ? -1 : 1;
+  if (x->epochs != y->epochs)
+    return x->epochs < y->epochs ? -1 : 1;
+  int xn = isnan(x->loss), yn = isnan(y->loss);
+  if (xn != yn)
+    return xn ? 1 : -1;
+  if (!xn && x->loss != y->loss)
+    return x->loss < y->loss ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void report_rank(const struct study *s, int *order) {
+  static const int group[4] = {[FOX_ST_COMPLETE] = 0, [FOX_ST_PRUNED] = 1,
+                               [FOX_ST_RUNNING] = 2, [FOX_ST_FAILED] = 3};
+  struct rank_key_ *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
+  if (!k) {
+    for (int i = 0; i < s->n; i++) /* still an order, if not the ranked one */
+      order[i] = i;
+    return;
+  }
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    /* complete trials are compared on the objective alone, as study_best does */
+    int by_epochs = t->status == FOX_ST_PRUNED || t->status == FOX_ST_RUNNING;
+    k[i] = (struct rank_key_){group[t->status], by_epochs ? -t->epochs : 0,
+                              t->status == FOX_ST_FAILED ? NAN : study_loss(s, t), i};
+  }
+  qsort(k, (size_t)s->n, sizeof *k, cmp_key_);
+  for (int i = 0; i < s->n; i++)
+    order[i] = k[i].index;
+  free(k);
+}
+
+void report_count(const struct study *s, int counts[4]) {
+  memset(counts, 0, 4 * sizeof *counts);
+  for (int i = 0; i < s->n; i++)
+    counts[s->trials[i].status]++;
+}
+
+static int agent_study_(const struct study *s) { return s->cfg.study.function == 0; }
+
+double report_metric_scale(const struct study *s, int j, const char **unit) {
+  static const char *const percent[] = {"total_return", "max_drawdown", "annual_return",
+                                        "win_rate", "exposure", NULL};
+  *unit = "";
+  if (!agent_study_(s) || j < 0 || j >= FOX_NMETRICS)
+    return 1.0;
+  for (const char *const *p = percent; *p; p++)
+    if (strcmp(metrics_names[j], *p) == 0) {
+      *unit = "%";
+      return 100.0;
+    }
+  return 1.0;
+}
+
+void report_metric_label(const struct study *s, int j, char *buf, size_t n) {
+  const char *unit;
+  report_metric_scale(s, j, &unit);
+  snprintf(buf, n, unit[0] ? "%s[%s]" : "%s", s->metric_names[j], unit);
+}
+
+enum { COL_ID_, COL_STATUS_, COL_EPOCHS_, COL_METRIC_, COL_PARAM_ };
+
+struct col_ {
+  int kind, idx, left, width;
+  char head[FOX_NAME_LEN + 8];
+};
+
+/* The text of one cell: "-" for a missing metric, "" for an inactive parameter. */
+static void cell_(const struct study *s, const struct study_trial *t, const struct col_ *c,
+                  char *buf, size_t n) {
+  switch (c->kind) {
+  case COL_ID_:
+    snprintf(buf, n, "%d", t->id);
+    break;
+  case COL_STATUS_:
+    snprintf(buf, n, "%s", study_status_names[t->status]);
+    break;
+  case COL_EPOCHS_:
+    snprintf(buf, n, "%d", t->epochs);
+    break;
+  case COL_METRIC_: {
+    const char *unit;
+    double v = t->metrics[c->idx] * report_metric_scale(s, c->idx, &unit);
+    if (isnan(v))
+      snprintf(buf, n, "-");
+    else
+      snprintf(buf, n, "%.6g", v);
+    break;
+  }
+  default: {
+    const struct space_param *p = &s->space.p[c->idx];
+    double x = t->x[c->idx];
+    if (isnan(x) || p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED || p->integer)
+      space_format(p, x, buf, n);
+    else
+      snprintf(buf, n, "%.5g", x); /* trials.csv and --csv keep every digit */
+  }
+  }
+}
+
+/* id, status, epochs, the objective, the key metrics of an agent study, every parameter. */
+static int columns_(const struct study *s, struct col_ *cols) {
+  int n = 0;
+  cols[n++] = (struct col_){COL_ID_, 0, 0, 0, "id"};
+  cols[n++] = (struct col_){COL_STATUS_, 0, 1, 0, "status"};
+  cols[n++] = (struct col_){COL_EPOCHS_, 0, 0, 0, "epochs"};
+  cols[n++] = (struct col_){COL_METRIC_, s->objective, 0, 0, ""};
+  if (agent_study_(s)) {
+    static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
+    for (int i = 0; i < 4; i++) {
+      int j = metrics_find(key[i]);
+      if (j != s->objective)
+        cols[n++] = (struct col_){COL_METRIC_, j, 0, 0, ""};
+    }
+  }
+  for (int i = 0; i < s->space.n; i++) {
+    const struct space_param *p = &s->space.p[i];
+    /* choices line up to the left unless they are all numbers */
+    int text = 0;
+    if (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED)
+      for (int c = 0; c < p->n_choices; c++)
+        text |= isnan(p->choice_num[c]);
+    cols[n] = (struct col_){COL_PARAM_, i, text, 0, ""};
+    snprintf(cols[n++].head, sizeof cols->head, "%s", p->key);
+  }
+  for (int c = 0; c < n; c++)
+    if (cols[c].kind == COL_METRIC_)
+      report_metric_label(s, cols[c].idx, cols[c].head, sizeof cols[c].head);
+  return n;
+}
+
+static void header_(FILE *f, const struct study *s, int shown) {
+  const struct study_config *sc = &s->cfg.study;
+  const char *obj = s->metric_names[s->objective];
+  int max = sc->direction == FOX_MAXIMIZE;
+  int c[4];
+  report_count(s, c);
+  fprintf(f, "# study %s: objective %s (%s); %d/%d trials done: %d complete, %d pruned, "
+             "%d failed, %d running\n",
+          sc->name, obj, max ? "maximize" : "minimize", s->n - c[FOX_ST_RUNNING], s->total,
+          c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING]);
+  fprintf(f, "# ranked best first: complete trials by %s (%s first), then pruned ones (most "
+             "epochs first, then by %s), then running ones, then failed ones\n",
+          obj, max ? "highest" : "lowest", obj);
+  if (agent_study_(s))
+    fprintf(f, "# the best %d of %d trials; metrics of the %s split after the trial's last "
+               "epoch: returns and drawdowns in %%, sharpe annualised, trades = closed round "
+               "trips\n", shown, s->n, dataset_split_name(s->cfg.eval_split));
+  else {
+    const struct test_function *tf = objective_function(sc->function);
+    fprintf(f, "# the best %d of %d trials; value = %s(", shown, s->n, tf->name);
+    for (int i = 0; i < tf->dims; i++)
+      fprintf(f, "%s%s", i ? ", " : "", tf->vars[i]);
+    fprintf(f, ")\n");
+  }
+}
+
+/* One line: `lead` ("# " or "  "), the cells two spaces apart, no trailing blanks. */
+static void row_(FILE *f, const char *lead, const struct col_ *cols, int nc,
+                 char (*cells)[FOX_CHOICE_LEN]) {
+  fputs(lead, f);
+  for (int c = 0; c < nc; c++) {
+    const char *sep = c ? "  " : "";
+    if (!cols[c].left)
+      fprintf(f, "%s%*s", sep, cols[c].width, cells[c]);
+    else if (c + 1 < nc)
+      fprintf(f, "%s%-*s", sep, cols[c].width, cells[c]);
+    else
+      fprintf(f, "%s%s", sep, cells[c]);
+  }
+  fputc('\n', f);
+}
+
+void report_print_table(FILE *f, const struct study *s, const int *order, int k) {
+  struct col_ cols[4 + 4 + FOX_SPACE_MAX];
+  char cells[4 + 4 + FOX_SPACE_MAX][FOX_CHOICE_LEN];
+  int nc = columns_(s, cols);
+  if (k > s->n)
+    k = s->n;
+  for (int c = 0; c < nc; c++) {
+    cols[c].width = (int)strlen(cols[c].head);
+    for (int r = 0; r < k; r++) {
+      cell_(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
+      if ((int)strlen(cells[c]) > cols[c].width)
+        cols[c].width = (int)strlen(cells[c]);
+    }
+  }
+  header_(f, s, k);
+  /* The column names behind "# " and the rows behind two spaces: the columns line up and
+   * `grep -v '^#'` leaves the rows alone. */
+  for (int c = 0; c < nc; c++)
+    snprintf(cells[c], sizeof cells[c], "%s", cols[c].head);
+  row_(f, "# ", cols, nc, cells);
+  for (int r = 0; r < k; r++) {
+    for (int c = 0; c < nc; c++)
+      cell_(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
+    row_(f, "  ", cols, nc, cells);
+  }
+}
