@@ -99,8 +99,12 @@ static int params_group_(hid_t tg, const struct study *s, const double *x, struc
 }
 
 static int trial_group_(hid_t tg, const struct study *s, const double *x, struct trial *t,
-                        double value, struct fox_err *e) {
+                        double value, const char *failed, struct fox_err *e) {
   FOX_TRY(params_group_(tg, s, x, e));
+  if (failed) {
+    FOX_TRY(h5io_attr_write_str(tg, "status", "failed", e));
+    return h5io_attr_write_str(tg, "reason", failed, e);
+  }
   if (!t)
     return h5io_attr_write(tg, "value", H5T_NATIVE_DOUBLE, &value, 1, e);
   FOX_TRY(trial_write_group(tg, &t->cfg, &t->ag, &t->r, e));
@@ -121,7 +125,7 @@ static int trial_group_(hid_t tg, const struct study *s, const double *x, struct
 
 int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
                        const double *x, int epochs, struct trial *t, double value,
-                       struct fox_err *e) {
+                       const char *failed, struct fox_err *e) {
   char path[4200], name[64];
   rankfile_path(outdir, rank, path, sizeof path);
   snprintf(name, sizeof name, "/trials/%d", id);
@@ -137,7 +141,7 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
   if (rc == 0)
     rc = h5io_attr_write(tg, "epochs", H5T_NATIVE_INT, &epochs, 1, e);
   if (rc == 0)
-    rc = trial_group_(tg, s, x, t, value, e);
+    rc = trial_group_(tg, s, x, t, value, failed, e);
   if (tg >= 0)
     H5Gclose(tg);
   if (H5Fclose(f) < 0 && rc == 0)

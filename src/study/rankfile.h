@@ -16,11 +16,12 @@ void rankfile_path(const char *outdir, int rank, char *out, size_t n);
 int rankfile_create(const char *outdir, int rank, const struct backend *be,
                     const struct device_dataset *dev, const char *data_path, const char *host,
                     const char *device, struct fox_err *e);
-/* Replaces /trials/ID with a finished segment (trained to `epochs`) of an agent trial (t NULL:
- * a test-function trial, `value` its objective). */
+/* Replaces /trials/ID with a finished segment (trained to `epochs`) of an agent trial. With t
+ * NULL: a test-function trial (`value` its objective), or, with `failed` set, a trial whose
+ * parameters could not run (the reason as attribute `reason`). */
 int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
                        const double *x, int epochs, struct trial *t, double value,
-                       struct fox_err *e);
+                       const char *failed, struct fox_err *e);
 /* Opens the trained policy of trial `id` of the study in OUTDIR (from the rank file that ran it)
  * on `ops` (NULL: only *backend is filled, the backend its networks ran on). FOX_EDATA naming
  * the file when the trial has no policy (unknown id, failed, a test-function study). */

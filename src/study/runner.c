@@ -96,9 +96,10 @@ void runner_close(struct runner *r) {
 }
 
 static int put_(struct runner *r, const struct work_item *it, int epochs, struct trial *t,
-                double value, struct fox_err *e) {
+                double value, const char *failed, struct fox_err *e) {
   pthread_mutex_lock(&r->lock);
-  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->x, epochs, t, value, e);
+  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->x, epochs, t, value,
+                              failed, e);
   pthread_mutex_unlock(&r->lock);
   return rc;
 }
@@ -126,7 +127,7 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
   res->metrics[0] = tf->f(v);
   res->epochs = it->to_epochs;
   res->status = FOX_ST_RUNNING;
-  return put_(r, it, res->epochs, NULL, res->metrics[0], e);
+  return put_(r, it, res->epochs, NULL, res->metrics[0], NULL, e);
 }
 
 /* An agent segment. Errors of the trial itself (a config its parameters make unusable) are
@@ -143,7 +144,7 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
     res->status = FOX_ST_FAILED;
     res->epochs = it->from_epochs;
     snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, te.msg);
-    return 0;
+    return put_(r, it, it->from_epochs, NULL, NAN, res->reason, e);
   }
   struct trial t;
   FOX_TRY(trial_open(&t, &cfg, &r->ds, r->be, &r->dev, e));
@@ -172,7 +173,7 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
     rc = trial_state_save(&t, path, e);
   }
   if (rc == 0)
-    rc = put_(r, it, t.r.epochs_done, &t, NAN, e);
+    rc = put_(r, it, t.r.epochs_done, &t, NAN, NULL, e);
   trial_close(&t);
   return rc;
 }
