@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages foxopt needs (only those missing; quiet when all are there),
 # optionally the Python test environment, then configures and builds.
-#   scripts/setup.sh [--python] [--preset NAME]...   (default preset: default)
+#   scripts/setup.sh [--python] [--slurm] [--preset NAME]...   (default preset: default)
+# --python: .venv for the reference tests and benchmarks; --slurm: slurm-wlm and munge for the
+# tests that start a one-machine SLURM cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_python=0
+want_slurm=0
 presets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --python) want_python=1 ;;
+    --slurm) want_slurm=1 ;;
     --preset) presets+=("$2"); shift ;;
-    -h|--help) sed -n '2,4p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -22,6 +26,7 @@ pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
       clang libclang-rt-14-dev gnuplot-nox)
 [ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip)
+[ $want_slurm -eq 1 ] && pkgs+=(slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -38,11 +43,12 @@ fi
 # The test references need numpy and h5py, and are judged against TA-Lib (PyPI's wheels bundle
 # TA-Lib C 0.8) and empyrical.
 if [ $want_python -eq 1 ]; then
-  if ! .venv/bin/python -c 'import numpy, h5py, talib, empyrical' 2>/dev/null; then
-    echo "setup: making .venv (numpy, h5py, ta-lib, empyrical-reloaded)"
+  if ! .venv/bin/python -c 'import numpy, h5py, talib, empyrical, optuna' 2>/dev/null; then
+    echo "setup: making .venv (numpy, h5py, ta-lib, empyrical-reloaded, optuna)"
     rm -rf .venv
     /usr/bin/python3 -m venv .venv
-    .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib empyrical-reloaded
+    .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib empyrical-reloaded \
+      optuna
   fi
 fi
 

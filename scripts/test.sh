@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: the default build (all labels but slow, gpu and
-# slurm), then the same suite under ASan + UBSan. `--quick` skips the sanitizer pass.
+# slurm), the slurm tests (a one-machine SLURM cluster started by the test, root only), then
+# the default suite again under ASan + UBSan. `--quick` skips the sanitizer pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 presets=(default asan)
 [ "${1:-}" = --quick ] && presets=(default)
 args=()
 for p in "${presets[@]}"; do args+=(--preset "$p"); done
-bash scripts/setup.sh --python "${args[@]}"
+bash scripts/setup.sh --python --slurm "${args[@]}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 status=0
 for p in "${presets[@]}"; do
   echo "== ctest --preset $p"
   ctest --preset "$p" || status=1
+  if [ "$p" = default ]; then
+    echo "== ctest --preset slurm"
+    ctest --preset slurm || status=1
+  fi
 done
 exit $status
