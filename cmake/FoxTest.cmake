@@ -22,11 +22,6 @@ function(fox_add_test name)
       FOX_PYTHON=${FOX_PYTHON} FOX_SHARED_DATA=${FOX_SHARED_DATA} FOX_MPIEXEC=${MPIEXEC_EXECUTABLE}
       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
       OMPI_MCA_rmaps_base_oversubscribe=1 ${T_ENV})
-  if(T_RANKS)
-    # Open MPI keeps allocations in plugins it unloads at exit, which LeakSanitizer cannot
-    # attribute or suppress; leaks of our own code are caught by the tests without RANKS.
-    list(APPEND env ASAN_OPTIONS=detect_leaks=0)
-  endif()
   if(NOT T_LABELS)
     set(T_LABELS unit)
   endif()

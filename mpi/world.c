@@ -1,6 +1,7 @@
 /* MPI start-up and the rank -> device mapping. */
 #include "mpi/world.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -8,6 +9,10 @@
 
 int world_init(struct world *w, int *argc, char ***argv, struct fox_err *e) {
   memset(w, 0, sizeof *w);
+  /* A plain `foxopt run` is a singleton: Open MPI would start a daemon (orted) for it, which
+   * costs time and is missing where only foxopt's libraries were copied. */
+  if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   int provided = 0;
   mpiCheck(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), e);
   if (provided < MPI_THREAD_SERIALIZED)
