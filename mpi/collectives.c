@@ -20,8 +20,9 @@ int coll_sum(struct collectives *c, double *buf, size_t n, struct fox_err *e) {
     return nccl_sum(c->nccl, buf, n, e);
   if (n > 0x7fffffff)
     return fox_errf(e, FOX_EFAIL, "coll_sum: %zu values in one reduction", n);
-  mpiCheck(MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, c->w->comm), e);
-  return 0;
+  MPI_Request rq;
+  mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, c->w->comm, &rq), e);
+  return world_wait(&rq, e);
 }
 
 const char *coll_name(const struct collectives *c) { return c->nccl ? "nccl" : "mpi"; }

@@ -7,10 +7,17 @@
 
 #include "util/stop.h"
 
-int coord_open(struct coordinator *c, struct world *w, int use_nccl, struct fox_err *e) {
+int coord_open(struct coordinator *c, struct world *w, int use_nccl, int max_items,
+               struct fox_err *e) {
   memset(c, 0, sizeof *c);
   c->w = w;
   c->win = MPI_WIN_NULL;
+  c->bcast_len = sizeof(int) + (size_t)max_items * sizeof(struct work_item);
+  if (c->bcast_len > 0x7fffffff)
+    return fox_errf(e, FOX_EUSAGE, "study.round_size %d: a step of that many trials does not "
+                                   "fit one broadcast", max_items);
+  c->bcast = malloc(c->bcast_len);
+  mallocCheck(c->bcast, e);
   if (pthread_mutex_init(&c->lock, NULL) != 0)
     return fox_errf(e, FOX_EFAIL, "coordinator: cannot make a mutex");
   MPI_Aint bytes = w->rank == 0 ? 2 * (MPI_Aint)sizeof(long) : 0;
@@ -18,8 +25,13 @@ int coord_open(struct coordinator *c, struct world *w, int use_nccl, struct fox_
   if (w->rank == 0)
     c->slots[0] = c->slots[1] = 0;
   mpiCheck(MPI_Barrier(w->comm), e);
-  /* One passive-target epoch for the whole run: every access is a lock-free atomic. */
+  /* One passive-target epoch for the whole run: every access is a lock-free atomic. A first
+   * read from every rank sets up the paths to rank 0 now rather than in the first step. */
   mpiCheck(MPI_Win_lock_all(0, c->win), e);
+  long zero = 0, seen = 0;
+  mpiCheck(MPI_Fetch_and_op(&zero, &seen, MPI_LONG, 0, 0, MPI_NO_OP, c->win), e);
+  mpiCheck(MPI_Win_flush(0, c->win), e);
+  mpiCheck(MPI_Barrier(w->comm), e);
   return coll_init(&c->coll, w, use_nccl, e);
 }
 
@@ -30,6 +42,7 @@ void coord_close(struct coordinator *c) {
     MPI_Win_free(&c->win);
   }
   pthread_mutex_destroy(&c->lock);
+  free(c->bcast);
 }
 
 /* The runner's queue: the next item of the step, taken at rank 0. */
@@ -66,6 +79,10 @@ static void watch_(void *ctx) {
   pthread_mutex_unlock(&c->lock);
   if (rc == MPI_SUCCESS && seen && !mine)
     stop_request((int)seen);
+  if (c->idle && !c->idle_done) {
+    c->idle_done = 1;
+    c->idle(c->idle_ctx);
+  }
 }
 
 int coord_agree(struct coordinator *c, int rc, int *who, struct fox_err *e) {
@@ -112,26 +129,45 @@ static void decode_(const double *row, const unsigned char *reason, int trial,
   r->reason[FOX_REASON_LEN - 1] = '\0';
 }
 
-/* Every rank's rows summed; reasons by MAX (one rank wrote each, the others left zeros). */
-static int reduce_(struct coordinator *c, struct work_result *res, int n, struct fox_err *e) {
-  double *rows = malloc((size_t)n * ROW_ * sizeof *rows);
-  unsigned char *why = calloc((size_t)n, FOX_REASON_LEN);
-  int rc = rows && why ? 0 : fox_errf(e, FOX_EFAIL, "coordinator: out of memory");
-  for (int i = 0; rc == 0 && i < n; i++) {
-    encode_(&res[i], rows + (size_t)i * ROW_);
-    if (res[i].done == FOX_WORK_DONE)
-      memcpy(why + (size_t)i * FOX_REASON_LEN, res[i].reason, FOX_REASON_LEN);
+/* The step's one reduction: a header (failed ranks, their signals, signalled ranks, results
+ * with a reason) then the rows, summed onto every rank; the reasons only when there are some
+ * (by MAX: one rank wrote each, the others left zeros). */
+#define HDR_ 4
+
+static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n, int *failed,
+                   int *signal, struct fox_err *e) {
+  size_t len = HDR_ + (size_t)n * ROW_;
+  double *buf = calloc(len, sizeof *buf);
+  mallocCheck(buf, e);
+  int sig = stop_signal();
+  buf[0] = rc != 0;
+  buf[1] = sig;
+  buf[2] = sig != 0;
+  for (int i = 0; i < n; i++) {
+    encode_(&res[i], buf + HDR_ + (size_t)i * ROW_);
+    buf[3] += res[i].done == FOX_WORK_DONE && res[i].reason[0];
   }
-  if (rc == 0)
-    rc = coll_sum(&c->coll, rows, (size_t)n * ROW_, e);
-  if (rc == 0 && MPI_Allreduce(MPI_IN_PLACE, why, n * FOX_REASON_LEN, MPI_UNSIGNED_CHAR, MPI_MAX,
-                               c->w->comm) != MPI_SUCCESS)
-    rc = fox_errf(e, FOX_EFAIL, "coordinator: MPI_Allreduce of the failure reasons failed");
-  for (int i = 0; rc == 0 && i < n; i++)
-    decode_(rows + (size_t)i * ROW_, why + (size_t)i * FOX_REASON_LEN, res[i].trial, &res[i]);
-  free(rows);
+  int st = coll_sum(&c->coll, buf, len, e);
+  *failed = st == 0 && buf[0] > 0;
+  *signal = st == 0 && buf[2] > 0 ? (sig ? sig : (int)lround(buf[1] / buf[2])) : 0;
+  unsigned char *why = NULL;
+  if (st == 0 && !*failed && buf[3] > 0) {
+    why = calloc((size_t)n, FOX_REASON_LEN);
+    st = why ? 0 : fox_errf(e, FOX_EFAIL, "coordinator: out of memory");
+    for (int i = 0; st == 0 && i < n; i++)
+      if (res[i].done == FOX_WORK_DONE)
+        memcpy(why + (size_t)i * FOX_REASON_LEN, res[i].reason, FOX_REASON_LEN);
+    if (st == 0 && MPI_Allreduce(MPI_IN_PLACE, why, n * FOX_REASON_LEN, MPI_UNSIGNED_CHAR,
+                                 MPI_MAX, c->w->comm) != MPI_SUCCESS)
+      st = fox_errf(e, FOX_EFAIL, "coordinator: MPI_Allreduce of the failure reasons failed");
+  }
+  static const unsigned char none[FOX_REASON_LEN];
+  for (int i = 0; st == 0 && !*failed && i < n; i++)
+    decode_(buf + HDR_ + (size_t)i * ROW_, why ? why + (size_t)i * FOX_REASON_LEN : none,
+            res[i].trial, &res[i]);
+  free(buf);
   free(why);
-  return rc;
+  return st;
 }
 
 int coord_step(struct coordinator *c, struct runner *r, struct work_item *items, int *n,
@@ -146,32 +182,44 @@ int coord_step(struct coordinator *c, struct runner *r, struct work_item *items,
     pthread_mutex_unlock(&c->lock);
     mpiCheck(rc, e);
   }
-  mpiCheck(MPI_Bcast(n, 1, MPI_INT, 0, w->comm), e);
+  /* The count and the items in one broadcast of the largest step. */
+  if (w->rank == 0) {
+    memcpy(c->bcast, n, sizeof *n);
+    if (*n > 0)
+      memcpy(c->bcast + sizeof(int), items, (size_t)*n * sizeof *items);
+  }
+  MPI_Request rq;
+  mpiCheck(MPI_Ibcast(c->bcast, (int)c->bcast_len, MPI_BYTE, 0, w->comm, &rq), e);
+  FOX_TRY(world_wait(&rq, e));
+  memcpy(n, c->bcast, sizeof *n);
   if (*n <= 0)
     return 0;
-  mpiCheck(MPI_Bcast(items, *n * (int)sizeof *items, MPI_BYTE, 0, w->comm), e);
+  if (w->rank != 0)
+    memcpy(items, c->bcast + sizeof(int), (size_t)*n * sizeof *items);
   c->n_items = *n;
   c->mpi_err = 0;
+  c->idle_done = 0;
   struct runner_queue q = {next_, watch_, c};
   int rc = runner_run(r, items, *n, res, &q, e);
   if (rc == 0 && c->mpi_err)
     rc = fox_errf(e, FOX_EFAIL, "rank %d: an MPI one-sided call failed (%d)", w->rank,
                   c->mpi_err);
-  int who;
-  int agreed = coord_agree(c, rc, &who, e);
-  if (agreed != 0) {
+  int failed = 0, signal = 0;
+  int st = reduce_(c, rc, res, *n, &failed, &signal, e);
+  if (st != 0)
+    return st; /* the reduction itself failed: MPI reports it, the job ends */
+  if (failed) {
+    int who;
+    int agreed = coord_agree(c, rc, &who, e);
     if (who != w->rank) {
       fox_err_clear(e);
       e->quiet = 1; /* the failing rank reports it */
       e->code = agreed;
     }
-    return agreed;
+    return agreed ? agreed : FOX_EFAIL;
   }
-  FOX_TRY(reduce_(c, res, *n, e));
-  int mine = stop_signal(), any = 0;
-  mpiCheck(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, w->comm), e);
-  if (any && !mine)
-    stop_request(any);
-  *stop = any;
+  if (signal && !stop_signal())
+    stop_request(signal);
+  *stop = signal;
   return 0;
 }

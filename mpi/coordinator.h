@@ -19,10 +19,19 @@ struct coordinator {
   long n_items;
   int published; /* this rank's stop request is in slot 1 */
   int mpi_err;   /* an MPI call of a trial thread failed */
+  char *bcast;   /* a step's count and items, as broadcast */
+  size_t bcast_len;
+  /* Run once per step on the calling thread while the trials run (rank 0 writes the previous
+   * step's checkpoint there, off the step's critical path). */
+  void (*idle)(void *ctx);
+  void *idle_ctx;
+  int idle_done;
   pthread_mutex_t lock; /* MPI calls one at a time (MPI_THREAD_SERIALIZED) */
 };
 
-int coord_open(struct coordinator *c, struct world *w, int use_nccl, struct fox_err *e);
+/* max_items: the most items a step can have (study.round_size). */
+int coord_open(struct coordinator *c, struct world *w, int use_nccl, int max_items,
+               struct fox_err *e);
 void coord_close(struct coordinator *c);
 /* One step, called by every rank: rank 0's *n items go to all; the ranks run them; res[0 .. n-1]
  * then holds every result on every rank. *n <= 0 ends the study (0: done; < 0: rank 0 failed

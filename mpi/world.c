@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -43,6 +44,17 @@ void world_finalize(struct world *w) {
   if (w->comm != MPI_COMM_NULL && w->comm != 0)
     MPI_Comm_free(&w->comm);
   MPI_Finalize();
+}
+
+int world_wait(MPI_Request *rq, struct fox_err *e) {
+  for (;;) {
+    int done = 0;
+    mpiCheck(MPI_Test(rq, &done, MPI_STATUS_IGNORE), e);
+    if (done)
+      return 0;
+    struct timespec nap = {0, 200 * 1000};
+    nanosleep(&nap, NULL);
+  }
 }
 
 void world_abort(struct world *w, int code) { MPI_Abort(MPI_COMM_WORLD, code); }

@@ -21,6 +21,10 @@ struct world {
  * coordinator's lock). */
 int world_init(struct world *w, int *argc, char ***argv, struct fox_err *e);
 void world_finalize(struct world *w);
+/* Waits for a non-blocking collective without spinning: a rank that waits for others (at the
+ * start or end of a step) must leave the cores to the ranks still working when several share a
+ * node. Polls every 0.2 ms. */
+int world_wait(MPI_Request *rq, struct fox_err *e);
 /* Ends every rank at once (a rank that cannot go on must not leave the others waiting). */
 void world_abort(struct world *w, int code);
 

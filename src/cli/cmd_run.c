@@ -155,6 +155,15 @@ static void summary_(const struct study *s, const char *outdir, int ranks) {
     if (v[0])
       printf("  %-28s %s\n", s->space.p[i].key, v);
   }
+  double busy = 0;
+  for (int i = 0; i < s->n; i++)
+    busy += s->trials[i].seconds;
+  printf("%d steps in %.2f s on %d rank%s x %d trial thread%s: trials ran %.1f%% of that "
+         "thread time\n", s->steps, s->wall_seconds, ranks, ranks > 1 ? "s" : "",
+         s->cfg.study.trials_per_device, s->cfg.study.trials_per_device > 1 ? "s" : "",
+         s->wall_seconds > 0
+             ? 100.0 * busy / (s->wall_seconds * ranks * s->cfg.study.trials_per_device)
+             : 0.0);
   printf("wrote %s/study.h5, %s/trials.csv and %d rank file%s (%s/rank-NNNN.h5)\n", outdir,
          outdir, ranks, ranks > 1 ? "s" : "", outdir);
 }
@@ -188,6 +197,23 @@ static int move_groups_(const struct study *s, const struct work_result *res, in
   return 0;
 }
 
+/* Rank 0's checkpoint of the last recorded step, written while the next step's trials run. */
+struct saver_ {
+  struct study *s;
+  const char *outdir;
+  int due, rc;
+  struct fox_err err;
+};
+
+static void save_(void *ctx) {
+  struct saver_ *sv = ctx;
+  if (!sv->due || sv->rc != 0)
+    return;
+  sv->due = 0;
+  if ((sv->rc = study_save(sv->s, sv->outdir, &sv->err)) == 0)
+    runner_prune_states(sv->outdir, sv->s);
+}
+
 static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
   struct study s;
   char outdir[4096];
@@ -209,16 +235,21 @@ static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
     return rc;
   }
   struct coordinator c;
-  rc = agree_(w, coord_open(&c, w, r.be && r.be == backend_cuda(), e), e);
   int cap = s.cfg.study.round_size;
+  rc = agree_(w, coord_open(&c, w, r.be && r.be == backend_cuda(), cap, e), e);
   struct work_item *items = malloc((size_t)cap * sizeof *items);
   struct work_result *res = malloc((size_t)cap * sizeof *res);
   if (rc == 0 && (!items || !res))
     rc = fox_errf(e, FOX_EFAIL, "run: out of memory");
   struct progress p;
   progress_init(&p, stdout);
-  double t0 = now_();
+  double t0 = now_(), wall0 = s.wall_seconds;
   int stopped = 0, pending = 0; /* pending: rank 0's own failure, announced with the next step */
+  struct saver_ sv = {&s, outdir, 0, 0, {0}};
+  if (w->rank == 0) {
+    c.idle = save_;
+    c.idle_ctx = &sv;
+  }
   while (rc == 0) {
     int n = 0;
     if (w->rank == 0 && !stopped && pending == 0) {
@@ -230,15 +261,28 @@ static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
       n = pending;
     if ((rc = coord_step(&c, &r, items, &n, res, &stopped, e)) != 0 || n <= 0)
       break;
-    if (w->rank == 0) {
+    if (w->rank == 0 && sv.rc != 0) { /* the checkpoint written during this step failed */
+      *e = sv.err;
+      pending = sv.rc;
+    }
+    if (w->rank == 0 && pending == 0) {
+      /* The files are only read back in order, so moving groups must precede the record. */
       pending = move_groups_(&s, res, n, outdir, e);
       study_record(&s, res, n);
-      if (pending == 0 && (pending = study_save(&s, outdir, e)) == 0)
-        runner_prune_states(outdir, &s);
+      s.steps++;
+      s.wall_seconds = wall0 + now_() - t0;
+      sv.due = 1;
     }
   }
-  if (rc == 0 && w->rank == 0 && pending == 0 && !stopped)
-    pending = study_save(&s, outdir, e); /* a finished study says so */
+  if (rc == 0 && w->rank == 0 && pending == 0) { /* the last step's checkpoint, or "finished" */
+    s.wall_seconds = wall0 + now_() - t0;
+    sv.due = 1;
+    save_(&sv);
+    if (sv.rc != 0) {
+      *e = sv.err;
+      pending = sv.rc;
+    }
+  }
   if (rc == 0 && pending != 0)
     rc = w->rank == 0 ? pending : (e->quiet = 1, pending);
   if (w->rank == 0) {

@@ -200,7 +200,15 @@ struct pool_ {
   int n, next, rc, running;
   struct fox_err err;
   pthread_mutex_t lock;
+  pthread_cond_t finished; /* a thread ran out of work: the watcher need not wait its 20 ms */
 };
+
+static void thread_done_(struct pool_ *p) {
+  pthread_mutex_lock(&p->lock);
+  p->running--;
+  pthread_cond_broadcast(&p->finished);
+  pthread_mutex_unlock(&p->lock);
+}
 
 /* The next item: from the shared queue, or this pool's own counter. */
 static int take_(struct pool_ *p) {
@@ -229,8 +237,8 @@ static void *worker_(void *arg) {
       p->rc = be.code ? be.code : FOX_EFAIL;
       p->err = be;
     }
-    p->running--;
     pthread_mutex_unlock(&p->lock);
+    thread_done_(p);
     return NULL;
   }
   for (;;) {
@@ -248,9 +256,7 @@ static void *worker_(void *arg) {
       pthread_mutex_unlock(&p->lock);
     }
   }
-  pthread_mutex_lock(&p->lock);
-  p->running--;
-  pthread_mutex_unlock(&p->lock);
+  thread_done_(p);
   return NULL;
 }
 
@@ -258,7 +264,8 @@ int runner_run(struct runner *r, const struct work_item *items, int n, struct wo
                const struct runner_queue *q, struct fox_err *e) {
   if (n <= 0)
     return 0;
-  struct pool_ p = {r, items, res, q, n, 0, 0, 0, {0}, PTHREAD_MUTEX_INITIALIZER};
+  struct pool_ p = {r,   items, res, q, n, 0, 0, 0, {0}, PTHREAD_MUTEX_INITIALIZER,
+                    PTHREAD_COND_INITIALIZER};
   int w = r->threads < n ? r->threads : n;
   for (int i = 0; i < n; i++) /* not started: stopped, if anything stops the pool */
     res[i] = (struct work_result){.trial = items[i].trial, .done = FOX_WORK_STOPPED};
@@ -280,9 +287,16 @@ int runner_run(struct runner *r, const struct work_item *items, int n, struct wo
       return fox_errf(e, FOX_EFAIL, "runner: cannot start a trial thread");
     for (int left = 1; watch && left;) {
       q->watch(q->ctx);
-      struct timespec ts = {0, 20 * 1000 * 1000};
-      nanosleep(&ts, NULL);
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 20 * 1000 * 1000;
+      if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+      }
       pthread_mutex_lock(&p.lock);
+      if (p.running > 0)
+        pthread_cond_timedwait(&p.finished, &p.lock, &until);
       left = p.running;
       pthread_mutex_unlock(&p.lock);
     }
@@ -308,8 +322,10 @@ void runner_prune_states(const char *outdir, const struct study *s) {
     if (sscanf(de->d_name, "trial-%d-e%d.h5%n", &id, &epochs, &len) != 2 ||
         de->d_name[len] != '\0')
       continue;
+    /* A running trial's newer checkpoint may be a segment in flight (rank 0 prunes while the
+     * next step runs): only older ones, and those of finished trials, are gone for good. */
     int needed = id >= 0 && id < s->n && s->trials[id].status == FOX_ST_RUNNING &&
-                 s->trials[id].epochs == epochs;
+                 epochs >= s->trials[id].epochs;
     if (!needed) {
       char path[4500];
       snprintf(path, sizeof path, "%s/%s", dir, de->d_name);

@@ -49,7 +49,8 @@ int runner_run(struct runner *r, const struct work_item *items, int n, struct wo
 /* Runs one item on the calling thread. */
 int runner_run_one(struct runner *r, const struct work_item *it, struct work_result *res,
                    struct fox_err *e);
-/* Removes checkpoints the study no longer needs (pruned, finished, superseded). */
+/* Removes checkpoints the study no longer needs: of finished trials, and those older than a
+ * running trial's recorded epochs (newer ones may belong to a segment in flight). */
 void runner_prune_states(const char *outdir, const struct study *s);
 
 #endif

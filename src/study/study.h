@@ -65,6 +65,8 @@ struct study {
   struct study_trial *trials;
   int n, cap;
   int rounds; /* rounds started */
+  int steps;  /* steps run, over every run of the study */
+  double wall_seconds; /* rank 0's time in the study loop, over every run */
 };
 
 /* A new study from a config file and --set overrides: the space, the sampler, the plan.
