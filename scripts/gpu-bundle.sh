@@ -14,4 +14,9 @@ cp build/default/tests/gpu/test_gpu_* build/default/tests/bench/bench_gpu build/
 ldd "$out"/bin/* | awk '/=> \// { print $3 }' | sort -u |
   grep -vE '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda|libcuda|libcudart|libcublas' |
   while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# foxopt run initialises MPI (a singleton there): Open MPI's components are plugins it loads
+# from its own directory; scripts/gpu-check.sh points OMPI_MCA_mca_base_component_path here.
+mca=$(dirname "$(ldd build/default/foxopt | awk '/libmpi\.so/ {print $3}')")/openmpi/lib/openmpi3
+[ -d "$mca" ] && cp -r "$mca" "$out/mca"
+cp configs/l4-5trials.yaml "$out/"
 du -sh "$out"

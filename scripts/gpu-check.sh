@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The device check, for a machine with a CUDA GPU: every gpu-labelled test (each CUDA kernel
-# against its CPU twin) and the GPU benchmark, with a short table last. Two ways:
+# against its CPU twin), the GPU benchmark, and two short studies on the device: one rank whose
+# step results go through NCCL, and configs/l4-5trials.yaml's five trials at once on one GPU
+# (each in its own thread and stream); a short table last. Two ways:
 #   bash scripts/gpu-check.sh                      build here with CUDA (needs the packages)
 #   bash scripts/gpu-check.sh --bundle DIR         run binaries packed by scripts/gpu-bundle.sh
 #                                                  (the lent device machine has no registry)
@@ -37,6 +39,36 @@ else
   bench=build/default/tests/bench/bench_gpu
 fi
 timeout 300 "$bench" "$out/bench_gpu.json" >"$out/bench_gpu.txt" 2>&1 || status=1
+
+# Studies on the device: a small synthetic dataset, the l4 config cut down to a minute.
+if [ -n "$bin" ]; then
+  fox=$bin/foxopt cfg=$dir/l4-5trials.yaml
+  [ -d "$dir/mca" ] && export OMPI_MCA_mca_base_component_path="$PWD/$dir/mca"
+else
+  fox=build/default/foxopt cfg=configs/l4-5trials.yaml
+fi
+study() { # study NAME ARGS...: one foxopt run on the device, a row for the table
+  local name=$1 t0 rc
+  shift
+  t0=$(date +%s)
+  timeout 240 "$fox" run "$cfg" -o "$out/$name" --backend cuda --set data.path="$out/gpu.h5" \
+    --set study.trials=10 --set study.round_size=5 --set train.steps_per_epoch=65536 \
+    --set study.scheduler.max_epochs=3 --set dqn.learning_starts=2000 "$@" \
+    >"$out/$name.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  rows+=("$(printf '  %-24s %s in %ss  %s' "$name" "$([ $rc -eq 0 ] && echo passed || echo "FAILED ($rc)")" \
+    "$(($(date +%s) - t0))" "$(grep 'trial thread' "$out/$name.log")")")
+}
+if "$fox" synth -o "$out/gpu.csv" --bars 60000 --seed 3 >/dev/null 2>&1 &&
+   "$fox" import "$out/gpu.csv" -o "$out/gpu.h5" >/dev/null 2>&1; then
+  rm -rf "$out/study_nccl" "$out/study_5trials"
+  study study_nccl --set study.trials_per_device=1   # one rank: its sums go through NCCL
+  study study_5trials                                 # five trials at once on the GPU
+else
+  status=1
+  rows+=("  studies                  FAILED: no dataset")
+fi
 echo "== gpu-check on $(cat "$out/gpu.txt")"
 printf '%s\n' "${rows[@]}"
 cat "$out/bench_gpu.txt"
