@@ -42,7 +42,9 @@ YAML
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/ref"
 
 # The CPU script, 2 tasks (MPI ranks through srun + PMIx).
-id=$(FOXOPT_CONFIG="$WORK/f.yaml" FOXOPT_OUT="$WORK/cpu" sbatch --parsable --nodes=1 \
+# Each epoch takes 20 ms, so that both ranks are free to pull some of the trials.
+id=$(FOXOPT_CONFIG="$WORK/f.yaml" FOXOPT_OUT="$WORK/cpu" FOXOPT_ARGS="--set study.objective.seconds=0.02" \
+  sbatch --parsable --nodes=1 \
   --ntasks-per-node=2 --cpus-per-task=1 --output="$WORK/cpu-%j.out" "$FOX_SRC/slurm/foxopt-cpu.sbatch")
 check "cpu job $id left the queue" job_wait "$id" 180
 contains "$(cat "$WORK/cpu-$id.out")" "2 rank files"
