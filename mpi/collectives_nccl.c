@@ -1,9 +1,9 @@
 /* ncclAllReduce of the metrics table between the ranks' devices (CUDA builds). The table is
  * small: staged through one device buffer, reduced on the rank's own stream, copied back. */
-#include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdlib.h>
 
+#include "cuda_check.h"
 #include "mpi/collectives.h"
 
 #define ncclCheck(expr, e)                                                                    \
@@ -12,14 +12,6 @@
     if (nc_ != ncclSuccess)                                                                   \
       return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #expr,             \
                       ncclGetErrorString(nc_));                                               \
-  } while (0)
-
-#define cudaCheckC_(expr, e)                                                                  \
-  do {                                                                                        \
-    cudaError_t cu_ = (expr);                                                                 \
-    if (cu_ != cudaSuccess)                                                                   \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #expr,             \
-                      cudaGetErrorString(cu_));                                               \
   } while (0)
 
 struct nccl_ctx_ {
@@ -58,19 +50,19 @@ int nccl_open(struct world *w, void **out, struct fox_err *e) {
 
 int nccl_sum(void *ctx, double *buf, size_t n, struct fox_err *e) {
   struct nccl_ctx_ *c = ctx;
-  cudaCheckC_(cudaSetDevice(c->device), e);
+  cudaCheck(cudaSetDevice(c->device), e);
   if (n > c->cap) {
     cudaFree(c->dbuf);
     c->dbuf = NULL;
-    cudaCheckC_(cudaMalloc((void **)&c->dbuf, n * sizeof *buf), e);
+    cudaCheck(cudaMalloc((void **)&c->dbuf, n * sizeof *buf), e);
     c->cap = n;
   }
-  cudaCheckC_(cudaMemcpyAsync(c->dbuf, buf, n * sizeof *buf, cudaMemcpyHostToDevice, c->stream),
+  cudaCheck(cudaMemcpyAsync(c->dbuf, buf, n * sizeof *buf, cudaMemcpyHostToDevice, c->stream),
               e);
   ncclCheck(ncclAllReduce(c->dbuf, c->dbuf, n, ncclDouble, ncclSum, c->comm, c->stream), e);
-  cudaCheckC_(cudaMemcpyAsync(buf, c->dbuf, n * sizeof *buf, cudaMemcpyDeviceToHost, c->stream),
+  cudaCheck(cudaMemcpyAsync(buf, c->dbuf, n * sizeof *buf, cudaMemcpyDeviceToHost, c->stream),
               e);
-  cudaCheckC_(cudaStreamSynchronize(c->stream), e);
+  cudaCheck(cudaStreamSynchronize(c->stream), e);
   return 0;
 }
 

@@ -123,20 +123,31 @@ static int trial_group_(hid_t tg, const struct study *s, const double *x, struct
                           b->labels, b->states, e);
 }
 
+/* The file of `rank` open for writing, the group name of trial `id`, and any old group of it
+ * removed. */
+static hid_t open_trial_(const char *outdir, int rank, int id, char *path, size_t np, char *name,
+                         size_t nn, struct fox_err *e) {
+  rankfile_path(outdir, rank, path, np);
+  snprintf(name, nn, "/trials/%d", id);
+  hid_t f = open_rw_(path, e);
+  if (f >= 0 && h5io_exists(f, name) && H5Ldelete(f, name, H5P_DEFAULT) < 0) {
+    h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
+    H5Fclose(f);
+    return -1;
+  }
+  return f;
+}
+
 int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
                        const double *x, int epochs, struct trial *t, double value,
                        const char *failed, struct fox_err *e) {
   char path[4200], name[64];
-  rankfile_path(outdir, rank, path, sizeof path);
-  snprintf(name, sizeof name, "/trials/%d", id);
-  hid_t f = open_rw_(path, e);
+  hid_t f = open_trial_(outdir, rank, id, path, sizeof path, name, sizeof name, e);
   if (f < 0)
-    return e->code;
+    return fox_err_wrap(e, "%s", path);
   int rc = 0;
-  if (h5io_exists(f, name) && H5Ldelete(f, name, H5P_DEFAULT) < 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
-  hid_t tg = rc == 0 ? H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-  if (rc == 0 && tg < 0)
+  hid_t tg = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (tg < 0)
     rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
   if (rc == 0)
     rc = h5io_attr_write(tg, "epochs", H5T_NATIVE_INT, &epochs, 1, e);
@@ -153,17 +164,12 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
 
 int rankfile_drop(const char *outdir, int rank, int id, struct fox_err *e) {
   char path[4200], name[64];
-  rankfile_path(outdir, rank, path, sizeof path);
-  snprintf(name, sizeof name, "/trials/%d", id);
-  hid_t f = open_rw_(path, e);
+  hid_t f = open_trial_(outdir, rank, id, path, sizeof path, name, sizeof name, e);
   if (f < 0)
-    return e->code;
-  int rc = 0;
-  if (h5io_exists(f, name) && H5Ldelete(f, name, H5P_DEFAULT) < 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  return rc;
+    return fox_err_wrap(e, "%s", path);
+  if (H5Fclose(f) < 0)
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+  return 0;
 }
 
 struct scrub_ {

@@ -32,6 +32,13 @@ need_python() {
     exit 77
   fi
 }
+# A study's trials.csv without the rank and seconds columns (7 and 8, never quoted): what must
+# not depend on how many ranks or threads ran it, or when.
+table() { cut -d, -f1-6,9- "$1"; }
+same_table() { # same_table WHAT A.csv B.csv
+  if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
+    bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi
+}
 done_() {
   echo "$(basename "$0"): $PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]

@@ -7,12 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 PY=${FOX_PYTHON:-python3}
 
-# table CSV: trials.csv without the rank and seconds columns (7 and 8: never quoted).
-table() { cut -d, -f1-6,9- "$1"; }
-same_table() { # same_table WHAT A.csv B.csv
-  if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
-    bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi
-}
 # stop_when FILE CMD...: runs CMD and sends it SIGTERM as soon as FILE appears (the study's
 # first checkpoint), so the stop lands mid-study on a fast or a loaded machine; sets RC.
 stop_when() {

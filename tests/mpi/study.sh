@@ -9,11 +9,6 @@
 need_python
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" "$@"; }
-table() { cut -d, -f1-6,9- "$1"; }
-same_table() {
-  if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
-    bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi
-}
 # Every trial of OUTDIR in exactly one rank file, the one trials.csv names; /dataset as uploaded.
 rank_files_ok() {
   "$FOX_PYTHON" - "$1" "${2:-}" <<'PY'

@@ -14,11 +14,6 @@ trap 'cluster_stop; rm -rf "$WORK"' EXIT
 cluster_start "$WORK/cluster" || { echo "FAIL: could not start the cluster" >&2; exit 1; }
 export FOXOPT_HOME=$FOX_SRC FOXOPT_BIN=$FOXOPT
 cd "$WORK"
-table() { cut -d, -f1-6,9- "$1"; }
-same_table() {
-  if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
-    bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi
-}
 state_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
 
 cat >"$WORK/f.yaml" <<YAML
