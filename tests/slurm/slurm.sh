@@ -64,9 +64,12 @@ id=$(FOXOPT_CONFIG="$WORK/f.yaml" FOXOPT_OUT="$WORK/pre" FOXOPT_ARGS="--set stud
   "$FOX_SRC/slurm/foxopt-cpu.sbatch")
 for i in $(seq 600); do [ -e "$WORK/pre/study.h5" ] && break; sleep 0.05; done
 scancel --signal=USR1 -f "$id"
-# slurmctld holds a requeued batch job back for two minutes (BeginTime); release it at once.
+# slurmctld holds a requeued batch job back for two minutes (BeginTime); release it sooner, but
+# only once slurmd has cleaned up the old run (its slurmstepd gone), or the new run's step can
+# fail to launch under the same step id.
 for i in $(seq 300); do [ "$(state_of "$id")" = PENDING ] && break; sleep 0.1; done
 check "preempted job $id requeued" test "$(state_of "$id")" = PENDING
+for i in $(seq 300); do pgrep -x slurmstepd >/dev/null || break; sleep 0.1; done
 scontrol update JobId="$id" StartTime=now
 check "requeued job $id finished" job_wait "$id" 180
 log=$(cat "$WORK/pre-$id.out")
