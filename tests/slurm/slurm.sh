@@ -78,4 +78,12 @@ contains "$log" "checkpointed (exit 75): requeueing job $id"
 contains "$log" "restart 1: foxopt run $WORK/f.yaml -o $WORK/pre --resume"
 same_table "preempted, requeued, resumed" "$WORK/ref/trials.csv" "$WORK/pre/trials.csv"
 check "job $id COMPLETED (got $(state_of "$id"))" test "$(state_of "$id")" = COMPLETED
+# A failure here has been rare and timing-bound: keep what tells which run did what.
+if [ "$FAILED" -ne 0 ]; then
+  { echo "--- job log ($WORK/pre-$id.out)"; cat "$WORK/pre-$id.out"
+    echo "--- trials.csv"; cat "$WORK/pre/trials.csv"
+    echo "--- scontrol show job $id"; scontrol show job "$id"
+    echo "--- slurmctld.log"; tail -40 "$WORK/cluster/log/slurmctld.log"
+    echo "--- slurmd.log"; tail -40 "$WORK/cluster/log/slurmd.log"; } >&2 2>/dev/null
+fi
 done_
