@@ -118,7 +118,17 @@ PY
 # Stopped while promoted trials continue from their checkpoints, resumed: the same table.
 stop_when "$WORK/a2/study.h5" "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a2"
 check "agent SIGTERM: exit 75 (got $RC)" test "$RC" -eq 75
-check "checkpoints kept for the trials still running" test -n "$(ls "$WORK/a2/state")"
+# Where the stop lands is timing: the invariant is that every trial left running with trained
+# epochs has its checkpoint at those epochs, and nothing else is kept.
+"$PY" - "$WORK/a2" <<'PY' && ok || bad "checkpoints kept are not those of the trials still running"
+import csv, os, sys
+d = sys.argv[1]
+want = {f"trial-{r['id']}-e{r['epochs']}.h5" for r in csv.DictReader(open(f"{d}/trials.csv"))
+        if r["status"] == "running" and int(r["epochs"]) > 0}
+have = set(os.listdir(f"{d}/state"))
+if want != have:
+    sys.exit(f"state/ holds {sorted(have)}, the running trials need {sorted(want)}")
+PY
 run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a2" --resume
 same_table "agents stop + resume" "$WORK/a1/trials.csv" "$WORK/a2/trials.csv"
 run_rc 0 "$FOXOPT" info "$WORK/a2/rank-0000.h5"
