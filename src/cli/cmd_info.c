@@ -48,6 +48,12 @@ static int info_study_(const char *path, struct fox_err *e) {
   for (int r = 0; r < s.plan.n; r++)
     printf(" %d", s.plan.epochs[r]);
   printf(" epochs, rounds of %d\n", sc->round_size);
+  for (const char *p = s.config_sets; *p;) { /* one override per line */
+    const char *nl = strchr(p, '\n');
+    int len = nl ? (int)(nl - p) : (int)strlen(p);
+    printf("  --set          %.*s\n", len, p);
+    p += len + (nl != NULL);
+  }
   printf("  trials         %d of %d proposed in %d rounds: %d complete, %d pruned, %d failed, "
          "%d running\n", s.n, s.total, s.rounds, count[FOX_ST_COMPLETE], count[FOX_ST_PRUNED],
          count[FOX_ST_FAILED], count[FOX_ST_RUNNING]);

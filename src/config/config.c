@@ -475,6 +475,33 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
   return 0;
 }
 
+/* YAML lets a mapping repeat a key and libyaml keeps both; a config where the last one would
+ * silently win is refused instead, at any depth (parameters: included). */
+static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path, int depth,
+                        struct fox_err *e) {
+  if (!n || depth > 64)
+    return 0;
+  if (n->type == YAML_SEQUENCE_NODE)
+    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+         it++)
+      FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, *it), path, depth + 1, e));
+  if (n->type != YAML_MAPPING_NODE)
+    return 0;
+  for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(doc, p->key);
+    for (yaml_node_pair_t *q = n->data.mapping.pairs.start; k->type == YAML_SCALAR_NODE && q < p;
+         q++) {
+      yaml_node_t *k0 = yaml_document_get_node(doc, q->key);
+      if (k0->type == YAML_SCALAR_NODE && strcmp(scalar_(k0), scalar_(k)) == 0)
+        return fox_errf(e, FOX_EUSAGE, "%s:%zu: key '%s' given twice in one mapping (first at "
+                                       "line %zu)", path, k->start_mark.line + 1, scalar_(k),
+                        k0->start_mark.line + 1);
+    }
+    FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, p->value), path, depth + 1, e));
+  }
+  return 0;
+}
+
 /* Parses `len` bytes of YAML named `name` in messages. */
 static int load_text_(struct config *c, const char *text, size_t len, const char *name,
                       const char *const *extra, struct fox_err *e) {
@@ -490,7 +517,9 @@ static int load_text_(struct config *c, const char *text, size_t len, const char
                   parser.problem ? parser.problem : "invalid YAML",
                   parser.context ? " " : "", parser.context ? parser.context : "");
   } else {
-    rc = load_doc_(c, &doc, name, extra, e);
+    rc = unique_keys_(&doc, yaml_document_get_root_node(&doc), name, 0, e);
+    if (rc == 0)
+      rc = load_doc_(c, &doc, name, extra, e);
     yaml_document_delete(&doc);
   }
   yaml_parser_delete(&parser);

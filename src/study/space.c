@@ -58,6 +58,24 @@ static const char *const dist_names_[] = {"uniform", "log_uniform", "int_uniform
                                           "categorical", "constant"};
 
 /* One `key: {distribution: ..., min: ..., ...}` entry. */
+/* Keys a trial cannot take from the search: why, or NULL when it can. */
+static const char *study_owned_(const char *key) {
+  static const char *const owned[][2] = {
+      {"study.", "the study's own settings"},
+      {"train.seed", "each trial's seed is a hash of study.seed and its id"},
+      {"train.epochs", "the epochs are the scheduler's budget: study.scheduler.max_epochs"},
+      {"train.backend", "every trial of a process runs on its device"},
+      {"data.path", "every rank uploads one dataset for all its trials"},
+      {"eval.split", "the objective is measured on one split for every trial"},
+  };
+  for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
+    size_t n = strlen(owned[i][0]);
+    if (owned[i][0][n - 1] == '.' ? strncmp(key, owned[i][0], n) == 0 : !strcmp(key, owned[i][0]))
+      return owned[i][1];
+  }
+  return NULL;
+}
+
 static int load_param_(struct space *sp, yaml_document_t *doc, yaml_node_t *k, yaml_node_t *v,
                        const char *path, const struct config *base, struct fox_err *e) {
   char where[1200];
@@ -94,9 +112,10 @@ static int load_param_(struct space *sp, yaml_document_t *doc, yaml_node_t *k, y
     if (kind < 0)
       return fox_errf(e, FOX_EUSAGE, "%sunknown parameter '%s': not a config key (see "
                                      "configs/trial.yaml)", where, key);
-    if (strncmp(key, "study.", 6) == 0 || strcmp(key, "train.seed") == 0)
-      return fox_errf(e, FOX_EUSAGE, "%sparameters.%s: cannot be searched (the study sets it)",
-                      where, key);
+    const char *why = study_owned_(key);
+    if (why)
+      return fox_errf(e, FOX_EUSAGE, "%sparameters.%s: cannot be searched (%s)", where, key,
+                      why);
     if (strncmp(key, "dqn.", 4) == 0)
       p->agent = FOX_ALGO_DQN;
     else if (strncmp(key, "ppo.", 4) == 0)
@@ -122,6 +141,9 @@ static int load_param_(struct space *sp, yaml_document_t *doc, yaml_node_t *k, y
       return fox_errf(e, FOX_EUSAGE, "%s:%zu: parameters.%s: unknown field '%s' (expected "
                                      "distribution, min, max, q, values or value)",
                       path, fk->start_mark.line + 1, key, f);
+    if (*slot)
+      return fox_errf(e, FOX_EUSAGE, "%s:%zu: parameters.%s: field '%s' given twice", path,
+                      fk->start_mark.line + 1, key, f);
     *slot = fv;
   }
   /* The distribution: given, or implied by the fields as W&B does. */
@@ -131,10 +153,12 @@ static int load_param_(struct space *sp, yaml_document_t *doc, yaml_node_t *k, y
     for (int j = 0; j < 6; j++)
       if (strcmp(dn, dist_names_[j]) == 0)
         d = j;
+    if (strcmp(dn, "fixed") == 0) /* the issue's and W&B's word for a constant */
+      d = FOX_DIST_FIXED;
     if (d < 0)
       return fox_errf(e, FOX_EUSAGE, "%s:%zu: parameters.%s: distribution '%s': expected "
                                      "uniform, log_uniform, int_uniform, q_uniform, categorical "
-                                     "or constant", path, dist->start_mark.line + 1, key, dn);
+                                     "or constant (fixed)", path, dist->start_mark.line + 1, key, dn);
   } else if (values) {
     d = FOX_DIST_CATEGORICAL;
   } else if (value) {

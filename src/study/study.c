@@ -71,39 +71,46 @@ static int create_(struct study *s, const char *text, const char *name, struct f
   return 0;
 }
 
-/* The config text with the --set overrides appended as comments, so that study.h5 holds both
- * and a resume can replay them. */
+/* The config text and its --set overrides (one per line), kept apart so that study.h5 holds
+ * both and a resume replays exactly the overrides (a comment in the YAML stays a comment). */
 static int remember_(struct study *s, const char *text, const char *const *sets, int nset,
                      struct fox_err *e) {
-  size_t len = strlen(text) + 64;
+  size_t len = 1;
   for (int i = 0; i < nset; i++)
-    len += strlen(sets[i]) + 16;
-  s->config_text = malloc(len);
+    len += strlen(sets[i]) + 1;
+  s->config_text = strdup(text);
+  s->config_sets = malloc(len);
   mallocCheck(s->config_text, e);
-  char *p = s->config_text;
-  p += sprintf(p, "%s%s", text, text[0] && text[strlen(text) - 1] != '\n' ? "\n" : "");
+  mallocCheck(s->config_sets, e);
+  char *p = s->config_sets;
+  *p = 0;
   for (int i = 0; i < nset; i++)
-    p += sprintf(p, "#--set %s\n", sets[i]);
+    p += sprintf(p, "%s\n", sets[i]);
   return 0;
 }
 
-int study_create_text(struct study *s, const char *text, const char *name, struct fox_err *e) {
+int study_create_text(struct study *s, const char *text, const char *sets, const char *name,
+                      struct fox_err *e) {
   memset(s, 0, sizeof *s);
   config_defaults(&s->cfg);
   int rc = config_load_text(&s->cfg, text, name, (const char *const[]){"parameters", NULL}, e);
   /* The overrides of the original command line, in order. */
-  for (const char *line = text; rc == 0 && line && *line;) {
-    const char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) : strlen(line);
-    if (len > 7 && strncmp(line, "#--set ", 7) == 0) {
-      char kv[512];
-      snprintf(kv, sizeof kv, "%.*s", (int)(len - 7), line + 7);
-      rc = config_set(&s->cfg, kv, NULL, e);
-    }
-    line = nl ? nl + 1 : NULL;
+  const char *set[256];
+  char *copy = strdup(sets ? sets : "");
+  int nset = 0;
+  if (!copy)
+    rc = fox_errf(e, FOX_EFAIL, "study: out of memory");
+  for (char *line = copy, *nl; rc == 0 && line && *line; line = nl ? nl + 1 : NULL) {
+    if ((nl = strchr(line, '\n')))
+      *nl = 0;
+    if (nset == 256)
+      rc = fox_errf(e, FOX_EUSAGE, "%s: more than 256 --set overrides", name);
+    else if ((rc = config_set(&s->cfg, line, NULL, e)) == 0)
+      set[nset++] = line;
   }
   if (rc == 0)
-    rc = remember_(s, text, NULL, 0, e);
+    rc = remember_(s, text, set, nset, e);
+  free(copy);
   if (rc == 0)
     rc = create_(s, text, name, e);
   if (rc != 0)
@@ -132,6 +139,7 @@ int study_create(struct study *s, const char *path, const char *const *sets, int
 
 void study_free(struct study *s) {
   free(s->config_text);
+  free(s->config_sets);
   free(s->trials);
   memset(s, 0, sizeof *s);
 }

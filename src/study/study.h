@@ -53,7 +53,8 @@ struct work_result {
 
 struct study {
   struct config cfg; /* the base config with the study section */
-  char *config_text; /* the config file as given, and the --set overrides after it */
+  char *config_text; /* the config file as given */
+  char *config_sets; /* its --set overrides, one per line, in order ("" when none) */
   struct space space;
   const struct sampler_ops *sampler;
   struct rung_plan plan;
@@ -73,8 +74,10 @@ struct study {
  * FOX_EUSAGE with FILE:LINE for every bad setting. */
 int study_create(struct study *s, const char *path, const char *const *sets, int nset,
                  struct fox_err *e);
-/* The same from stored text (study.h5's config attribute), for resume. */
-int study_create_text(struct study *s, const char *text, const char *name, struct fox_err *e);
+/* The same from stored text (study.h5's config and config_sets attributes), for resume;
+ * sets may be NULL. */
+int study_create_text(struct study *s, const char *text, const char *sets, const char *name,
+                      struct fox_err *e);
 void study_free(struct study *s);
 
 /* The work of the current step: the segments still to run at the current rung of the open

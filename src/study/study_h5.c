@@ -110,6 +110,7 @@ static int body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write_str(f, "kind", "study", e));
   FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
   FOX_TRY(h5io_attr_write_str(f, "config", s->config_text, e));
+  FOX_TRY(h5io_attr_write_str(f, "config_sets", s->config_sets, e));
   FOX_TRY(h5io_attr_write_str(f, "name", sc->name, e));
   FOX_TRY(h5io_attr_write_str(f, "objective", s->metric_names[s->objective], e));
   FOX_TRY(h5io_attr_write_str(f, "direction",
@@ -267,6 +268,35 @@ static int read_trials_(hid_t g, struct study *s, size_t n, const char *path,
   return rc;
 }
 
+/* A row the study code can index with: every field in its range, every parameter a point of
+ * its distribution (NaN where inactive). A damaged file is exit 3, never a crash. */
+static int check_trial_(const struct study *s, const struct study_trial *t, const char *path,
+                        struct fox_err *e) {
+  const struct rung_plan *pl = &s->plan;
+  const char *bad = t->round < 0 || t->round >= s->rounds                ? "round"
+                    : t->bracket < 0 || t->bracket >= pl->brackets        ? "bracket"
+                    : t->rung < -1 || t->rung >= pl->n                    ? "rung"
+                    : t->next_rung < 0 || t->next_rung >= pl->n           ? "next_rung"
+                    : t->epochs < 0 || t->epochs > s->plan_epochs         ? "epochs"
+                    : t->rank < -1                                        ? "rank"
+                                                                          : NULL;
+  if (bad)
+    return fox_errf(e, FOX_EDATA, "%s: /trials row %d: %s out of range", path, t->id, bad);
+  for (int i = 0; i < s->space.n; i++) {
+    const struct space_param *p = &s->space.p[i];
+    double x = t->x[i];
+    int ok = isnan(x);
+    if (!ok && (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED))
+      ok = x == floor(x) && x >= 0 && x < p->n_choices;
+    else if (!ok)
+      ok = x >= p->lo - 1e-9 * (p->hi - p->lo) && x <= p->hi + 1e-9 * (p->hi - p->lo);
+    if (!ok)
+      return fox_errf(e, FOX_EDATA, "%s: /trials row %d: params/%s = %g is not a value of its "
+                                    "distribution", path, t->id, p->key, x);
+  }
+  return 0;
+}
+
 static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err *e) {
   char kind[32] = "";
   if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "study"))
@@ -274,12 +304,17 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   size_t cap = 1 << 20;
   char *text = malloc(cap);
   mallocCheck(text, e);
-  int rc = h5io_attr_read_str(f, "config", text, cap, path, e);
+  char *sets = malloc(cap);
+  int rc = sets ? h5io_attr_read_str(f, "config", text, cap, path, e)
+                : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  if (rc == 0)
+    rc = h5io_attr_read_str(f, "config_sets", sets, cap, path, e);
   char name[4300];
   snprintf(name, sizeof name, "%s:/config", path);
-  if (rc == 0 && (rc = study_create_text(s, text, name, e)) != 0)
+  if (rc == 0 && (rc = study_create_text(s, text, sets, name, e)) != 0)
     e->code = rc = FOX_EDATA; /* a file's content, not the user's command line */
   free(text);
+  free(sets);
   FOX_TRY(rc);
   int total, rounds;
   rc = h5io_attr_read(f, "trials_total", H5T_NATIVE_INT, &total, 1, path, e);
@@ -301,6 +336,9 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
     rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, "/trials");
   if (rc == 0)
     rc = read_trials_(g, s, n, path, e);
+  s->rounds = rounds;
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    rc = check_trial_(s, &s->trials[k], path, e);
   if (g >= 0)
     H5Gclose(g);
   s->n = (int)n;

@@ -105,6 +105,11 @@ int main(void) {
   bad_("dqn:\n  hidden: [1, 2, 3, 4, 5, 6, 7, 8, 9]\n", "2", "1 to 8 layer widths");
   bad_("dqn:\n  lr: [1]\n", "2", "got a list");
   bad_("market: 5\n", "1", "expected a mapping of keys");
+  bad_("train: {epochs: 2}\nmarket: {fee: 0}\ntrain: {epochs: 3}\n", "3",
+       "key 'train' given twice in one mapping (first at line 1)");
+  bad_("market:\n  fee: 0.001\n  fee: 0.002\n", "3", "key 'fee' given twice");
+  bad_("parameters:\n  x0: {distribution: uniform, min: 0, max: 1, max: 2}\n", "2",
+       "key 'max' given twice");
   bad_("market:\n  fee: [0.1\n", "3", "YAML syntax");
   bad_("- a\n- b\n", "1", "expected a mapping of sections");
   CHECK(load_(&c, "", &e) == 0, "an empty file is all defaults: %s", e.msg);

@@ -275,7 +275,7 @@ static void record_(struct study *s, const struct work_item *items, int n, const
 static void test_study_sh(void) {
   struct study s;
   struct fox_err e = {0};
-  int rc = study_create_text(&s, sh_yaml, "sh.yaml", &e);
+  int rc = study_create_text(&s, sh_yaml, NULL, "sh.yaml", &e);
   CHECK(rc == 0, "%s", e.msg);
   if (rc != 0)
     return;
@@ -373,7 +373,7 @@ static void test_study_sh(void) {
 static void test_study_hyperband(void) {
   struct study s;
   struct fox_err e = {0};
-  int rc = study_create_text(&s, hb_yaml, "hb.yaml", &e);
+  int rc = study_create_text(&s, hb_yaml, NULL, "hb.yaml", &e);
   CHECK(rc == 0, "%s", e.msg);
   if (rc != 0)
     return;
@@ -452,7 +452,7 @@ static void test_study_none(void) {
                              "train: {epochs: 4}\n" PARAMS_;
   struct study s;
   struct fox_err e = {0};
-  int rc = study_create_text(&s, yaml, "none.yaml", &e);
+  int rc = study_create_text(&s, yaml, NULL, "none.yaml", &e);
   CHECK(rc == 0, "%s", e.msg);
   if (rc != 0)
     return;
@@ -481,7 +481,7 @@ static void test_study_none(void) {
 static void test_study_best(void) {
   struct study s;
   struct fox_err e = {0};
-  int rc = study_create_text(&s, sh_yaml, "sh.yaml", &e);
+  int rc = study_create_text(&s, sh_yaml, NULL, "sh.yaml", &e);
   CHECK(rc == 0, "%s", e.msg);
   if (rc != 0)
     return;
@@ -510,7 +510,7 @@ static void test_study_best(void) {
                              "  trials: 3\n"
                              "  round_size: 3\n"
                              "train: {epochs: 1}\n" PARAMS_;
-  rc = study_create_text(&s, yaml, "tie.yaml", &e);
+  rc = study_create_text(&s, yaml, NULL, "tie.yaml", &e);
   CHECK(rc == 0, "%s", e.msg);
   if (rc != 0)
     return;

@@ -237,7 +237,7 @@ static double test_function_loss(const struct space *sp, const double *x) {
 
 /* DQN at lr 1e-3, batch 128 and the second hidden choice is best (0); PPO never beats 0.5. */
 static double agent_loss(const struct space *sp, const double *x) {
-  double v = 0.1 * fabs(x[1] - 4); /* train.epochs */
+  double v = 0.1 * fabs(x[1] - 4); /* barrier.horizon */
   if (space_agent(sp, x) == FOX_ALGO_DQN) {
     double l = log10(x[2]) + 3;
     return v + l * l + fabs(x[3] - 128) / 256 + (x[4] == 1 ? 0 : 0.3);
@@ -249,14 +249,14 @@ static double agent_loss(const struct space *sp, const double *x) {
 static const char agent_yaml[] =
     "parameters:\n"
     "  train.algo: {values: [dqn, ppo]}\n"
-    "  train.epochs: {distribution: int_uniform, min: 1, max: 8}\n"
+    "  barrier.horizon: {distribution: int_uniform, min: 1, max: 8}\n"
     "  dqn.lr: {distribution: log_uniform, min: 1e-5, max: 1e-1}\n"
     "  dqn.batch_size: {distribution: q_uniform, min: 32, max: 256, q: 32}\n"
     "  dqn.hidden: {values: [[64, 64], [128, 128], [256]]}\n"
     "  ppo.lr: {distribution: log_uniform, min: 1e-5, max: 1e-1}\n"
     "  ppo.clip: {distribution: q_uniform, min: 0.1, max: 0.4, q: 0.05}\n"
     "  ppo.epochs: {distribution: log_uniform, min: 1, max: 30}\n"
-    "  eval.split: {value: val}\n";
+    "  output.experience: {value: none}\n";
 
 /* A proposal lies in the space: active values in bounds, on their grid, integers where the
  * key is one, choice indices valid, inactive ones NaN. */
