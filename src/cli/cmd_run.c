@@ -67,6 +67,8 @@ static int parse_(int argc, char **argv, struct run_args_ *a, struct fox_err *e)
         a->outdir = v;
       else if (s[2] == 'b')
         a->backend = v;
+      else if (strchr(v, '\n'))
+        return fox_errf(e, FOX_EUSAGE, "run: --set '%s': a value on one line expected", v);
       else if (a->nset < 256)
         a->sets[a->nset++] = v;
       else
@@ -83,6 +85,10 @@ static int parse_(int argc, char **argv, struct run_args_ *a, struct fox_err *e)
     return fox_errf(e, FOX_EUSAGE, "run: CONFIG.yaml is required\n%s", usage_);
   if (!a->outdir && !a->config)
     return fox_errf(e, FOX_EUSAGE, "run: --resume without CONFIG.yaml needs -o OUTDIR");
+  if (!a->config && a->nset)
+    return fox_errf(e, FOX_EUSAGE, "run: --set without CONFIG.yaml: a resumed study keeps the "
+                                   "config and overrides it was started with (foxopt info "
+                                   "OUTDIR/study.h5 shows them)");
   if (a->backend && strcmp(a->backend, "auto") && strcmp(a->backend, "cpu") &&
       strcmp(a->backend, "cuda"))
     return fox_errf(e, FOX_EUSAGE, "run: --backend '%s': expected auto, cpu or cuda", a->backend);
@@ -108,10 +114,11 @@ static int open_study_(struct study *s, struct run_args_ *a, char *outdir, size_
     return 0;
   }
   int rc = study_load(s, outdir, e);
-  if (rc == 0 && a->config && strcmp(given.config_text, s->config_text) != 0) {
-    rc = fox_errf(e, FOX_EUSAGE, "%s: --resume with another config than the study's (its text "
-                                 "and --set overrides are in %s, attribute config)",
-                  a->config, path);
+  if (rc == 0 && a->config && (strcmp(given.config_text, s->config_text) != 0 ||
+                               strcmp(given.config_sets, s->config_sets) != 0)) {
+    rc = fox_errf(e, FOX_EUSAGE, "%s: --resume with another config or other --set overrides "
+                                 "than the study's (they are in %s, attributes config and "
+                                 "config_sets)", a->config, path);
     study_free(s);
   }
   if (a->config)
@@ -222,12 +229,18 @@ static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
     return rc;
   if (w->rank == 0)
     rc = fs_mkdirs(outdir, e);
-  FOX_TRY(agree_(w, rc, e));
+  if (rc == 0 && w->rank == 0 && !a->resume)
+    rc = rankfile_remove_all(outdir, e);
+  /* The stopped or killed run's files, put right before any rank opens its own. */
+  if (rc == 0 && w->rank == 0 && a->resume && (rc = rankfile_scrub(outdir, &s, e)) == 0)
+    rankfile_check(outdir, &s, stderr);
+  if ((rc = agree_(w, rc, e)) != 0) {
+    study_free(&s);
+    return rc;
+  }
   const volatile sig_atomic_t *stop = stop_install();
   struct runner r;
   rc = runner_open(&r, &s, outdir, w->rank, w->device, a->backend, stop, e);
-  if (rc == 0 && w->rank == 0 && a->resume)
-    rc = rankfile_scrub(outdir, &s, e);
   if (rc == 0 && w->rank == 0)
     runner_prune_states(outdir, &s);
   if ((rc = agree_(w, rc, e)) != 0) {
@@ -259,8 +272,11 @@ static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
     }
     if (pending != 0)
       n = pending;
-    if ((rc = coord_step(&c, &r, items, &n, res, &stopped, e)) != 0 || n <= 0)
+    if ((rc = coord_step(&c, &r, items, &n, res, &stopped, e)) != 0 || n <= 0) {
+      if (rc == 0 && n < 0 && w->rank != 0)
+        pending = n; /* rank 0 failed (its message says why): every rank ends with its status */
       break;
+    }
     if (w->rank == 0 && sv.rc != 0) { /* the checkpoint written during this step failed */
       *e = sv.err;
       pending = sv.rc;
@@ -315,6 +331,9 @@ int cmd_run(int argc, char **argv, struct fox_err *e) {
     }
   struct run_args_ a;
   FOX_TRY(parse_(argc, argv, &a, e));
+  /* Before MPI's start-up: a preemption signal during it is a stop at the first safe point,
+   * not a death by the signal (which would leave a SLURM job unrequeued). */
+  stop_install();
   struct world w;
   int rc = world_init(&w, NULL, NULL, e);
   if (rc == 0)

@@ -3,6 +3,7 @@
 #include "study/rankfile.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,26 @@
 
 void rankfile_path(const char *outdir, int rank, char *out, size_t n) {
   snprintf(out, n, "%s/rank-%04d.h5", outdir, rank);
+}
+
+/* Calls f(path) for every rank-NNNN.h5 in outdir; stops at the first non-zero. */
+static int each_rank_file_(const char *outdir, int (*f)(const char *path, int rank, void *ctx),
+                           void *ctx) {
+  DIR *d = opendir(outdir);
+  if (!d)
+    return 0;
+  int rc = 0;
+  struct dirent *de;
+  while (rc == 0 && (de = readdir(d))) {
+    int rank, len = 0;
+    if (sscanf(de->d_name, "rank-%d.h5%n", &rank, &len) != 1 || de->d_name[len] != '\0')
+      continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
+    rc = f(path, rank, ctx);
+  }
+  closedir(d);
+  return rc;
 }
 
 struct create_ctx_ {
@@ -63,23 +84,38 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
   return 0;
 }
 
-int rankfile_create(const char *outdir, int rank, const struct backend *be,
-                    const struct device_dataset *dev, const char *data_path, const char *host,
-                    const char *device, struct fox_err *e) {
-  char path[4200];
-  rankfile_path(outdir, rank, path, sizeof path);
-  if (fs_exists(path) && H5Fis_hdf5(path) > 0)
-    return 0;
-  struct create_ctx_ c = {be, dev, data_path, host, device, rank};
-  return h5io_create_atomic(path, create_body_, &c, e);
-}
-
 static hid_t open_rw_(const char *path, struct fox_err *e) {
   h5io_quiet();
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   if (f < 0)
     h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
   return f;
+}
+
+int rankfile_create(const char *outdir, int rank, const struct backend *be,
+                    const struct device_dataset *dev, const char *data_path, const char *host,
+                    const char *device, struct fox_err *e) {
+  char path[4200];
+  rankfile_path(outdir, rank, path, sizeof path);
+  struct create_ctx_ c = {be, dev, data_path, host, device, rank};
+  if (!fs_exists(path) || H5Fis_hdf5(path) <= 0)
+    return h5io_create_atomic(path, create_body_, &c, e);
+  /* A resumed study: the file goes on, and says where this run of the rank is. */
+  hid_t f = open_rw_(path, e);
+  if (f < 0)
+    return e->code;
+  int rc = 0;
+  static const char *const attrs[] = {"host", "device", "backend"};
+  const char *vals[] = {host, device, be ? be->name : "none"};
+  for (int i = 0; rc == 0 && i < 3; i++) {
+    if (H5Aexists(f, attrs[i]) > 0 && H5Adelete(f, attrs[i]) < 0)
+      rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+    if (rc == 0)
+      rc = h5io_attr_write_str(f, attrs[i], vals[i], e);
+  }
+  if (H5Fclose(f) < 0 && rc == 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
+  return rc;
 }
 
 /* /trials/ID/params: one string attribute per active parameter, as --set takes it. */
@@ -228,22 +264,83 @@ static int scrub_file_(const char *path, int rank, const struct study *s, struct
   return rc;
 }
 
-int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e) {
-  DIR *d = opendir(outdir);
-  if (!d)
+struct scrub_args_ {
+  const struct study *s;
+  struct fox_err *e;
+};
+
+/* A rank file that cannot be scrubbed was damaged (a rank killed while it wrote: HDF5 changes
+ * files in place): it is moved aside, the rank starts a new one, and rankfile_check names the
+ * trials whose outputs went with it. The study itself lives in study.h5 and loses nothing. */
+static int scrub_one_(const char *path, int rank, void *ctx) {
+  struct scrub_args_ *a = ctx;
+  int rc = scrub_file_(path, rank, a->s, a->e);
+  if (rc == 0)
     return 0;
-  int rc = 0;
-  struct dirent *de;
-  while (rc == 0 && (de = readdir(d))) {
-    int rank, len = 0;
-    if (sscanf(de->d_name, "rank-%d.h5%n", &rank, &len) != 1 || de->d_name[len] != '\0')
-      continue;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
-    rc = scrub_file_(path, rank, s, e);
+  char aside[4300];
+  snprintf(aside, sizeof aside, "%s.damaged", path);
+  if (rename(path, aside) != 0)
+    return rc;
+  fprintf(stderr, "foxopt run: warning: %s (moved to %s; the rank starts a new file)\n",
+          a->e->msg, aside);
+  fox_err_clear(a->e);
+  return 0;
+}
+
+int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e) {
+  struct scrub_args_ a = {s, e};
+  return each_rank_file_(outdir, scrub_one_, &a);
+}
+
+static int remove_one_(const char *path, int rank, void *ctx) {
+  (void)rank;
+  struct fox_err *e = ctx;
+  if (remove(path) != 0)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot remove this rank file of an unfinished study: %s",
+                    path, strerror(errno));
+  fprintf(stderr, "foxopt run: removed %s (left by a run that recorded no step)\n", path);
+  return 0;
+}
+
+int rankfile_remove_all(const char *outdir, struct fox_err *e) {
+  return each_rank_file_(outdir, remove_one_, e);
+}
+
+int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {
+  int missing_total = 0;
+  for (int rank = 0;; rank++) {
+    int any = 0, missing = 0;
+    char path[4200], list[256] = "";
+    for (int i = 0; i < s->n; i++)
+      any |= s->trials[i].rank >= rank;
+    if (!any)
+      break;
+    rankfile_path(outdir, rank, path, sizeof path);
+    hid_t f = -1;
+    if (fs_exists(path)) {
+      h5io_quiet();
+      f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    }
+    for (int i = 0; i < s->n; i++) {
+      const struct study_trial *t = &s->trials[i];
+      char name[32];
+      snprintf(name, sizeof name, "/trials/%d", i);
+      if (t->rank != rank || (f >= 0 && h5io_exists(f, name)))
+        continue;
+      if (missing++ < 8)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", missing > 1 ? ", " : "",
+                 i);
+    }
+    if (f >= 0)
+      H5Fclose(f);
+    if (missing)
+      fprintf(warn, "foxopt run: warning: %s lacks %d trial%s the study recorded there (%s%s): "
+                    "their outputs are lost (backtest --study cannot replay them); the study "
+                    "goes on\n", path, missing, missing > 1 ? "s" : "", list,
+              missing > 8 ? ", ..." : "");
+    missing_total += missing;
   }
-  closedir(d);
-  return rc;
+  return missing_total;
 }
 
 int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,

@@ -11,7 +11,8 @@
 #include "train/trial.h"
 
 void rankfile_path(const char *outdir, int rank, char *out, size_t n);
-/* Creates the file (temporary name, then rename) unless a rank file is already there.
+/* Creates the file (temporary name, then rename); when a rank file is already there (a resume)
+ * it is kept, with host, device and backend updated to this run's.
  * `dev` is NULL for test-function studies (no dataset). */
 int rankfile_create(const char *outdir, int rank, const struct backend *be,
                     const struct device_dataset *dev, const char *data_path, const char *host,
@@ -34,5 +35,11 @@ int rankfile_drop(const char *outdir, int rank, int id, struct fox_err *e);
 /* Drops /trials/ID groups that the study does not record as run by that rank to the same
  * epochs (the segment in flight when a run was stopped or killed). */
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e);
+/* After the scrub of a resume: warns on `warn` about every trial the study records on a rank
+ * whose file lacks its group (a rank file deleted or replaced); returns how many. */
+int rankfile_check(const char *outdir, const struct study *s, FILE *warn);
+/* A new study in an OUTDIR without study.h5: removes the rank files a run that never recorded
+ * a step left there, so that no rank appends to another study's file. */
+int rankfile_remove_all(const char *outdir, struct fox_err *e);
 
 #endif
