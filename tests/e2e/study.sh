@@ -67,6 +67,20 @@ contains "$ERR_TXT" "--set without CONFIG.yaml"
 run_rc 0 "$FOXOPT" run -o "$WORK/fs" --resume
 same_table "stop + resume" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
 
+# A rank file damaged by a kill mid-write: the resume moves it aside and names what it lost.
+cp -r "$WORK/f1" "$WORK/fd" && truncate -s 3000 "$WORK/fd/rank-0000.h5"
+run_rc 0 "$FOXOPT" run -o "$WORK/fd" --resume
+contains "$ERR_TXT" "moved to $WORK/fd/rank-0000.h5.damaged"
+contains "$ERR_TXT" "rank-0000.h5 lacks 24 trials the study recorded there (0, 1, 2"
+same_table "resume over a damaged rank file" "$WORK/f1/trials.csv" "$WORK/fd/trials.csv"
+# Rank files without a study.h5 (a run killed before its first step) are not reused.
+mkdir -p "$WORK/fr" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/rank-0005.h5"
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fr" --set study.trials=6
+contains "$ERR_TXT" "removed $WORK/fr/rank-0005.h5"
+check "stale rank files gone" test ! -e "$WORK/fr/rank-0005.h5"
+run_rc 0 "$FOXOPT" info "$WORK/fr/rank-0000.h5"
+contains "$OUT_TXT" "6 groups under /trials"
+
 # --- Agent studies ----------------------------------------------------------------------------
 "$FOXOPT" synth -o "$WORK/s.csv" --bars 16000 --seed 8 >/dev/null
 "$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
