@@ -307,14 +307,12 @@ int rankfile_remove_all(const char *outdir, struct fox_err *e) {
 }
 
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {
-  int missing_total = 0;
-  for (int rank = 0;; rank++) {
-    int any = 0, missing = 0;
+  int missing_total = 0, ranks = 0;
+  for (int i = 0; i < s->n; i++)
+    ranks = s->trials[i].rank >= ranks ? s->trials[i].rank + 1 : ranks;
+  for (int rank = 0; rank < ranks; rank++) {
+    int missing = 0;
     char path[4200], list[256] = "";
-    for (int i = 0; i < s->n; i++)
-      any |= s->trials[i].rank >= rank;
-    if (!any)
-      break;
     rankfile_path(outdir, rank, path, sizeof path);
     hid_t f = -1;
     if (fs_exists(path)) {

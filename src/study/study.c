@@ -71,46 +71,26 @@ static int create_(struct study *s, const char *text, const char *name, struct f
   return 0;
 }
 
-/* The config text and its --set overrides (one per line), kept apart so that study.h5 holds
- * both and a resume replays exactly the overrides (a comment in the YAML stays a comment). */
-static int remember_(struct study *s, const char *text, const char *const *sets, int nset,
-                     struct fox_err *e) {
-  size_t len = 1;
-  for (int i = 0; i < nset; i++)
-    len += strlen(sets[i]) + 1;
-  s->config_text = strdup(text);
-  s->config_sets = malloc(len);
-  mallocCheck(s->config_text, e);
-  mallocCheck(s->config_sets, e);
-  char *p = s->config_sets;
-  *p = 0;
-  for (int i = 0; i < nset; i++)
-    p += sprintf(p, "%s\n", sets[i]);
-  return 0;
-}
-
+/* One path for a new study and a stored one: the config text, then its --set overrides, one
+ * per line. study.h5 keeps the two apart (attributes config and config_sets), so that a resume
+ * replays exactly the overrides and a comment in the YAML stays a comment. */
 int study_create_text(struct study *s, const char *text, const char *sets, const char *name,
                       struct fox_err *e) {
   memset(s, 0, sizeof *s);
   config_defaults(&s->cfg);
-  int rc = config_load_text(&s->cfg, text, name, (const char *const[]){"parameters", NULL}, e);
-  /* The overrides of the original command line, in order. */
-  const char *set[256];
-  char *copy = strdup(sets ? sets : "");
-  int nset = 0;
-  if (!copy)
-    rc = fox_errf(e, FOX_EFAIL, "study: out of memory");
-  for (char *line = copy, *nl; rc == 0 && line && *line; line = nl ? nl + 1 : NULL) {
-    if ((nl = strchr(line, '\n')))
-      *nl = 0;
-    if (nset == 256)
-      rc = fox_errf(e, FOX_EUSAGE, "%s: more than 256 --set overrides", name);
-    else if ((rc = config_set(&s->cfg, line, NULL, e)) == 0)
-      set[nset++] = line;
+  s->config_text = strdup(text);
+  s->config_sets = strdup(sets ? sets : "");
+  int rc = s->config_text && s->config_sets
+               ? config_load_text(&s->cfg, text, name, (const char *const[]){"parameters", NULL},
+                                  e)
+               : fox_errf(e, FOX_EFAIL, "study: out of memory");
+  for (const char *p = s->config_sets; rc == 0 && *p;) {
+    size_t len = strcspn(p, "\n");
+    char *kv = strndup(p, len);
+    rc = kv ? config_set(&s->cfg, kv, NULL, e) : fox_errf(e, FOX_EFAIL, "study: out of memory");
+    free(kv);
+    p += len + (p[len] == '\n');
   }
-  if (rc == 0)
-    rc = remember_(s, text, set, nset, e);
-  free(copy);
   if (rc == 0)
     rc = create_(s, text, name, e);
   if (rc != 0)
@@ -120,20 +100,20 @@ int study_create_text(struct study *s, const char *text, const char *sets, const
 
 int study_create(struct study *s, const char *path, const char *const *sets, int nset,
                  struct fox_err *e) {
+  memset(s, 0, sizeof *s);
   char *text;
   FOX_TRY(config_read_file(path, &text, e));
-  memset(s, 0, sizeof *s);
-  config_defaults(&s->cfg);
-  int rc = config_load_text(&s->cfg, text, path, (const char *const[]){"parameters", NULL}, e);
+  size_t len = 1;
+  for (int i = 0; i < nset; i++)
+    len += strlen(sets[i]) + 1;
+  char *lines = calloc(len, 1), *p = lines;
+  int rc = lines ? 0 : fox_errf(e, FOX_EFAIL, "study: out of memory");
   for (int i = 0; rc == 0 && i < nset; i++)
-    rc = config_set(&s->cfg, sets[i], NULL, e);
+    p += sprintf(p, "%s\n", sets[i]);
   if (rc == 0)
-    rc = remember_(s, text, sets, nset, e);
-  if (rc == 0)
-    rc = create_(s, text, path, e);
+    rc = study_create_text(s, text, lines, path, e);
+  free(lines);
   free(text);
-  if (rc != 0)
-    study_free(s);
   return rc;
 }
 

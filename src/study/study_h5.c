@@ -342,7 +342,6 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   if (g >= 0)
     H5Gclose(g);
   s->n = (int)n;
-  s->rounds = rounds;
   struct fox_err ignore = {0}; /* bookkeeping of how long it ran: 0 when absent */
   h5io_attr_read(f, "steps", H5T_NATIVE_INT, &s->steps, 1, path, &ignore);
   h5io_attr_read(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, path, &ignore);
