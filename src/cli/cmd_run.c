@@ -27,12 +27,13 @@ static const char usage_[] =
     "OUTDIR/rank-NNNN.h5 holds the dataset rank NNNN uploaded and every trial it ran.\n"
     "\n"
     "As an MPI job (mpirun -np N foxopt run ..., or srun in an allocation) rank 0 coordinates\n"
-    "and also runs trials; each rank takes the device local_rank %% devices (the CPU where there\n"
+    "and also runs trials; each rank takes the device local_rank % devices (the CPU where there\n"
     "is none) and pulls the step's trials one at a time; the table does not depend on N.\n"
     "\n"
     "  -o OUTDIR        where the study goes (default: study.name in the current directory)\n"
     "  --resume         continue the study in OUTDIR (CONFIG.yaml may be left out; if given it\n"
-    "                   must be the study's own, with the same --set overrides)\n"
+    "                   must be the study's own, with the same --set overrides; --set without\n"
+    "                   CONFIG.yaml is refused)\n"
     "  --backend B      where trials run, overriding train.backend\n"
     "  --set K=V        override any config key, e.g. --set study.trials=50\n"
     "\n"
@@ -221,7 +222,8 @@ static void save_(void *ctx) {
     runner_prune_states(sv->outdir, sv->s);
 }
 
-static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
+static int run_(struct world *w, struct run_args_ *a, const volatile sig_atomic_t *stop,
+                struct fox_err *e) {
   struct study s;
   char outdir[4096];
   int rc = agree_(w, open_study_(&s, a, outdir, sizeof outdir, e), e);
@@ -238,7 +240,6 @@ static int run_(struct world *w, struct run_args_ *a, struct fox_err *e) {
     study_free(&s);
     return rc;
   }
-  const volatile sig_atomic_t *stop = stop_install();
   struct runner r;
   rc = runner_open(&r, &s, outdir, w->rank, w->device, a->backend, stop, e);
   if (rc == 0 && w->rank == 0)
@@ -333,11 +334,11 @@ int cmd_run(int argc, char **argv, struct fox_err *e) {
   FOX_TRY(parse_(argc, argv, &a, e));
   /* Before MPI's start-up: a preemption signal during it is a stop at the first safe point,
    * not a death by the signal (which would leave a SLURM job unrequeued). */
-  stop_install();
+  const volatile sig_atomic_t *stop = stop_install();
   struct world w;
   int rc = world_init(&w, NULL, NULL, e);
   if (rc == 0)
-    rc = run_(&w, &a, e);
+    rc = run_(&w, &a, stop, e);
   if (rc != 0 && !e->quiet && w.size > 1 && w.rank > 0)
     fox_err_wrap(e, "[rank %d]", w.rank);
   world_finalize(&w);
