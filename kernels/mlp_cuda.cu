@@ -7,26 +7,28 @@
 
 #include <cublas_v2.h>
 
+#include "act_step.h"
 #include "cuda_check.h"
 #include "mlp_cuda.h"
 #include "mlp_layout.h"
 
 #define BLK_ 256
 
-/* y[i, j] = max(y[i, j] + b[j], 0) (relu) or + b[j] (the output layer). */
-__global__ void bias_act_kernel(float *y, const float *b, int rows, int cols, int relu) {
+/* y[i, j] = act(y[i, j] + b[j]) on hidden layers (act >= 0), + b[j] on the output layer
+ * (act < 0). */
+__global__ void bias_act_kernel(float *y, const float *b, int rows, int cols, int act) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (size_t)rows * cols)
     return;
   float v = y[i] + b[i % cols];
-  y[i] = relu && v < 0.0f ? 0.0f : v;
+  y[i] = act >= 0 ? fox_act(act, v) : v;
 }
 
-/* d[i] = 0 where the layer's output h[i] was clipped by the ReLU. */
-__global__ void relu_mask_kernel(float *d, const float *h, size_t n) {
+/* d[i] = dLoss/dz of a hidden unit from dLoss/dy and its output h[i]. */
+__global__ void act_back_kernel(float *d, const float *h, size_t n, int act) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && !(h[i] > 0.0f))
-    d[i] = 0.0f;
+  if (i < n)
+    d[i] = fox_act_back(act, h[i], d[i]);
 }
 
 /* gb[j] += sum over the batch of d[i, j]; one thread per output unit, a fixed order. */
@@ -55,10 +57,13 @@ __global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t
 static unsigned grid_(size_t n) { return (unsigned)((n + BLK_ - 1) / BLK_); }
 
 static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
-                   struct fox_err *e) {
+                   int activation, struct fox_err *e) {
   if (n_hidden < 0 || n_hidden + 1 > FOX_MLP_CUDA_MAX || in < 1 || out < 1)
     return fox_errf(e, FOX_EUSAGE, "mlp_cuda: %d hidden layers, in %d, out %d", n_hidden, in,
                     out);
+  if (activation != FOX_ACT_RELU && activation != FOX_ACT_TANH)
+    return fox_errf(e, FOX_EUSAGE, "mlp_cuda: unknown activation %d", activation);
+  m->activation = activation;
   m->n_layers = n_hidden + 1;
   m->n_params = mlp_layout(in, hidden, n_hidden, out, m->dims, m->offset);
   size_t bytes = m->n_params * sizeof(float);
@@ -79,9 +84,9 @@ static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, 
 }
 
 int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
-                    struct fox_err *e) {
+                    int activation, struct fox_err *e) {
   memset(m, 0, sizeof *m);
-  int rc = create_(m, in, hidden, n_hidden, out, e);
+  int rc = create_(m, in, hidden, n_hidden, out, activation, e);
   if (rc != 0)
     mlp_cuda_free(m);
   return rc;
@@ -149,7 +154,8 @@ int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
     cublasCheck(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, m->act[l],
                             in, &zero, m->act[l + 1], o), e);
     size_t n = (size_t)batch * o;
-    bias_act_kernel<<<grid_(n), BLK_>>>(m->act[l + 1], b, batch, o, l < m->n_layers - 1);
+    bias_act_kernel<<<grid_(n), BLK_>>>(m->act[l + 1], b, batch, o,
+                                        l < m->n_layers - 1 ? m->activation : -1);
     cudaCheckLaunch(e);
   }
   cudaCheck(cudaMemcpy(out, m->act[m->n_layers],
@@ -176,11 +182,11 @@ int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct f
     cudaCheckLaunch(e);
     if (l == 0)
       break;
-    /* dX^T [in, B] = W^T [in, o] dY^T [o, B], then through the ReLU of layer l-1 */
+    /* dX^T [in, B] = W^T [in, o] dY^T [o, B], then through the activation of layer l-1 */
     cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, batch, o, &one, w, in, d, o, &zero,
                             dn, in), e);
     size_t n = (size_t)batch * in;
-    relu_mask_kernel<<<grid_(n), BLK_>>>(dn, m->act[l], n);
+    act_back_kernel<<<grid_(n), BLK_>>>(dn, m->act[l], n, m->activation);
     cudaCheckLaunch(e);
     float *t = d;
     d = dn;

@@ -1,6 +1,7 @@
-/* The MLP on a CUDA device: cuBLAS GEMMs plus small fused kernels (bias + ReLU, the ReLU mask,
- * bias gradients, Adam), with the CPU twin's layout and semantics (src/agents/mlp.h), so that
- * a test can load the same parameters into both and compare. All arrays live on the device. */
+/* The MLP on a CUDA device: cuBLAS GEMMs plus small fused kernels (bias + activation, the
+ * activation's backward, bias gradients, Adam), with the CPU twin's layout and semantics
+ * (src/agents/mlp.h; the activations are act_step.h's, the same floats), so that a test can
+ * load the same parameters into both and compare. All arrays live on the device. */
 #ifndef FOX_MLP_CUDA_H
 #define FOX_MLP_CUDA_H
 
@@ -16,6 +17,7 @@ extern "C" {
 
 struct mlp_cuda {
   int n_layers;
+  int activation; /* FOX_ACT_* */
   int dims[FOX_MLP_CUDA_MAX + 1];
   size_t n_params;
   size_t offset[FOX_MLP_CUDA_MAX];
@@ -28,7 +30,7 @@ struct mlp_cuda {
 };
 
 int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
-                    struct fox_err *e);
+                    int activation, struct fox_err *e);
 void mlp_cuda_free(struct mlp_cuda *m);
 /* Parameters and gradients to and from host arrays of n_params floats. */
 int mlp_cuda_set_params(struct mlp_cuda *m, const float *host, struct fox_err *e);

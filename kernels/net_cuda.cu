@@ -16,12 +16,12 @@ struct cuda_net_ {
   float *x, *y;
 };
 
-static int create_(void **impl, int in, const int *hidden, int n_hidden, int out, double eps,
-                   struct fox_err *e) {
+static int create_(void **impl, int in, const int *hidden, int n_hidden, int out,
+                   int activation, double eps, struct fox_err *e) {
   struct cuda_net_ *c = (struct cuda_net_ *)calloc(1, sizeof *c);
   if (!c)
     return fox_errf(e, FOX_EFAIL, "net: out of memory");
-  int rc = mlp_cuda_create(&c->m, in, hidden, n_hidden, out, e);
+  int rc = mlp_cuda_create(&c->m, in, hidden, n_hidden, out, activation, e);
   if (rc != 0) {
     free(c);
     return rc;

@@ -58,9 +58,11 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *
   d->cfg = *c;
   d->out = c->dueling ? FOX_NACTIONS + 1 : FOX_NACTIONS;
   rng_seed(&d->rng, seed);
-  int rc = net_create(&d->online, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, 1e-8, e);
+  int rc = net_create(&d->online, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out,
+                      c->activation, 1e-8, e);
   if (rc == 0)
-    rc = net_create(&d->target, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out, 1e-8, e);
+    rc = net_create(&d->target, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out,
+                    c->activation, 1e-8, e);
   if (rc == 0)
     rc = replay_create(&d->rb, (size_t)c->buffer_size, e);
   size_t b = (size_t)c->batch_size;
@@ -83,9 +85,10 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *
     dqn_free(d);
     return rc;
   }
-  /* CleanRL's layer_init: orthogonal, gain sqrt(2) in the body; the Q head is a value head. */
+  /* dqn.init: torch's nn.Linear default (CleanRL's dqn.py), or layer_init's orthogonal
+   * weights with the Q head as a value head (gain 1). */
   if (rc == 0)
-    rc = net_init(&d->online, &d->rng, 1.0, e);
+    rc = net_init(&d->online, &d->rng, c->init, 1.0, e);
   if (rc == 0)
     rc = net_blend(&d->target, &d->online, 1.0, e);
   if (rc != 0)

@@ -18,12 +18,15 @@ static void blas_single_thread_(void) {
 }
 
 int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden, int out,
-                    struct fox_err *e) {
+                    int act, struct fox_err *e) {
   blas_single_thread_();
   memset(m, 0, sizeof *m);
   if (n_hidden < 0 || n_hidden > FOX_MAX_LAYERS || in < 1 || out < 1)
     return fox_errf(e, FOX_EUSAGE, "mlp: %d hidden layers (at most %d), in %d, out %d", n_hidden,
                     FOX_MAX_LAYERS, in, out);
+  if (act != FOX_ACT_RELU && act != FOX_ACT_TANH)
+    return fox_errf(e, FOX_EUSAGE, "mlp: unknown activation %d", act);
+  m->activation = act;
   m->n_layers = n_hidden + 1;
   m->n_params = mlp_layout(in, hidden, n_hidden, out, m->dims, m->offset);
   m->w = calloc(m->n_params, sizeof *m->w);
@@ -75,10 +78,18 @@ static void orthogonal_(fox_real *w, int rows, int cols, double gain, struct rng
   free(q);
 }
 
-void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, double head_gain) {
+void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, int init, double head_gain) {
   for (int l = 0; l < m->n_layers; l++) {
     int out = m->dims[l + 1], in = m->dims[l];
     fox_real *w = m->w + m->offset[l];
+    if (init == FOX_INIT_DEFAULT) {
+      /* kaiming_uniform_(a = sqrt 5): gain sqrt(2 / (1 + 5)), bound gain sqrt(3 / fan_in) =
+       * 1 / sqrt(fan_in); the bias has the same bound. */
+      double bound = 1.0 / sqrt((double)in);
+      for (size_t i = 0; i < (size_t)out * (in + 1); i++)
+        w[i] = (fox_real)(bound * (2.0 * rng_uniform(r) - 1.0));
+      continue;
+    }
     orthogonal_(w, out, in, l == m->n_layers - 1 ? head_gain : sqrt(2.0), r);
     memset(w + (size_t)out * in, 0, (size_t)out * sizeof *w);
   }
@@ -118,9 +129,11 @@ int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real 
     /* Y [B, o] += X [B, in] * W^T */
     fox_gemm_(CblasRowMajor, CblasNoTrans, CblasTrans, batch, o, in, 1, m->act[l], in, w, in, 1,
               y, o);
-    if (l < m->n_layers - 1)
+    if (l < m->n_layers - 1) {
+      const int act = m->activation;
       for (size_t i = 0; i < (size_t)batch * o; i++)
-        y[i] = y[i] < 0 ? 0 : y[i]; /* NaN stays NaN, as in torch and the CUDA twin */
+        y[i] = fox_act_(act, y[i]);
+    }
   }
   memcpy(out, m->act[m->n_layers], (size_t)batch * m->dims[m->n_layers] * sizeof *out);
   return 0;
@@ -142,11 +155,12 @@ void NN_(mlp_backward)(struct NN_(mlp) *m, const fox_real *dout, int batch) {
         gb[j] += d[(size_t)i * o + j];
     if (l == 0)
       break;
-    /* dX [B, in] = dY [B, o] * W [o, in], then through the ReLU of layer l-1 */
+    /* dX [B, in] = dY [B, o] * W [o, in], then through the activation of layer l-1 */
     fox_gemm_(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, in, o, 1, d, o, w, in, 0, dn, in);
     const fox_real *h = m->act[l];
+    const int act = m->activation;
     for (size_t i = 0; i < (size_t)batch * in; i++)
-      dn[i] = h[i] > 0 ? dn[i] : 0;
+      dn[i] = fox_act_back_(act, h[i], dn[i]);
     fox_real *t = d;
     d = dn;
     dn = t;

@@ -1,6 +1,6 @@
-/* Multi-layer perceptrons on the CPU: Linear -> ReLU -> ... -> Linear, forward and backward on
- * row-major batches through OpenBLAS GEMM, CleanRL's orthogonal initialisation, global-norm
- * gradient clipping and Adam. */
+/* Multi-layer perceptrons on the CPU: Linear -> act -> ... -> Linear (act = ReLU or tanh,
+ * kernels/act_step.h), forward and backward on row-major batches through OpenBLAS GEMM, torch's
+ * default or CleanRL's orthogonal initialisation, global-norm gradient clipping and Adam. */
 #ifndef FOX_MLP_H
 #define FOX_MLP_H
 
@@ -17,6 +17,7 @@
  * b_l [dims[l+1]]. The workspace holds the batch's activations for backward. */
 struct NN_(mlp) {
   int n_layers;
+  int activation; /* FOX_ACT_* of the hidden layers */
   int dims[FOX_MLP_MAX + 1];
   size_t n_params;
   size_t offset[FOX_MLP_MAX]; /* where W_l starts; b_l follows it */
@@ -27,11 +28,13 @@ struct NN_(mlp) {
 };
 
 int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden, int out,
-                    struct fox_err *e);
+                    int act, struct fox_err *e);
 void NN_(mlp_free)(struct NN_(mlp) *m);
-/* Orthogonal weights with gain sqrt(2) on hidden layers and `head_gain` on the last, zero
- * biases (CleanRL's layer_init). */
-void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, double head_gain);
+/* FOX_INIT_DEFAULT: torch's nn.Linear reset_parameters (kaiming_uniform_ with a = sqrt(5),
+ * i.e. W and b uniform in +-1/sqrt(fan_in)); head_gain is not used. FOX_INIT_ORTHOGONAL:
+ * CleanRL's layer_init, orthogonal weights with gain sqrt(2) on hidden layers and `head_gain`
+ * on the last, zero biases. */
+void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, int init, double head_gain);
 /* out [batch, dims[n_layers]]; keeps the activations for mlp_backward. */
 int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real *out,
                      struct fox_err *e);

@@ -14,11 +14,11 @@ struct cpu_net_ {
 };
 
 static int cpu_create_(void **impl, int in, const int *hidden, int n_hidden, int out,
-                       double adam_eps, struct fox_err *e) {
+                       int activation, double adam_eps, struct fox_err *e) {
   struct cpu_net_ *c = calloc(1, sizeof *c);
   if (!c)
     return fox_errf(e, FOX_EFAIL, "net: out of memory");
-  int rc = mlp_create(&c->m, in, hidden, n_hidden, out, e);
+  int rc = mlp_create(&c->m, in, hidden, n_hidden, out, activation, e);
   if (rc == 0)
     rc = adam_create(&c->opt, c->m.n_params, adam_eps, e);
   if (rc != 0) {
@@ -117,13 +117,14 @@ const struct net_ops net_cpu_ops = {
 };
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
-               int out, double adam_eps, struct fox_err *e) {
+               int out, int activation, double adam_eps, struct fox_err *e) {
   memset(n, 0, sizeof *n);
   if (n_hidden < 0 || n_hidden > FOX_MAX_LAYERS)
     return fox_errf(e, FOX_EUSAGE, "net: %d hidden layers (at most %d)", n_hidden,
                     FOX_MAX_LAYERS);
-  FOX_TRY(ops->create(&n->impl, in, hidden, n_hidden, out, adam_eps, e));
+  FOX_TRY(ops->create(&n->impl, in, hidden, n_hidden, out, activation, adam_eps, e));
   n->ops = ops;
+  n->activation = activation;
   n->n_layers = n_hidden + 1;
   n->n_params = mlp_layout(in, hidden, n_hidden, out, n->dims, NULL);
   return 0;
@@ -135,10 +136,11 @@ void net_free(struct net *n) {
   memset(n, 0, sizeof *n);
 }
 
-int net_init(struct net *n, struct rng *r, double head_gain, struct fox_err *e) {
+int net_init(struct net *n, struct rng *r, int init, double head_gain, struct fox_err *e) {
   struct mlp tmp;
-  FOX_TRY(mlp_create(&tmp, n->dims[0], n->dims + 1, n->n_layers - 1, n->dims[n->n_layers], e));
-  mlp_init(&tmp, r, head_gain);
+  FOX_TRY(mlp_create(&tmp, n->dims[0], n->dims + 1, n->n_layers - 1, n->dims[n->n_layers],
+                     n->activation, e));
+  mlp_init(&tmp, r, init, head_gain);
   int rc = n->ops->set_params(n->impl, tmp.w, e);
   mlp_free(&tmp);
   return rc;

@@ -17,8 +17,8 @@ extern "C" {
 
 struct net_ops {
   const char *name;
-  int (*create)(void **impl, int in, const int *hidden, int n_hidden, int out, double adam_eps,
-                struct fox_err *e);
+  int (*create)(void **impl, int in, const int *hidden, int n_hidden, int out, int activation,
+                double adam_eps, struct fox_err *e);
   void (*destroy)(void *impl);
   int (*set_params)(void *impl, const float *host, struct fox_err *e);
   int (*get_params)(const void *impl, float *host, struct fox_err *e);
@@ -39,6 +39,7 @@ struct net_ops {
 struct net {
   const struct net_ops *ops;
   void *impl;
+  int activation; /* FOX_ACT_* (kernels/act_step.h) of the hidden layers */
   int n_layers;
   int dims[FOX_MAX_LAYERS + 2];
   size_t n_params;
@@ -48,10 +49,11 @@ extern const struct net_ops net_cpu_ops;
 extern const struct net_ops net_cuda_ops; /* in CUDA builds only (kernels/net_cuda.cu) */
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
-               int out, double adam_eps, struct fox_err *e);
+               int out, int activation, double adam_eps, struct fox_err *e);
 void net_free(struct net *n);
-/* CleanRL's orthogonal initialisation (mlp_init), drawn on the host from r. */
-int net_init(struct net *n, struct rng *r, double head_gain, struct fox_err *e);
+/* Initial weights (mlp_init: FOX_INIT_DEFAULT = torch's nn.Linear, FOX_INIT_ORTHOGONAL =
+ * CleanRL's layer_init with head_gain on the last layer), drawn on the host from r. */
+int net_init(struct net *n, struct rng *r, int init, double head_gain, struct fox_err *e);
 static inline int net_forward(struct net *n, const float *x, int batch, float *y,
                               struct fox_err *e) {
   return n->ops->forward(n->impl, x, batch, y, e);

@@ -4,17 +4,30 @@
 #define FOX_NN_REAL_H
 
 #include <cblas.h>
+#include <math.h>
+
+#include "act_step.h"
 
 #ifdef FOX_NN_DOUBLE
 typedef double fox_real;
 #define NN_(name) name##_f64
 #define fox_gemm_ cblas_dgemm
 #define fox_sqrt_ sqrt
+/* Exact tanh in the gradient checks, so that finite differences see the function whose
+ * derivative backward uses. */
+static inline double fox_act_(int kind, double z) {
+  return kind == FOX_ACT_TANH ? tanh(z) : z < 0 ? 0 : z;
+}
+static inline double fox_act_back_(int kind, double y, double d) {
+  return kind == FOX_ACT_TANH ? d * (1 - y * y) : y > 0 ? d : 0;
+}
 #else
 typedef float fox_real;
 #define NN_(name) name
 #define fox_gemm_ cblas_sgemm
 #define fox_sqrt_ sqrtf
+#define fox_act_ fox_act
+#define fox_act_back_ fox_act_back
 #endif
 
 #endif

@@ -31,9 +31,11 @@ int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_u
   p->n_envs = n_envs;
   p->num_updates = num_updates;
   rng_seed(&p->rng, seed);
-  int rc = net_create(&p->actor, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, 1e-5, e);
+  int rc = net_create(&p->actor, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, c->activation,
+                      1e-5, e);
   if (rc == 0)
-    rc = net_create(&p->critic, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, 1, 1e-5, e);
+    rc = net_create(&p->critic, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, 1, c->activation,
+                    1e-5, e);
   size_t n = (size_t)c->n_steps * n_envs, m = (n + c->minibatches - 1) / c->minibatches;
   p->obs = malloc(n * FOX_STATE_DIM * sizeof(float));
   p->logp = malloc(n * sizeof(float));
@@ -63,11 +65,12 @@ int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_u
     ppo_free(p);
     return rc;
   }
-  /* CleanRL's layer_init: orthogonal sqrt(2) body, policy head 0.01, value head 1.0. */
+  /* ppo.init orthogonal is CleanRL's layer_init: sqrt(2) body, policy head 0.01, value head
+   * 1.0; default is torch's nn.Linear initialisation. */
   if (rc == 0)
-    rc = net_init(&p->actor, &p->rng, 0.01, e);
+    rc = net_init(&p->actor, &p->rng, c->init, 0.01, e);
   if (rc == 0)
-    rc = net_init(&p->critic, &p->rng, 1.0, e);
+    rc = net_init(&p->critic, &p->rng, c->init, 1.0, e);
   if (rc != 0)
     ppo_free(p);
   return rc;

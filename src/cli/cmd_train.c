@@ -84,7 +84,7 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
   char out[4200];
   snprintf(out, sizeof out, "%s/trial.h5", outdir);
   if (rc == 0)
-    rc = trial_write_h5(out, &cfg, &t.ag, res, e);
+    rc = trial_write_h5(out, &t.cfg, &t.ag, res, e); /* reward.scale as resolved */
   if (rc == 0 && res->status == FOX_TRIAL_FAILED)
     rc = fox_errf(e, FOX_EFAIL, "trial failed: %s (status recorded in %s)", res->reason, out);
   if (rc == 0) {

@@ -11,9 +11,12 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "act_step.h"
 #include "data/dataset.h"
 
-enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED, P_NAME };
+/* P_STEPS and P_AUTO take `auto` as well, stored as 0 (an integer and a number > 0). */
+enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED, P_NAME,
+              P_AUTO };
 
 struct param_ {
   const char *key;
@@ -31,6 +34,9 @@ static const char *const split_names_[] = {"train", "val", "test", NULL};
 static const char *const exp_names_[] = {"none", "summary", "full", NULL};
 static const char *const dir_names_[] = {"maximize", "minimize", NULL};
 static const char *const sampler_names_[] = {"tpe", "random", "grid", NULL};
+/* In the order of FOX_ACT_* and FOX_INIT_* (kernels/act_step.h). */
+static const char *const act_names_[] = {"relu", "tanh", NULL};
+static const char *const init_names_[] = {"default", "orthogonal", NULL};
 static const char *const sched_names_[] = {"none", "successive_halving", "hyperband", NULL};
 const char *const config_function_names[] = {"none", "branin", "hartmann6", "mixed", NULL};
 
@@ -52,7 +58,7 @@ static const struct param_ params_[] = {
     {"barrier.enforce", P_BOOL, M_(enforce), 0, 1, 0, NULL, "true or false"},
     {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, NULL, "a number >= 0"},
     {"reward.normalize", P_BOOL, M_(reward_normalize), 0, 1, 0, NULL, "true or false"},
-    {"reward.scale", P_DOUBLE, M_(reward_scale), 0, 1e9, 1, NULL, "a number > 0"},
+    {"reward.scale", P_AUTO, M_(reward_scale), 0, 1e9, 1, NULL, "auto or a number > 0"},
     {"env.num_envs", P_INT, C_(num_envs), 1, 1 << 20, 0, NULL, "an integer in [1, 1048576]"},
     {"env.episode_bars", P_INT, C_(episode_bars), 1, 1e9, 0, NULL, "an integer >= 1"},
     {"train.algo", P_CHOICE, C_(algo), 0, 0, 0, algo_names_, "dqn or ppo"},
@@ -77,6 +83,8 @@ static const struct param_ params_[] = {
     {"dqn.dueling", P_BOOL, D_(dueling), 0, 1, 0, NULL, "true or false"},
     {"dqn.max_grad_norm", P_DOUBLE, D_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
     {"dqn.tau", P_DOUBLE, D_(tau), 0, 1, 1, NULL, "a number in (0, 1]"},
+    {"dqn.activation", P_CHOICE, D_(activation), 0, 0, 0, act_names_, "relu or tanh"},
+    {"dqn.init", P_CHOICE, D_(init), 0, 0, 0, init_names_, "default or orthogonal"},
     {"ppo.hidden", P_LAYERS, PP_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
     {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
     {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer >= 1"},
@@ -89,6 +97,8 @@ static const struct param_ params_[] = {
     {"ppo.vf_coef", P_DOUBLE, PP_(vf_coef), 0, 1e3, 0, NULL, "a number >= 0"},
     {"ppo.max_grad_norm", P_DOUBLE, PP_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
     {"ppo.anneal_lr", P_BOOL, PP_(anneal_lr), 0, 1, 0, NULL, "true or false"},
+    {"ppo.activation", P_CHOICE, PP_(activation), 0, 0, 0, act_names_, "relu or tanh"},
+    {"ppo.init", P_CHOICE, PP_(init), 0, 0, 0, init_names_, "default or orthogonal"},
     {"eval.split", P_CHOICE, C_(eval_split), 0, 0, 0, split_names_, "train, val or test"},
     {"output.experience", P_CHOICE, C_(experience), 0, 0, 0, exp_names_,
      "none, summary or full"},
@@ -146,7 +156,7 @@ void config_defaults(struct config *c) {
                                      .horizon = 60,
                                      .enforce = 1,
                                      .reward_normalize = 0,
-                                     .reward_scale = 1.0};
+                                     .reward_scale = 0 /* auto */};
   c->num_envs = 64;
   c->episode_bars = 2048;
   c->algo = FOX_ALGO_DQN;
@@ -169,7 +179,10 @@ void config_defaults(struct config *c) {
                                .double_q = 1,
                                .dueling = 0,
                                .max_grad_norm = 10,
-                               .tau = 1.0};
+                               .tau = 1.0,
+                               /* CleanRL's dqn.py: nn.Linear's own initialisation, ReLU */
+                               .activation = FOX_ACT_RELU,
+                               .init = FOX_INIT_DEFAULT};
   c->ppo = (struct ppo_config){.hidden = {64, 64},
                                .n_hidden = 2,
                                .lr = 2.5e-4,
@@ -182,7 +195,10 @@ void config_defaults(struct config *c) {
                                .ent_coef = 0.01,
                                .vf_coef = 0.5,
                                .max_grad_norm = 0.5,
-                               .anneal_lr = 1};
+                               .anneal_lr = 1,
+                               /* CleanRL's ppo.py and SB3: tanh, orthogonal layer_init */
+                               .activation = FOX_ACT_TANH,
+                               .init = FOX_INIT_ORTHOGONAL};
   c->eval_split = FOX_SPLIT_VAL;
   c->experience = FOX_EXP_SUMMARY;
   c->study = (struct study_config){.seed = 0,
@@ -213,7 +229,8 @@ int config_key_kind(const char *key) {
   if (!p)
     return -1;
   switch (p->type) {
-  case P_DOUBLE: return FOX_KEY_NUMBER;
+  case P_DOUBLE:
+  case P_AUTO: return FOX_KEY_NUMBER;
   case P_INT:
   case P_STEPS:
   case P_SEED: return FOX_KEY_INTEGER;
@@ -258,7 +275,8 @@ static int parse_number_(const struct param_ *p, const char *val, double *x) {
   char *end;
   errno = 0;
   *x = strtod(val, &end);
-  if (errno || end == val || *end != '\0' || !isfinite(*x) || (p->type != P_DOUBLE && *x != floor(*x)))
+  if (errno || end == val || *end != '\0' || !isfinite(*x) ||
+      (p->type != P_DOUBLE && p->type != P_AUTO && *x != floor(*x)))
     return -1;
   if (*x < p->lo || *x > p->hi || (p->lo_open && *x == p->lo))
     return -2;
@@ -332,12 +350,20 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
     return 0;
   }
+  case P_AUTO:
+    if (strcmp(val, "auto") == 0) {
+      *(double *)dst = 0;
+      return 0;
+    }
+    /* fall through */
   case P_INT:
   case P_DOUBLE:
     if ((rc = parse_number_(p, val, &x)) != 0)
       return bad_(e, where, p, val, rc == -2);
     if (p->type == P_INT)
       *(int *)dst = (int)x;
+    else if (p->type == P_AUTO)
+      *(double *)dst = x;
     else
       *(double *)dst = x;
     return 0;
@@ -627,6 +653,12 @@ void config_dump(const struct config *c, FILE *f) {
       break;
     }
     case P_INT: fprintf(f, "%d\n", *(const int *)dst); break;
+    case P_AUTO:
+      if (*(const double *)dst == 0)
+        fprintf(f, "auto\n");
+      else
+        fprintf(f, "%.17g\n", *(const double *)dst);
+      break;
     case P_DOUBLE: fprintf(f, "%.17g\n", *(const double *)dst); break;
     }
   }

@@ -31,6 +31,7 @@ struct dqn_config {
   int double_q, dueling;
   double max_grad_norm;
   double tau; /* 1: hard target copies; below 1: Polyak averaging at each target update */
+  int activation, init; /* FOX_ACT_*, FOX_INIT_* (kernels/act_step.h) */
 };
 
 struct ppo_config {
@@ -41,6 +42,7 @@ struct ppo_config {
   int epochs, minibatches;
   double ent_coef, vf_coef, max_grad_norm;
   int anneal_lr;
+  int activation, init;
 };
 
 /* TPE's settings (src/study/tpe.c documents each choice). */

@@ -111,3 +111,27 @@ void dataset_free(struct dataset *ds) {
   free(ds->prices);
   memset(ds, 0, sizeof *ds);
 }
+
+int dataset_return_std(const struct dataset *ds, int split, double *sd, struct fox_err *e) {
+  int64_t b = ds->split[split][0], en = ds->split[split][1];
+  const double *c = ds->bars.close;
+  if (en - b < 3 || !c)
+    return fox_errf(e, FOX_EDATA, "%s: the %s split has %lld bars, too few for the standard "
+                                  "deviation of its returns (reward.scale auto)", ds->source,
+                    dataset_split_name(split), (long long)(en - b));
+  /* Welford: a year of minutes has returns of 1e-4 around a mean of 1e-7. */
+  double n = 0, mean = 0, m2 = 0;
+  for (int64_t t = b + 1; t < en; t++) {
+    double r = log(c[t] / c[t - 1]);
+    n += 1;
+    double d = r - mean;
+    mean += d / n;
+    m2 += d * (r - mean);
+  }
+  *sd = sqrt(m2 / n);
+  if (!(*sd > 0) || !isfinite(*sd))
+    return fox_errf(e, FOX_EDATA, "%s: the close never moves in the %s split: reward.scale auto "
+                                  "(1 / std of the returns) is undefined; set reward.scale",
+                    ds->source, dataset_split_name(split));
+  return 0;
+}

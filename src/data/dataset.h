@@ -42,6 +42,10 @@ void dataset_free(struct dataset *ds);
 int dataset_split_index(const char *name);
 /* "train", "val" or "test". */
 const char *dataset_split_name(int split);
+/* The population standard deviation of the one-bar log returns log(close_t / close_{t-1}) for
+ * t in (begin, end) of a split: reward.scale auto is its inverse. FOX_EDATA (naming the file)
+ * when the split has under 3 bars or its close never moves. */
+int dataset_return_std(const struct dataset *ds, int split, double *sd, struct fox_err *e);
 
 /* dataset_h5.c: the file format. write goes through a temporary name and rename. */
 int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e);

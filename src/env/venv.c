@@ -12,6 +12,10 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
     return fox_errf(e, FOX_EUSAGE, "env.num_envs must be >= 1, got %d", num_envs);
   if (episode_bars < 1)
     return fox_errf(e, FOX_EUSAGE, "env.episode_bars must be >= 1, got %d", episode_bars);
+  if (!(p->reward_scale > 0))
+    return fox_errf(e, FOX_EUSAGE, "reward.scale %g: auto must be resolved for the dataset "
+                                   "(trial_resolve_reward) before environments are made",
+                    p->reward_scale);
   if (split_b < 0 || split_e > (int64_t)data->n || split_e - split_b < 2)
     return fox_errf(e, FOX_EDATA, "training split [%lld, %lld) needs at least 2 bars",
                     (long long)split_b, (long long)split_e);

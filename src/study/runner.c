@@ -57,6 +57,13 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   if (rc != 0)
     return rc;
   r->have_data = 1;
+  struct config base = s->cfg;
+  rc = trial_resolve_reward(&base, &r->ds, e);
+  if (rc != 0) {
+    runner_close(r);
+    return rc;
+  }
+  r->reward_scale = base.market.reward_scale;
   /* The data must allow training and evaluation at all (exit 3 now, not N failed trials). */
   const struct config *probe = &s->cfg;
   int64_t eb = r->ds.split[probe->eval_split][1] - r->ds.split[probe->eval_split][0];

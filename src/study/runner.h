@@ -22,6 +22,7 @@ struct runner {
   int have_data;
   int threads;
   char device[256];
+  double reward_scale; /* the base config's reward.scale on this dataset (auto resolved) */
   pthread_mutex_t lock; /* this rank's file */
 };
 

@@ -68,6 +68,8 @@ struct study {
   int rounds; /* rounds started */
   int steps;  /* steps run, over every run of the study */
   double wall_seconds; /* rank 0's time in the study loop, over every run */
+  double reward_scale; /* what the base config's reward.scale stands for on its dataset (auto
+                          resolved), 0 when unknown (test-function studies) */
 };
 
 /* A new study from a config file and --set overrides: the space, the sampler, the plan.

@@ -121,6 +121,8 @@ static int body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write(f, "finished", H5T_NATIVE_INT, &ints[2], 1, e));
   FOX_TRY(h5io_attr_write(f, "steps", H5T_NATIVE_INT, &s->steps, 1, e));
   FOX_TRY(h5io_attr_write(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, e));
+  if (s->reward_scale > 0)
+    FOX_TRY(h5io_attr_write(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, e));
   hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/trials");
   int rc = write_trials_(g, s, e);
@@ -345,6 +347,7 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   struct fox_err ignore = {0}; /* bookkeeping of how long it ran: 0 when absent */
   h5io_attr_read(f, "steps", H5T_NATIVE_INT, &s->steps, 1, path, &ignore);
   h5io_attr_read(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, path, &ignore);
+  h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, path, &ignore);
   if (rc != 0)
     study_free(s);
   return rc;

@@ -55,6 +55,15 @@ int trial_check(const struct config *cfg, const struct dataset *ds, const char *
   return 0;
 }
 
+int trial_resolve_reward(struct config *cfg, const struct dataset *ds, struct fox_err *e) {
+  if (cfg->market.reward_scale > 0)
+    return 0;
+  double sd;
+  FOX_TRY(dataset_return_std(ds, FOX_SPLIT_TRAIN, &sd, e));
+  cfg->market.reward_scale = 1.0 / sd;
+  return 0;
+}
+
 uint64_t trial_seed(const struct config *cfg, int stream) {
   return rng_hash2(cfg->seed, (uint64_t)stream);
 }
@@ -159,6 +168,8 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
                const struct backend *be, const struct device_dataset *dev, struct fox_err *e) {
   memset(t, 0, sizeof *t);
   t->cfg = *cfg;
+  FOX_TRY(trial_resolve_reward(&t->cfg, ds, e));
+  cfg = &t->cfg;
   t->ds = ds;
   t->be = be;
   t->dev = dev;

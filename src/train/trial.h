@@ -71,6 +71,11 @@ long trial_ppo_updates(const struct config *cfg, const struct dataset *ds);
  * finishes, DQN updates after learning_starts). `path` names the dataset in messages. */
 int trial_check(const struct config *cfg, const struct dataset *ds, const char *path,
                 struct fox_err *e);
+/* reward.scale auto (stored as 0) becomes the number it stands for on this dataset: 1 / the
+ * std of the train split's one-bar log returns (dataset_return_std), so that a bar's reward is
+ * of order one. A number set by the user stays. trial_open does this; the result is what
+ * trial.h5 and the study record. */
+int trial_resolve_reward(struct config *cfg, const struct dataset *ds, struct fox_err *e);
 /* The trial's derived seeds: streams for the environments and the agent. */
 uint64_t trial_seed(const struct config *cfg, int stream);
 

@@ -8,6 +8,8 @@
 #include "util/fsutil.h"
 #include "util/h5io.h"
 
+static const char *const act_names_[] = {"relu", "tanh"}; /* FOX_ACT_* */
+
 static int write_net_(hid_t g, const char *name, const struct net *m, struct fox_err *e) {
   float *w = malloc(m->n_params * sizeof *w);
   if (!w)
@@ -20,6 +22,30 @@ static int write_net_(hid_t g, const char *name, const struct net *m, struct fox
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   h5Check(d, e, name);
   int rc = h5io_attr_write(d, "dims", H5T_NATIVE_INT, m->dims, (size_t)m->n_layers + 1, e);
+  if (rc == 0)
+    rc = h5io_attr_write_str(d, "activation", act_names_[m->activation], e);
+  H5Dclose(d);
+  return rc;
+}
+
+/* The hidden activation a stored network was trained with. Files written before it was a
+ * setting have no attribute: they are all ReLU networks. */
+static int stored_activation_(hid_t f, const char *name, int *act, const char *path,
+                              struct fox_err *e) {
+  *act = FOX_ACT_RELU;
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  if (d < 0)
+    return fox_errf(e, FOX_EDATA, "%s: missing %s (not a trained foxopt trial?)", path, name);
+  char s[32] = "";
+  int rc = 0;
+  if (H5Aexists(d, "activation") > 0) {
+    rc = h5io_attr_read_str(d, "activation", s, sizeof s, path, e);
+    if (rc == 0 && strcmp(s, act_names_[FOX_ACT_TANH]) == 0)
+      *act = FOX_ACT_TANH;
+    else if (rc == 0 && strcmp(s, act_names_[FOX_ACT_RELU]) != 0)
+      rc = fox_errf(e, FOX_EDATA, "%s: %s has activation '%s', expected relu or tanh", path,
+                    name, s);
+  }
   H5Dclose(d);
   return rc;
 }
@@ -54,6 +80,8 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write_str(f, "backend", agent_policy_net(ag)->ops->name, e));
   int64_t tr = r->transitions;
   FOX_TRY(h5io_attr_write(f, "transitions", H5T_NATIVE_INT64, &tr, 1, e));
+  /* The number reward.scale stood for (auto resolves per dataset): also in `config`. */
+  FOX_TRY(h5io_attr_write(f, "reward_scale", H5T_NATIVE_DOUBLE, &cfg->market.reward_scale, 1, e));
 
   hid_t g = H5Gcreate2(f, "weights", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/weights");
@@ -169,6 +197,10 @@ int trial_read_group(hid_t f, const char *path, const struct net_ops *ops, struc
     rc = e->code = FOX_EDATA; /* a file's content, not the user's command line */
   free(text);
   FOX_TRY(rc);
+  if (cfg->algo == FOX_ALGO_DQN)
+    FOX_TRY(stored_activation_(f, "weights/q", &cfg->dqn.activation, path, e));
+  else
+    FOX_TRY(stored_activation_(f, "weights/actor", &cfg->ppo.activation, path, e));
   FOX_TRY(agent_create(ag, cfg, ops, 0, 0, e));
   rc = ag->algo == FOX_ALGO_DQN ? read_net_(f, "weights/q", &ag->dqn.online, path, e)
                                     : read_net_(f, "weights/actor", &ag->ppo.actor, path, e);

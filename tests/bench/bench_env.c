@@ -12,6 +12,7 @@
 #include "backtest/backtest.h"
 #include "data/synth.h"
 #include "env/venv.h"
+#include "train/trial.h"
 
 #define NENV 4096
 #define STEPS 1500
@@ -54,7 +55,7 @@ int main(int argc, char **argv) {
   struct device_dataset dev;
   struct config cfg;
   config_defaults(&cfg);
-  if (be->dataset_upload(&ds, &dev, &e) != 0) {
+  if (trial_resolve_reward(&cfg, &ds, &e) != 0 || be->dataset_upload(&ds, &dev, &e) != 0) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }

@@ -12,6 +12,9 @@
 #include "backtest/backtest.h"
 #include "data/synth.h"
 #include "env/venv.h"
+extern "C" {
+#include "train/trial.h"
+}
 
 static double now_(void) {
   struct timespec ts;
@@ -81,6 +84,8 @@ int main(int argc, char **argv) {
     return 1;
   struct config cfg;
   config_defaults(&cfg);
+  if (trial_resolve_reward(&cfg, &ds, &e) != 0)
+    return 1;
   struct venv v;
   uint8_t *act = (uint8_t *)malloc(nenv);
   for (int i = 0; i < nenv; i++)

@@ -27,6 +27,8 @@ class Market:
             mean, std = f["norm/mean"][:], f["norm/std"][:]
             self.px = f["prices"][:].astype(np.float64)
             self.b, self.e = (int(x) for x in f.attrs["split_train"])
+            close = f["bars/close"][self.b:self.e]
+        self.scale = 1.0 / np.std(np.diff(np.log(close)))  # reward.scale auto
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(std > 0, (feat - mean) / np.where(std > 0, std, 1), 0)
         self.norm = np.nan_to_num(np.clip(z, -10, 10)).astype(np.float32)
@@ -86,7 +88,7 @@ class Market:
         self._close(take, np.maximum(o, self.upper))
         self._close(tout, c)
         self.equity = self.cash + self.units * c
-        r = np.log(self.equity / prev)
+        r = self.scale * np.log(self.equity / prev)
         term = self.equity < 0.01 * self.cap
         done = term | (k >= self.end)
         self.t = k
@@ -96,14 +98,17 @@ class Market:
         return self.obs(), next_obs, r.astype(np.float32), term, done
 
 
-def mlp(sizes, head_gain):
+def mlp(sizes, head_gain, act=nn.ReLU, ortho=True):
+    """CleanRL's networks: dqn.py's plain nn.Linear layers (ortho=False) with ReLU, or ppo.py's
+    layer_init (orthogonal, sqrt 2 body, head_gain on the head, zero biases) with tanh."""
     layers = []
     for i in range(len(sizes) - 1):
         lin = nn.Linear(sizes[i], sizes[i + 1])
         last = i == len(sizes) - 2
-        nn.init.orthogonal_(lin.weight, head_gain if last else np.sqrt(2))
-        nn.init.constant_(lin.bias, 0.0)
-        layers += [lin] if last else [lin, nn.ReLU()]
+        if ortho:
+            nn.init.orthogonal_(lin.weight, head_gain if last else np.sqrt(2))
+            nn.init.constant_(lin.bias, 0.0)
+        layers += [lin] if last else [lin, act()]
     return nn.Sequential(*layers)
 
 
@@ -112,8 +117,8 @@ def run_dqn(env, steps, seed, hidden=(128, 128), lr=2.5e-4, gamma=0.99, batch=12
             eps_start=1.0, eps_end=0.05, eps_fraction=0.5, max_grad_norm=10.0):
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    q = mlp([54, *hidden, 3], 1.0)
-    tq = mlp([54, *hidden, 3], 1.0)
+    q = mlp([54, *hidden, 3], 1.0, nn.ReLU, ortho=False)
+    tq = mlp([54, *hidden, 3], 1.0, nn.ReLU, ortho=False)
     tq.load_state_dict(q.state_dict())
     opt = torch.optim.Adam(q.parameters(), lr=lr)
     S = np.zeros((buffer, 54), np.float32)
@@ -162,7 +167,7 @@ def run_dqn(env, steps, seed, hidden=(128, 128), lr=2.5e-4, gamma=0.99, batch=12
 def run_ppo(env, steps, seed, hidden=(64, 64), lr=2.5e-4, n_steps=128, gamma=0.99, lam=0.95,
             clip=0.2, epochs=4, minibatches=4, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5):
     torch.manual_seed(seed)
-    actor, critic = mlp([54, *hidden, 3], 0.01), mlp([54, *hidden, 1], 1.0)
+    actor, critic = mlp([54, *hidden, 3], 0.01, nn.Tanh), mlp([54, *hidden, 1], 1.0, nn.Tanh)
     params = list(actor.parameters()) + list(critic.parameters())
     opt = torch.optim.Adam(params, lr=lr, eps=1e-5)
     n = env.n

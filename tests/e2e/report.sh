@@ -16,7 +16,7 @@ env: {num_envs: 8, episode_bars: 256}
 train: {algo: ppo, epochs: 9, steps_per_epoch: 1024}
 dqn: {learning_starts: 256, buffer_size: 4096, batch_size: 32, hidden: [16, 16]}
 ppo: {n_steps: 32, hidden: [16, 16]}
-study: {name: rt, seed: 5, trials: 9, round_size: 9, sampler: tpe,
+study: {name: rt, seed: 8, trials: 9, round_size: 9, sampler: tpe,
         objective: {metric: val.sharpe, direction: maximize},
         scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 9, eta: 3}}
 parameters:
@@ -101,6 +101,10 @@ check "agent study: a 1-epoch pruned trial beats a 3-epoch one" test "$(awk -F, 
   $2 == "pruned" && $5 == 1 && (hi == "" || $m > hi) { hi = $m }
   END { print (lo != "" && hi != "" && hi > lo) }' "$WORK/agent/trials.csv")" = 1
 run_rc 0 "$FOXOPT" report "$WORK/agent" --top 100 --no-plots
+# reward.scale auto, as the study resolved it for its dataset (also study.h5's reward_scale)
+contains "$OUT_TXT" "# reward.scale "
+contains "$OUT_TXT" "(auto: 1 / std of the train split's one-bar log returns)"
+contains "$(h5dump -a /reward_scale "$WORK/agent/study.h5")" "DATASPACE  SCALAR"
 check "a failed trial's metrics are '-'" test "$(echo "$OUT_TXT" | grep -v '^#' | tail -1 |
   awk '{ print $2, $4, $5, $6, $7 }')" = "failed - - - -"
 check_report "$WORK/branin" value minimize 40

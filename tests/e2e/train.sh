@@ -74,7 +74,7 @@ fi
 
 # The documented example config loads and trains.
 run_rc 0 "$FOXOPT" train "$FOX_SRC/configs/trial.yaml" -o "$WORK/example" \
-  --set data.path="$WORK/s.h5" --set train.epochs=1 --set train.steps_per_epoch=9000
+  --set data.path="$WORK/s.h5" --set train.epochs=1 --set train.steps_per_epoch=12000
 contains "$OUT_TXT" "wrote $WORK/example/trial.h5"
 
 # Bad configs: exit 2, FILE:LINE and the key.

@@ -8,6 +8,7 @@
 #include "data/synth.h"
 #include "env/venv.h"
 #include "fox_check.h"
+#include "train/trial.h"
 
 #define NENV 777
 #define STEPS 400
@@ -133,6 +134,7 @@ int main(void) {
   CHECK(cuda->dataset_upload(&ds, &dg, &e) == 0, "%s", e.msg);
   struct config cfg;
   config_defaults(&cfg);
+  CHECK(trial_resolve_reward(&cfg, &ds, &e) == 0, "%s", e.msg); /* reward.scale auto */
   compare_envs_(cuda, &ds, &dc, &dg, &cfg.market);
   cfg.market.reward_normalize = 1;
   cfg.market.bonus = 0.01;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "act_step.h"
 #include "config/config.h"
 #include "data/dataset.h"
 #include "fox_check.h"
@@ -48,6 +49,40 @@ int main(void) {
             c.ppo.max_grad_norm == 0.5,
         "ppo defaults");
   CHECK(c.eval_split == FOX_SPLIT_VAL && c.experience == FOX_EXP_SUMMARY, "eval/output");
+  /* CleanRL's networks per algorithm, and rewards of order one (auto, stored as 0). */
+  CHECK(c.dqn.activation == FOX_ACT_RELU && c.dqn.init == FOX_INIT_DEFAULT &&
+            c.ppo.activation == FOX_ACT_TANH && c.ppo.init == FOX_INIT_ORTHOGONAL,
+        "activation and init defaults");
+  CHECK(c.market.reward_scale == 0, "reward.scale defaults to auto");
+  {
+    struct config a;
+    config_defaults(&a);
+    CHECK(config_set(&a, "dqn.activation=tanh", NULL, &e) == 0 &&
+              config_set(&a, "ppo.init=default", NULL, &e) == 0 &&
+              config_set(&a, "reward.scale=2.5", NULL, &e) == 0,
+          "%s", e.msg);
+    CHECK(a.dqn.activation == FOX_ACT_TANH && a.ppo.init == FOX_INIT_DEFAULT &&
+              a.market.reward_scale == 2.5,
+          "--set activation, init, scale");
+    CHECK(config_set(&a, "reward.scale=auto", NULL, &e) == 0 && a.market.reward_scale == 0,
+          "--set reward.scale=auto");
+    CHECK(config_set(&a, "ppo.activation=sigmoid", NULL, &e) == FOX_EUSAGE &&
+              strstr(e.msg, "expected relu or tanh"),
+          "a bad activation: %s", e.msg);
+    fox_err_clear(&e);
+    CHECK(config_set(&a, "dqn.init=xavier", NULL, &e) == FOX_EUSAGE &&
+              strstr(e.msg, "expected default or orthogonal"),
+          "a bad init: %s", e.msg);
+    fox_err_clear(&e);
+    CHECK(config_set(&a, "reward.scale=0", NULL, &e) == FOX_EUSAGE &&
+              strstr(e.msg, "auto or a number > 0"),
+          "reward.scale 0: %s", e.msg);
+    fox_err_clear(&e);
+    CHECK(config_set(&a, "reward.scale=autox", NULL, &e) == FOX_EUSAGE, "reward.scale autox");
+    CHECK(config_key_kind("dqn.activation") == FOX_KEY_CHOICE &&
+              config_key_kind("reward.scale") == FOX_KEY_NUMBER,
+          "searchable kinds");
+  }
 
   int rc = load_(&c,
                  "# a trial\n"

@@ -54,6 +54,7 @@ int main(void) {
   struct market_params *p = &cfg_.market;
   p->initial_capital = 1000, p->spread = 0.02, p->fee = 0.01, p->cash_reserve = 0.1;
   p->pt = 1, p->sl = 1, p->horizon = 4, p->bonus = 0;
+  p->reward_scale = 1; /* the raw log returns: the rules below are worked out on them */
   struct dataset ds;
   struct backtest_run r;
 

@@ -1,6 +1,7 @@
 /* Gradient checks in double precision (the same sources built with FOX_NN_DOUBLE): every
- * parameter of every layer, and the Huber loss, against central finite differences; the
- * orthogonal initialisation; clipping and Adam against steps worked out by hand. */
+ * parameter of every layer with ReLU and with tanh, and the Huber loss, against central finite
+ * differences; the float tanh against libm's; torch's default and the orthogonal
+ * initialisation; clipping and Adam against steps worked out by hand. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,39 +26,95 @@ int main(void) {
   struct rng r;
   rng_seed(&r, 3);
   const int hidden[2] = {7, 6};
-  CHECK(mlp_create_f64(&m, 4, hidden, 2, 3, &e) == 0, "%s", e.msg);
-  CHECK(m.n_params == (size_t)(7 * 5 + 6 * 8 + 3 * 7), "parameter count %zu", m.n_params);
-  mlp_init_f64(&m, &r, 1.0);
-  /* Biases start at zero; give them values so that their gradients are exercised too. */
-  for (size_t i = 0; i < m.n_params; i++)
-    m.w[i] += 0.1 * rng_normal(&r);
-  double x[B * 4], target[B * 3], dout[B * 3];
-  for (int i = 0; i < B * 4; i++)
-    x[i] = rng_normal(&r);
-  for (int i = 0; i < B * 3; i++)
-    target[i] = 3 * rng_normal(&r); /* some residuals beyond 1: both Huber branches */
-  loss_(&m, x, target, dout);
-  mlp_zero_grad_f64(&m);
-  mlp_backward_f64(&m, dout, B);
-  double *analytic = malloc(m.n_params * sizeof *analytic);
-  memcpy(analytic, m.g, m.n_params * sizeof *analytic);
-  double worst = 0;
-  const double h = 1e-6;
-  for (size_t i = 0; i < m.n_params; i++) {
-    double keep = m.w[i];
-    m.w[i] = keep + h;
-    double lp = loss_(&m, x, target, dout);
-    m.w[i] = keep - h;
-    double lm = loss_(&m, x, target, dout);
-    m.w[i] = keep;
-    double fd = (lp - lm) / (2 * h), err = fabs(fd - analytic[i]) / (1e-7 + fabs(fd));
-    worst = err > worst ? err : worst;
-    CHECK(err < 1e-5, "param %zu: analytic %.10g, finite difference %.10g", i, analytic[i], fd);
+  static const char *const act_name[2] = {"relu", "tanh"};
+  for (int act = FOX_ACT_RELU; act <= FOX_ACT_TANH; act++) {
+    CHECK(mlp_create_f64(&m, 4, hidden, 2, 3, act, &e) == 0, "%s", e.msg);
+    CHECK(m.n_params == (size_t)(7 * 5 + 6 * 8 + 3 * 7), "parameter count %zu", m.n_params);
+    mlp_init_f64(&m, &r, FOX_INIT_ORTHOGONAL, 1.0);
+    /* Biases start at zero; give them values so that their gradients are exercised too. */
+    for (size_t i = 0; i < m.n_params; i++)
+      m.w[i] += 0.1 * rng_normal(&r);
+    double x[B * 4], target[B * 3], dout[B * 3];
+    for (int i = 0; i < B * 4; i++)
+      x[i] = rng_normal(&r);
+    for (int i = 0; i < B * 3; i++)
+      target[i] = 3 * rng_normal(&r); /* some residuals beyond 1: both Huber branches */
+    loss_(&m, x, target, dout);
+    mlp_zero_grad_f64(&m);
+    mlp_backward_f64(&m, dout, B);
+    double *analytic = malloc(m.n_params * sizeof *analytic);
+    memcpy(analytic, m.g, m.n_params * sizeof *analytic);
+    double worst = 0;
+    const double h = 1e-6;
+    for (size_t i = 0; i < m.n_params; i++) {
+      double keep = m.w[i];
+      m.w[i] = keep + h;
+      double lp = loss_(&m, x, target, dout);
+      m.w[i] = keep - h;
+      double lm = loss_(&m, x, target, dout);
+      m.w[i] = keep;
+      double fd = (lp - lm) / (2 * h), err = fabs(fd - analytic[i]) / (1e-7 + fabs(fd));
+      worst = err > worst ? err : worst;
+      CHECK(err < 1e-5, "%s, param %zu: analytic %.10g, finite difference %.10g", act_name[act],
+            i, analytic[i], fd);
+    }
+    printf("%s: worst relative gradient error over %zu parameters: %.2e\n", act_name[act],
+           m.n_params, worst);
+    free(analytic);
+    if (act == FOX_ACT_TANH)
+      break;
+    mlp_free_f64(&m);
   }
-  printf("worst relative gradient error over %zu parameters: %.2e\n", m.n_params, worst);
+
+  /* The float tanh of the CPU and CUDA networks: within 4e-7 of libm's double tanh over the
+   * line, absolute and relative (7 float ulp at the worst, near -5.8), odd, saturated far out. */
+  double worst_abs = 0, worst_rel = 0;
+  for (int i = -240000; i <= 240000; i++) {
+    float z = (float)(i * 5e-5);
+    double ref = tanh((double)z), got = fox_tanhf(z);
+    worst_abs = fmax(worst_abs, fabs(got - ref));
+    if (fabs(ref) > 1e-30)
+      worst_rel = fmax(worst_rel, fabs(got - ref) / fabs(ref));
+    CHECK(fox_tanhf(-z) == -fox_tanhf(z), "fox_tanhf is odd at %g", z);
+  }
+  printf("fox_tanhf: worst absolute error %.2e, relative %.2e\n", worst_abs, worst_rel);
+  CHECK(worst_abs < 4e-7 && worst_rel < 4e-7, "fox_tanhf error %.3g abs, %.3g rel", worst_abs,
+        worst_rel);
+  CHECK(fox_tanhf(30.0f) == 1.0f && fox_tanhf(-1e30f) == -1.0f, "saturation");
+  CHECK(isnan(fox_tanhf(NAN)) && isnan(fox_act(FOX_ACT_RELU, NAN)), "NaN passes through");
+  CHECK(fox_act_back(FOX_ACT_RELU, 0.0f, NAN) == 0.0f, "ReLU's mask zeroes even NaN");
+
+  /* torch's default nn.Linear initialisation: W and b uniform in +-1/sqrt(fan_in). A 400 x 300
+   * layer: every value inside, and mean and variance (bound^2 / 3) of the 120,300 draws
+   * within 4 standard errors. */
+  {
+    struct mlp_f64 u;
+    const int wide[1] = {400};
+    CHECK(mlp_create_f64(&u, 300, wide, 1, 2, FOX_ACT_RELU, &e) == 0, "%s", e.msg);
+    mlp_init_f64(&u, &r, FOX_INIT_DEFAULT, 1.0);
+    double bound = 1 / sqrt(300.0), s1 = 0, s2 = 0, inside = 1;
+    size_t n = 400 * 301;
+    for (size_t i = 0; i < n; i++) {
+      inside = inside && fabs(u.w[i]) <= bound;
+      s1 += u.w[i];
+      s2 += u.w[i] * u.w[i];
+    }
+    double var = bound * bound / 3, mean = s1 / n, ms = s2 / n;
+    CHECK(inside, "default init: a value beyond 1/sqrt(fan_in)");
+    CHECK(fabs(mean) < 4 * sqrt(var / n), "default init: mean %g", mean);
+    /* Var of U^2 for U uniform in +-c: c^4/5 - c^4/9 */
+    double sd2 = sqrt((pow(bound, 4) / 5 - pow(bound, 4) / 9) / n);
+    CHECK(fabs(ms - var) < 4 * sd2, "default init: mean square %g, expected %g", ms, var);
+    const double *head = u.w + u.offset[1], hb = 1 / sqrt(400.0);
+    int head_in = 1;
+    for (int i = 0; i < 2 * 401; i++)
+      head_in = head_in && fabs(head[i]) <= hb && head[i] != 0;
+    CHECK(head_in, "default init: the head's bound is 1/sqrt(400) and its biases are drawn");
+    mlp_free_f64(&u);
+  }
 
   /* Orthogonal init: W W^T = gain^2 I for a wide layer (rows <= cols), W^T W for a tall one. */
-  mlp_init_f64(&m, &r, 0.01);
+  mlp_init_f64(&m, &r, FOX_INIT_ORTHOGONAL, 0.01);
   const double *w0 = m.w; /* layer 0: 7 x 4, tall */
   for (int a = 0; a < 4; a++)
     for (int b = 0; b < 4; b++) {
@@ -104,6 +161,7 @@ int main(void) {
   CHECK_NEAR(huber_loss_f64(pred, tgt, 2, hg), (0.125 + 2.5) / 2, 0, 1e-15);
   CHECK_NEAR(hg[0], 0.25, 0, 1e-15);
   CHECK_NEAR(hg[1], -0.5, 0, 1e-15);
+  const double h = 1e-6;
   /* The PPO loss: gradients w.r.t. logits and values against finite differences, with ratios
    * and value moves both inside and outside the clip range. */
   enum { M = 6 };
@@ -145,6 +203,5 @@ int main(void) {
   CHECK_NEAR(dz1[1], -2 * (1 - 1.0 / 3), 1e-12, 0);
   CHECK_NEAR(dz1[0], 2.0 / 3, 1e-12, 0);
   CHECK_NEAR(dv1, 0, 0, 0);
-  free(analytic);
   return fox_check_done("test_nn_grad");
 }
