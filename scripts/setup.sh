@@ -24,7 +24,7 @@ done
 
 pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
-      clang libclang-rt-14-dev gnuplot-nox)
+      clang libclang-rt-14-dev gnuplot-nox libxsmm-dev)
 [ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip)
 [ $want_slurm -eq 1 ] && pkgs+=(slurm-wlm munge)
 missing=()

@@ -66,19 +66,19 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *
   if (rc == 0)
     rc = replay_create(&d->rb, (size_t)c->buffer_size, e);
   size_t b = (size_t)c->batch_size;
-  d->bs = malloc(b * FOX_STATE_DIM * sizeof(float));
-  d->bs2 = malloc(b * FOX_STATE_DIM * sizeof(float));
+  d->bs = malloc(2 * b * FOX_STATE_DIM * sizeof(float));
   d->br = malloc(b * sizeof(float));
   d->by = malloc(b * sizeof(float));
-  d->braw = malloc(b * (FOX_NACTIONS + 1) * sizeof(float));
+  d->braw = malloc(2 * b * (FOX_NACTIONS + 1) * sizeof(float));
   d->bq = malloc(b * FOX_NACTIONS * sizeof(float));
-  d->bqo = malloc(b * FOX_NACTIONS * sizeof(float));
+  d->bqo = malloc(2 * b * FOX_NACTIONS * sizeof(float));
+  d->bpred = malloc(b * sizeof(float));
   d->bdq = malloc(b * FOX_NACTIONS * sizeof(float));
   d->bdraw = malloc(b * (FOX_NACTIONS + 1) * sizeof(float));
   d->ba = malloc(b);
   d->bterm = malloc(b);
   d->bidx = malloc(b * sizeof(size_t));
-  if (rc == 0 && (!d->bs || !d->bs2 || !d->br || !d->by || !d->braw || !d->bq || !d->bqo ||
+  if (rc == 0 && (!d->bs || !d->br || !d->by || !d->braw || !d->bq || !d->bqo || !d->bpred ||
                   !d->bdq || !d->bdraw || !d->ba || !d->bterm || !d->bidx))
     rc = fox_errf(e, FOX_EFAIL, "dqn: out of memory for a batch of %zu", b);
   if (rc != 0) {
@@ -100,8 +100,8 @@ void dqn_free(struct dqn *d) {
   net_free(&d->online);
   net_free(&d->target);
   replay_free(&d->rb);
-  free(d->bs), free(d->bs2), free(d->br), free(d->by), free(d->braw), free(d->bq);
-  free(d->bqo), free(d->bdq), free(d->bdraw), free(d->ba), free(d->bterm), free(d->bidx);
+  free(d->bs), free(d->br), free(d->by), free(d->braw), free(d->bq), free(d->bqo);
+  free(d->bpred), free(d->bdq), free(d->bdraw), free(d->ba), free(d->bterm), free(d->bidx);
   memset(d, 0, sizeof *d);
 }
 
@@ -146,24 +146,25 @@ int dqn_sync_target(struct dqn *d, struct fox_err *e) {
 static int update_(struct dqn *d, double *loss, struct fox_err *e) {
   size_t b = (size_t)d->cfg.batch_size;
   replay_sample(&d->rb, &d->rng, b, d->bidx);
+  float *s2 = d->bs + b * FOX_STATE_DIM;
   for (size_t i = 0; i < b; i++) {
     size_t k = d->bidx[i];
     memcpy(d->bs + i * FOX_STATE_DIM, d->rb.s + k * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
-    memcpy(d->bs2 + i * FOX_STATE_DIM, d->rb.s2 + k * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
+    memcpy(s2 + i * FOX_STATE_DIM, d->rb.s2 + k * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
     d->ba[i] = d->rb.a[k];
     d->br[i] = d->rb.r[k];
     d->bterm[i] = d->rb.term[k];
   }
   int nb = (int)b;
-  FOX_TRY(q_of_(d, &d->target, d->bs2, nb, d->bq, d->braw, e));
-  if (d->cfg.double_q)
-    FOX_TRY(q_of_(d, &d->online, d->bs2, nb, d->bqo, d->braw, e));
-  dqn_targets(d->bq, d->cfg.double_q ? d->bqo : NULL, d->br, d->bterm, d->cfg.gamma, b, d->by);
-  /* The online forward on s comes last: backward uses its activations. */
-  FOX_TRY(q_of_(d, &d->online, d->bs, nb, d->bq, d->braw, e));
-  float *pred = d->bqo; /* reuse: the taken action's Q per sample */
+  FOX_TRY(q_of_(d, &d->target, s2, nb, d->bq, d->braw, e));
+  /* The online network on s (rows 0..b-1, whose activations backward uses) and, for Double
+   * DQN, on s' (rows b..2b-1) in one forward: one GEMM per layer instead of two. */
+  FOX_TRY(q_of_(d, &d->online, d->bs, d->cfg.double_q ? 2 * nb : nb, d->bqo, d->braw, e));
+  dqn_targets(d->bq, d->cfg.double_q ? d->bqo + b * FOX_NACTIONS : NULL, d->br, d->bterm,
+              d->cfg.gamma, b, d->by);
+  float *pred = d->bpred; /* the taken action's Q per sample */
   for (size_t i = 0; i < b; i++)
-    pred[i] = d->bq[i * FOX_NACTIONS + d->ba[i]];
+    pred[i] = d->bqo[i * FOX_NACTIONS + d->ba[i]];
   float *dpred = d->br; /* reuse: rewards were consumed by the targets */
   *loss = huber_loss(pred, d->by, b, dpred);
   memset(d->bdq, 0, b * FOX_NACTIONS * sizeof(float));

@@ -21,8 +21,9 @@ struct dqn {
   struct rng rng;
   long transitions, updates;
   double credit; /* transitions not yet paid for by an update (train_freq) */
-  /* batch scratch */
-  float *bs, *bs2, *br, *by, *braw, *bq, *bqo, *bdq, *bdraw;
+  /* batch scratch: bs holds the batch's s then its s' ([2 batch, 54]), so that Double DQN runs
+   * both through the online network in one forward */
+  float *bs, *br, *by, *braw, *bq, *bqo, *bpred, *bdq, *bdraw;
   uint8_t *ba, *bterm;
   size_t *bidx;
 };

@@ -1,5 +1,6 @@
 /* CPU MLP, clipping and Adam; compiled as float for foxopt and as double for gradient checks. */
 #include "agents/mlp.h"
+#include "agents/gemm.h"
 #include "mlp_layout.h"
 
 #include <math.h>
@@ -31,7 +32,8 @@ int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden,
   m->n_params = mlp_layout(in, hidden, n_hidden, out, m->dims, m->offset);
   m->w = calloc(m->n_params, sizeof *m->w);
   m->g = calloc(m->n_params, sizeof *m->g);
-  if (!m->w || !m->g) {
+  m->wt = calloc(m->n_params, sizeof *m->wt);
+  if (!m->w || !m->g || !m->wt) {
     NN_(mlp_free)(m);
     return fox_errf(e, FOX_EFAIL, "mlp: out of memory for %zu parameters", m->n_params);
   }
@@ -41,6 +43,7 @@ int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden,
 void NN_(mlp_free)(struct NN_(mlp) *m) {
   free(m->w);
   free(m->g);
+  free(m->wt);
   for (int l = 0; l <= FOX_MLP_MAX; l++)
     free(m->act[l]);
   free(m->delta[0]);
@@ -79,6 +82,7 @@ static void orthogonal_(fox_real *w, int rows, int cols, double gain, struct rng
 }
 
 void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, int init, double head_gain) {
+  NN_(mlp_touch)(m);
   for (int l = 0; l < m->n_layers; l++) {
     int out = m->dims[l + 1], in = m->dims[l];
     fox_real *w = m->w + m->offset[l];
@@ -116,6 +120,55 @@ static int reserve_(struct NN_(mlp) *m, int batch, struct fox_err *e) {
   return 0;
 }
 
+/* wt [in, o] = w^T of a layer's w [o, in], in 16 x 16 tiles that stay in cache. */
+static void transpose_(const fox_real *restrict w, int o, int in, fox_real *restrict wt) {
+  enum { T = 16 };
+  for (int i0 = 0; i0 < o; i0 += T)
+    for (int j0 = 0; j0 < in; j0 += T) {
+      int i1 = i0 + T < o ? i0 + T : o, j1 = j0 + T < in ? j0 + T : in;
+      for (int j = j0; j < j1; j++)
+        for (int i = i0; i < i1; i++)
+          wt[(size_t)j * o + i] = w[(size_t)i * in + j];
+    }
+}
+
+/* y [rows, cols] = act(y + b) on a hidden layer, y + b on the output layer (act < 0). The
+ * activation is chosen outside the loops so that each one vectorises. */
+FOX_CLONES static void bias_act_(fox_real *restrict y, const fox_real *restrict b, int rows,
+                                 int cols, int act) {
+  for (int i = 0; i < rows; i++) {
+    fox_real *r = y + (size_t)i * cols;
+    if (act == FOX_ACT_TANH)
+      for (int j = 0; j < cols; j++)
+        r[j] = fox_act_(FOX_ACT_TANH, r[j] + b[j]);
+    else if (act == FOX_ACT_RELU)
+      for (int j = 0; j < cols; j++)
+        r[j] = fox_act_(FOX_ACT_RELU, r[j] + b[j]);
+    else
+      for (int j = 0; j < cols; j++)
+        r[j] += b[j];
+  }
+}
+
+/* d = dLoss/dz from dLoss/dy and the outputs h, in place. */
+FOX_CLONES static void act_back_(fox_real *restrict d, const fox_real *restrict h, size_t n,
+                                 int act) {
+  if (act == FOX_ACT_TANH)
+    for (size_t i = 0; i < n; i++)
+      d[i] = fox_act_back_(FOX_ACT_TANH, h[i], d[i]);
+  else
+    for (size_t i = 0; i < n; i++)
+      d[i] = fox_act_back_(FOX_ACT_RELU, h[i], d[i]);
+}
+
+/* gb [cols] += column sums of d [rows, cols], rows in order. */
+FOX_CLONES static void bias_grad_(fox_real *restrict gb, const fox_real *restrict d, int rows,
+                                  int cols) {
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++)
+      gb[j] += d[(size_t)i * cols + j];
+}
+
 int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real *out,
                      struct fox_err *e) {
   FOX_TRY(reserve_(m, batch, e));
@@ -123,18 +176,13 @@ int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real 
   for (int l = 0; l < m->n_layers; l++) {
     int in = m->dims[l], o = m->dims[l + 1];
     const fox_real *w = m->w + m->offset[l], *b = w + (size_t)o * in;
-    fox_real *y = m->act[l + 1];
-    for (int i = 0; i < batch; i++)
-      memcpy(y + (size_t)i * o, b, (size_t)o * sizeof *b);
-    /* Y [B, o] += X [B, in] * W^T */
-    fox_gemm_(CblasRowMajor, CblasNoTrans, CblasTrans, batch, o, in, 1, m->act[l], in, w, in, 1,
-              y, o);
-    if (l < m->n_layers - 1) {
-      const int act = m->activation;
-      for (size_t i = 0; i < (size_t)batch * o; i++)
-        y[i] = fox_act_(act, y[i]);
-    }
+    fox_real *wt = m->wt + m->offset[l];
+    if (!m->wt_fresh)
+      transpose_(w, o, in, wt);
+    NN_(gemm_xwt)(batch, in, o, m->act[l], wt, m->act[l + 1]); /* Y = X W^T */
+    bias_act_(m->act[l + 1], b, batch, o, l < m->n_layers - 1 ? m->activation : -1);
   }
+  m->wt_fresh = 1;
   memcpy(out, m->act[m->n_layers], (size_t)batch * m->dims[m->n_layers] * sizeof *out);
   return 0;
 }
@@ -147,20 +195,13 @@ void NN_(mlp_backward)(struct NN_(mlp) *m, const fox_real *dout, int batch) {
     int in = m->dims[l], o = m->dims[l + 1];
     const fox_real *w = m->w + m->offset[l];
     fox_real *gw = m->g + m->offset[l], *gb = gw + (size_t)o * in;
-    /* dW [o, in] += dY^T [o, B] * X [B, in]; db += column sums of dY */
-    fox_gemm_(CblasRowMajor, CblasTrans, CblasNoTrans, o, in, batch, 1, d, o, m->act[l], in, 1,
-              gw, in);
-    for (int i = 0; i < batch; i++)
-      for (int j = 0; j < o; j++)
-        gb[j] += d[(size_t)i * o + j];
+    NN_(gemm_dw)(batch, in, o, d, m->act[l], gw); /* dW += dY^T X */
+    bias_grad_(gb, d, batch, o);
     if (l == 0)
       break;
-    /* dX [B, in] = dY [B, o] * W [o, in], then through the activation of layer l-1 */
-    fox_gemm_(CblasRowMajor, CblasNoTrans, CblasNoTrans, batch, in, o, 1, d, o, w, in, 0, dn, in);
-    const fox_real *h = m->act[l];
-    const int act = m->activation;
-    for (size_t i = 0; i < (size_t)batch * in; i++)
-      dn[i] = fox_act_back_(act, h[i], dn[i]);
+    /* dX = dY W, then through the activation of layer l-1 */
+    NN_(gemm_dx)(batch, in, o, d, w, dn);
+    act_back_(dn, m->act[l], (size_t)batch * in, m->activation);
     fox_real *t = d;
     d = dn;
     dn = t;
@@ -197,8 +238,8 @@ int NN_(adam_create)(struct NN_(adam) *a, size_t n, double eps, struct fox_err *
   return 0;
 }
 
-void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict p, const fox_real *restrict g,
-                    double lr) {
+FOX_CLONES static void adam_(struct NN_(adam) *a, fox_real *restrict p,
+                              const fox_real *restrict g, double scale, double lr) {
   a->t++;
   double c1 = 1 - pow(a->beta1, (double)a->t), c2 = 1 - pow(a->beta2, (double)a->t);
   /* In the parameters' precision so that the loop vectorises (it was a fifth of a DQN run in
@@ -206,11 +247,31 @@ void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict p, const fox_real *r
   const fox_real b1 = (fox_real)a->beta1, b2 = (fox_real)a->beta2, step = (fox_real)(lr / c1);
   const fox_real isc2 = (fox_real)(1.0 / sqrt(c2)), eps = (fox_real)a->eps;
   fox_real *restrict m = a->m, *restrict v = a->v;
+  if (scale != 1.0) {
+    /* clip_grad_norm_ scales the gradients in place, then Adam reads them: the same floats. */
+    for (size_t i = 0; i < a->n; i++) {
+      fox_real gi = (fox_real)(g[i] * scale);
+      m[i] = b1 * m[i] + (1 - b1) * gi;
+      v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+      p[i] -= step * m[i] / (fox_sqrt_(v[i]) * isc2 + eps);
+    }
+    return;
+  }
   for (size_t i = 0; i < a->n; i++) {
     m[i] = b1 * m[i] + (1 - b1) * g[i];
     v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
     p[i] -= step * m[i] / (fox_sqrt_(v[i]) * isc2 + eps);
   }
+}
+
+void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict p, const fox_real *restrict g,
+                    double lr) {
+  adam_(a, p, g, 1.0, lr);
+}
+
+void NN_(adam_step_scaled)(struct NN_(adam) *a, fox_real *restrict p,
+                           const fox_real *restrict g, double scale, double lr) {
+  adam_(a, p, g, scale, lr);
 }
 
 void NN_(adam_free)(struct NN_(adam) *a) {

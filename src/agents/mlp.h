@@ -25,6 +25,8 @@ struct NN_(mlp) {
   int batch_cap;
   fox_real *act[FOX_MLP_MAX + 1]; /* act[0] = input copy, act[l] = output of layer l */
   fox_real *delta[2];             /* ping-pong buffers for backprop */
+  fox_real *wt;                   /* W_l^T, the forward's operand (gemm.h), [n_params] */
+  int wt_fresh;                   /* wt holds w's transposes; every writer of w clears it */
 };
 
 int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden, int out,
@@ -38,9 +40,13 @@ void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, int init, double head_gain
 /* out [batch, dims[n_layers]]; keeps the activations for mlp_backward. */
 int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real *out,
                      struct fox_err *e);
-/* Accumulates dLoss/dparams into g from dLoss/dout [batch, out] of the last forward. */
+/* Accumulates dLoss/dparams into g from dLoss/dout [batch, out] of the first `batch` rows of
+ * the last forward (which may have had more: DQN runs s and s' through one forward). */
 void NN_(mlp_backward)(struct NN_(mlp) *m, const fox_real *dout, int batch);
 void NN_(mlp_zero_grad)(struct NN_(mlp) *m);
+/* Says that w was written (forward keeps w's transposes until then): every writer of w outside
+ * this file calls it. */
+static inline void NN_(mlp_touch)(struct NN_(mlp) *m) { m->wt_fresh = 0; }
 /* Scales g so that its global L2 norm is at most max_norm; returns the norm before. */
 double NN_(grad_clip)(fox_real *g, size_t n, double max_norm);
 
@@ -54,6 +60,9 @@ struct NN_(adam) {
 int NN_(adam_create)(struct NN_(adam) *a, size_t n, double eps, struct fox_err *e);
 void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict params,
                     const fox_real *restrict grads, double lr);
+/* The same on the gradients times `scale` (clipping), without writing them back. */
+void NN_(adam_step_scaled)(struct NN_(adam) *a, fox_real *restrict params,
+                           const fox_real *restrict grads, double scale, double lr);
 void NN_(adam_free)(struct NN_(adam) *a);
 
 #endif

@@ -30,4 +30,15 @@ typedef float fox_real;
 #define fox_act_back_ fox_act_back
 #endif
 
+/* The element-wise loops of the float networks (bias + activation, its backward, Adam) in
+ * AVX-512, AVX2 and baseline clones, picked at load time for the CPU at hand: the same binary
+ * runs anywhere, and since no clone contracts a*b+c into an FMA (ISO C, -ffp-contract=off) and
+ * every lane does its own element, all give the same floats. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(FOX_NN_DOUBLE) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define FOX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FOX_CLONES
+#endif
+
 #endif

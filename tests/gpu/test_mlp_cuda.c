@@ -35,6 +35,7 @@ int main(void) {
     mlp_init(&cpu, &r, act == FOX_ACT_RELU ? FOX_INIT_ORTHOGONAL : FOX_INIT_DEFAULT, 1.0);
     for (size_t i = 0; i < cpu.n_params; i++)
       cpu.w[i] += 0.05f * (float)rng_normal(&r); /* non-zero biases */
+    mlp_touch(&cpu);
     CHECK(mlp_cuda_set_params(&gpu, cpu.w, &e) == 0, "%s", e.msg);
     size_t nx = (size_t)B * 54, ny = (size_t)B * 4, np = cpu.n_params;
     float *x = malloc(nx * sizeof *x), *dy = malloc(ny * sizeof *dy);
@@ -72,6 +73,7 @@ int main(void) {
       CHECK(mlp_cuda_get_grads(&gpu, host, &e) == 0, "%s", e.msg);
       CHECK(differ_(host, cpu.g, np, 1e-5f, 1e-3f) == 0, "step %d: clipped gradients differ", step);
       adam_step(&opt, cpu.w, cpu.g, 1e-3);
+      mlp_touch(&cpu);
       CHECK(mlp_cuda_adam(&gpu, 1e-3, 1e-8, &e) == 0, "%s", e.msg);
       CHECK(mlp_cuda_get_params(&gpu, host, &e) == 0, "%s", e.msg);
       CHECK(differ_(host, cpu.w, np, 1e-5f, 1e-4f) == 0, "step %d: parameters after Adam differ",

@@ -34,6 +34,7 @@ int main(void) {
     /* Biases start at zero; give them values so that their gradients are exercised too. */
     for (size_t i = 0; i < m.n_params; i++)
       m.w[i] += 0.1 * rng_normal(&r);
+    mlp_touch_f64(&m);
     double x[B * 4], target[B * 3], dout[B * 3];
     for (int i = 0; i < B * 4; i++)
       x[i] = rng_normal(&r);
@@ -49,10 +50,13 @@ int main(void) {
     for (size_t i = 0; i < m.n_params; i++) {
       double keep = m.w[i];
       m.w[i] = keep + h;
+      mlp_touch_f64(&m);
       double lp = loss_(&m, x, target, dout);
       m.w[i] = keep - h;
+      mlp_touch_f64(&m);
       double lm = loss_(&m, x, target, dout);
       m.w[i] = keep;
+      mlp_touch_f64(&m);
       double fd = (lp - lm) / (2 * h), err = fabs(fd - analytic[i]) / (1e-7 + fabs(fd));
       worst = err > worst ? err : worst;
       CHECK(err < 1e-5, "%s, param %zu: analytic %.10g, finite difference %.10g", act_name[act],
