@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages foxopt needs (only those missing; quiet when all are there),
 # optionally the Python test environment, then configures and builds.
-#   scripts/setup.sh [--python] [--slurm] [--preset NAME]...   (default preset: default)
-# --python: .venv for the reference tests and benchmarks; --slurm: slurm-wlm and munge for the
-# tests that start a one-machine SLURM cluster.
+#   scripts/setup.sh [--python] [--bench] [--slurm] [--preset NAME]...   (default preset: default)
+# --python: .venv for the reference tests and benchmarks; --bench: also torch, Stable-Baselines3
+# and gymnasium in .venv (the training and learning benchmarks; a large download, so not for
+# the test suite); --slurm: slurm-wlm and munge for the tests that start a one-machine SLURM
+# cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_python=0
+want_bench=0
 want_slurm=0
 presets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --python) want_python=1 ;;
+    --bench) want_python=1; want_bench=1 ;;
     --slurm) want_slurm=1 ;;
     --preset) presets+=("$2"); shift ;;
     -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
@@ -50,6 +54,11 @@ if [ $want_python -eq 1 ]; then
     .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib empyrical-reloaded \
       optuna
   fi
+fi
+
+if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' 2>/dev/null; then
+  echo "setup: adding torch, stable-baselines3 and gymnasium to .venv (PyPI)"
+  .venv/bin/pip install -q --disable-pip-version-check torch stable-baselines3 gymnasium
 fi
 
 # nvcc is found through PATH; the toolkit's usual home is added when present.
