@@ -43,7 +43,9 @@ reproduces() {
   done
 }
 
-for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train.algo=ppo"; do
+for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train.algo=ppo" \
+               "--set dqn.activation=tanh --set dqn.init=orthogonal" \
+               "--set train.algo=ppo --set ppo.activation=relu --set ppo.init=default"; do
   run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/a" $variant --json
   contains "$OUT_TXT" '"status": "complete", "epochs": 2'
   contains "$OUT_TXT" '"val.sharpe": '
@@ -58,6 +60,29 @@ for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train
     check "same seed, same metrics ($variant)" h5diff -q "$WORK/a/trial.h5" "$WORK/b/trial.h5" /metrics
   fi
 done
+
+# Networks record their activation; a trial.h5 from before it was a setting (no attribute, no
+# key in its config) is a ReLU network and still reproduces its metrics.
+run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/old" --set train.algo=ppo \
+  --set ppo.activation=relu --json
+old_json=$OUT_TXT
+contains "$(h5dump -a /weights/actor/activation "$WORK/old/trial.h5")" '"relu"'
+contains "$(h5dump -a /weights/actor/activation "$WORK/a/trial.h5")" '"relu"'
+if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import h5py' 2>/dev/null; then
+  "$FOX_PYTHON" - "$WORK/old/trial.h5" <<'PY'
+import h5py, re, sys
+with h5py.File(sys.argv[1], "r+") as f:
+    for n in ("actor", "critic"):
+        del f["weights"][n].attrs["activation"]
+    text = f.attrs["config"]
+    text = text.decode() if isinstance(text, bytes) else text
+    text = re.sub(r"\n  (activation|init): [a-z]+", "", text)
+    f.attrs["config"] = text.encode()
+PY
+  check "the old file has no activation key" not grep -q activation \
+    <(h5dump -a /config "$WORK/old/trial.h5")
+  reproduces "$WORK/old/trial.h5" "$old_json"
+fi
 
 run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/c"
 run_rc 0 "$FOXOPT" info "$WORK/c/trial.h5"

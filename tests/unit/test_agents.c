@@ -86,6 +86,39 @@ int main(void) {
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 500, 1000), 0.05, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 900, 1000), 0.05, 0, 1e-12);
 
+  /* reward.scale auto by hand: train split [1, 5) of closes 50, 100, 110, 99, 99, 200 has the
+   * returns ln 1.1, ln 0.9, 0 (bar 1 -> 4; bar 0 and bar 5 are outside): mean m = ln(0.99)/3,
+   * population variance = mean of squares - m^2. A number set by the user stays; a flat
+   * split is an error naming the dataset. */
+  {
+    struct dataset hd;
+    memset(&hd, 0, sizeof hd);
+    struct fox_err he = {0};
+    CHECK(bars_reserve(&hd.bars, 6, &he) == 0, "%s", he.msg);
+    const double cl[6] = {50, 100, 110, 99, 99, 200};
+    for (int i = 0; i < 6; i++)
+      CHECK(bars_push(&hd.bars, 60 * i, cl[i], cl[i], cl[i], cl[i], 1, &he) == 0, "%s", he.msg);
+    hd.split[FOX_SPLIT_TRAIN][0] = 1, hd.split[FOX_SPLIT_TRAIN][1] = 5;
+    snprintf(hd.source, sizeof hd.source, "hand.h5");
+    double r1 = log(1.1), r2 = log(0.9), m = (r1 + r2) / 3;
+    double want = sqrt((r1 * r1 + r2 * r2) / 3 - m * m), sd;
+    CHECK(dataset_return_std(&hd, FOX_SPLIT_TRAIN, &sd, &he) == 0, "%s", he.msg);
+    CHECK_NEAR(sd, want, 1e-15, 1e-12);
+    struct config rc;
+    config_defaults(&rc);
+    CHECK(trial_resolve_reward(&rc, &hd, &he) == 0, "%s", he.msg);
+    CHECK_NEAR(rc.market.reward_scale, 1 / want, 0, 1e-12);
+    rc.market.reward_scale = 3;
+    CHECK(trial_resolve_reward(&rc, &hd, &he) == 0 && rc.market.reward_scale == 3,
+          "a number stays");
+    hd.bars.close[2] = hd.bars.close[3] = 100, hd.bars.close[4] = 100;
+    rc.market.reward_scale = 0;
+    CHECK(trial_resolve_reward(&rc, &hd, &he) == FOX_EDATA && strstr(he.msg, "hand.h5") &&
+              strstr(he.msg, "never moves"),
+          "a flat train split: %s", he.msg);
+    bars_free(&hd.bars);
+  }
+
   /* A diverging trial: a NaN weight is reported as status failed with the reason. */
   struct fox_err e = {0};
   struct dataset ds;
