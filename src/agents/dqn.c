@@ -8,21 +8,11 @@
 
 #include "agents/loss.h"
 
-static int argmax3_(const float *q) {
-  int best = 0;
-  for (int a = 1; a < FOX_NACTIONS; a++)
-    if (q[a] > q[best])
-      best = a;
-  return best;
-}
-
 void dqn_targets(const float *q_target, const float *q_online, const float *r,
                  const uint8_t *terminal, double gamma, size_t n, float *y) {
-  for (size_t i = 0; i < n; i++) {
-    const float *qt = q_target + i * FOX_NACTIONS;
-    int a = argmax3_(q_online ? q_online + i * FOX_NACTIONS : qt);
-    y[i] = (float)(r[i] + (terminal[i] ? 0.0 : gamma * qt[a]));
-  }
+  for (size_t i = 0; i < n; i++)
+    y[i] = dqn_target(q_target + i * FOX_NACTIONS, q_online ? q_online + i * FOX_NACTIONS : NULL,
+                      r[i], terminal[i], gamma);
 }
 
 void dqn_dueling(const float *raw, size_t n, float *q) {
@@ -58,6 +48,7 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *
   d->cfg = *c;
   d->out = c->dueling ? FOX_NACTIONS + 1 : FOX_NACTIONS;
   rng_seed(&d->rng, seed);
+  d->seed = rng_hash2(seed, 0x4451u); /* a stream apart from the initialisation's */
   int rc = net_create(&d->online, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out,
                       c->activation, 1e-8, e);
   if (rc == 0)
@@ -130,11 +121,9 @@ int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *acti
   if (!q)
     return fox_errf(e, FOX_EFAIL, "dqn: out of memory");
   int rc = dqn_q(d, states, n, q, e);
-  for (int i = 0; rc == 0 && i < n; i++) {
-    /* Draw both numbers always so that the stream does not depend on eps. */
-    double u = rng_uniform(&d->rng), v = rng_uniform(&d->rng);
-    actions[i] = (uint8_t)(u < eps ? (int)(v * FOX_NACTIONS) : argmax3_(q + (size_t)i * FOX_NACTIONS));
-  }
+  for (int i = 0; rc == 0 && i < n; i++)
+    actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, eps, d->seed,
+                                      (uint64_t)d->transitions, (uint64_t)i);
   free(q);
   return rc;
 }
@@ -145,7 +134,8 @@ int dqn_sync_target(struct dqn *d, struct fox_err *e) {
 
 static int update_(struct dqn *d, double *loss, struct fox_err *e) {
   size_t b = (size_t)d->cfg.batch_size;
-  replay_sample(&d->rb, &d->rng, b, d->bidx);
+  for (size_t i = 0; i < b; i++)
+    d->bidx[i] = (size_t)dqn_replay_index(d->seed, (uint64_t)d->updates, i, d->rb.size);
   float *s2 = d->bs + b * FOX_STATE_DIM;
   for (size_t i = 0; i < b; i++) {
     size_t k = d->bidx[i];

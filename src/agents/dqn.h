@@ -10,15 +10,15 @@
 #include "agents/net.h"
 #include "agents/replay.h"
 #include "config/config.h"
-
-#define FOX_NACTIONS 3
+#include "dqn_step.h"
 
 struct dqn {
   struct dqn_config cfg;
   int out; /* network outputs: 3 Q-values, or V and 3 advantages when dueling */
   struct net online, target;
   struct replay rb;
-  struct rng rng;
+  struct rng rng; /* the initial weights' draws */
+  uint64_t seed;  /* the counter-based draws of acting and replay sampling (rng_step.h) */
   long transitions, updates;
   double credit; /* transitions not yet paid for by an update (train_freq) */
   /* batch scratch: bs holds the batch's s then its s' ([2 batch, 54]), so that Double DQN runs

@@ -3,13 +3,15 @@
 
 #include <math.h>
 
+#include "dqn_step.h"
+
 double NN_(huber_loss)(const fox_real *pred, const fox_real *target, size_t n, fox_real *grad) {
   double sum = 0;
   for (size_t i = 0; i < n; i++) {
-    double d = (double)pred[i] - target[i], a = fabs(d);
-    sum += a < 1.0 ? 0.5 * d * d : a - 0.5;
+    double g;
+    sum += dqn_huber((double)pred[i] - target[i], &g);
     if (grad)
-      grad[i] = (fox_real)((a < 1.0 ? d : (d > 0 ? 1.0 : -1.0)) / (double)n);
+      grad[i] = (fox_real)(g / (double)n);
   }
   return sum / (double)n;
 }

@@ -6,22 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ppo_step.h"
+
 #define NA_ 3
 
 void ppo_gae(int T, int N, const float *rewards, const float *values, const uint8_t *dones,
              const float *last_values, double gamma, double lambda, float *adv, float *ret) {
-  for (int i = 0; i < N; i++) {
-    double last = 0;
-    for (int t = T - 1; t >= 0; t--) {
-      size_t k = (size_t)t * N + i;
-      double next_v = t == T - 1 ? last_values[i] : values[k + N];
-      double nonterminal = dones[k] ? 0.0 : 1.0;
-      double delta = rewards[k] + gamma * next_v * nonterminal - values[k];
-      last = delta + gamma * lambda * nonterminal * last;
-      adv[k] = (float)last;
-      ret[k] = (float)(last + values[k]);
-    }
-  }
+  for (int i = 0; i < N; i++)
+    ppo_gae_env(T, N, i, rewards, values, dones, last_values[i], gamma, lambda, adv, ret);
 }
 
 int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
@@ -31,6 +23,7 @@ int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_u
   p->n_envs = n_envs;
   p->num_updates = num_updates;
   rng_seed(&p->rng, seed);
+  p->seed = rng_hash2(seed, 0x5050u); /* a stream apart from the initialisation's */
   int rc = net_create(&p->actor, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, c->activation,
                       1e-5, e);
   if (rc == 0)
@@ -98,20 +91,13 @@ int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *
   if (!logits)
     return fox_errf(e, FOX_EFAIL, "ppo: out of memory");
   int rc = net_forward(&p->actor, states, n, logits, e);
+  /* The run's vector step: rollouts done times their length, plus this rollout's steps. */
+  uint64_t step = (uint64_t)p->updates * (uint64_t)p->cfg.n_steps + (uint64_t)p->t;
   for (int i = 0; rc == 0 && i < n; i++) {
-    double lp[NA_], h, u = rng_uniform(&p->rng), acc = 0;
-    log_softmax3(logits + (size_t)i * NA_, lp, &h);
-    int a = NA_ - 1;
-    for (int j = 0; j < NA_; j++) {
-      acc += exp(lp[j]);
-      if (u < acc) {
-        a = j;
-        break;
-      }
-    }
-    actions[i] = (uint8_t)a;
+    float lp;
+    actions[i] = (uint8_t)ppo_sample(logits + (size_t)i * NA_, p->seed, step, (uint64_t)i, &lp);
     if (logp)
-      logp[i] = (float)lp[a];
+      logp[i] = lp;
   }
   free(logits);
   if (rc == 0 && values)
@@ -133,9 +119,10 @@ void ppo_record(struct ppo *p, const float *states, const uint8_t *actions, cons
 
 int ppo_rollout_full(const struct ppo *p) { return p->t >= p->cfg.n_steps; }
 
-static void shuffle_(size_t *perm, size_t n, struct rng *r) {
+/* Fisher-Yates with counter-based draws: the permutation is a function of (seed, round). */
+static void shuffle_(size_t *perm, size_t n, uint64_t seed, uint64_t round) {
   for (size_t i = n - 1; i > 0; i--) {
-    size_t j = (size_t)(rng_uniform(r) * (double)(i + 1));
+    size_t j = (size_t)(fox_u01(seed, FOX_RS_PERMUTE, round, i) * (double)(i + 1));
     size_t t = perm[i];
     perm[i] = perm[j];
     perm[j] = t;
@@ -167,7 +154,7 @@ int ppo_update(struct ppo *p, const float *last_states, struct ppo_stats *st, st
   struct ppo_stats sum = {0};
   int count = 0;
   for (int ep = 0; ep < p->cfg.epochs; ep++) {
-    shuffle_(p->perm, n, &p->rng);
+    shuffle_(p->perm, n, p->seed, (uint64_t)p->updates * (uint64_t)p->cfg.epochs + (uint64_t)ep);
     for (size_t start = 0; start + mbs <= n; start += mbs) {
       size_t m = mbs;
       double mean = 0, var = 0;

@@ -16,7 +16,8 @@ struct ppo {
   int n_envs;
   long num_updates, updates; /* rollouts planned for the run, and done */
   struct net actor, critic;
-  struct rng rng;
+  struct rng rng; /* the initial weights' draws */
+  uint64_t seed;  /* the counter-based draws of sampling and permutations (rng_step.h) */
   int t; /* rollout steps filled */
   float *obs, *logp, *values, *rewards, *adv, *ret; /* [n_steps * n_envs (* 54)] */
   uint8_t *actions, *dones;

@@ -35,11 +35,6 @@ void replay_push(struct replay *b, size_t n, const float *s, const uint8_t *a, c
   }
 }
 
-void replay_sample(const struct replay *b, struct rng *r, size_t batch, size_t *idx) {
-  for (size_t i = 0; i < batch; i++)
-    idx[i] = (size_t)(rng_uniform(r) * (double)b->size);
-}
-
 void replay_free(struct replay *b) {
   free(b->s);
   free(b->s2);

@@ -21,8 +21,6 @@ int replay_create(struct replay *b, size_t cap, struct fox_err *e);
  * bootstraps). */
 void replay_push(struct replay *b, size_t n, const float *s, const uint8_t *a, const float *r,
                  const float *s2, const uint8_t *terminal);
-/* Fills idx[batch] with uniform indices into the filled part. */
-void replay_sample(const struct replay *b, struct rng *r, size_t batch, size_t *idx);
 void replay_free(struct replay *b);
 
 #endif
