@@ -6,7 +6,44 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "backend/counters.h"
 #include "util/error.h"
+
+/* Every allocation, copy and synchronisation of the CUDA backend is counted
+ * (backend/counters.h): the sources call the CUDA names, which these wrappers stand in for. */
+static inline cudaError_t fox_cuda_malloc_(void **p, size_t bytes) {
+  cudaError_t rc = cudaMalloc(p, bytes);
+  if (rc == cudaSuccess)
+    counters_alloc_ptr(*p, bytes);
+  return rc;
+}
+static inline cudaError_t fox_cuda_free_(void *p) {
+  if (p)
+    counters_release_ptr(p);
+  return cudaFree(p);
+}
+static inline cudaError_t fox_cuda_memcpy_(void *dst, const void *src, size_t bytes,
+                                           enum cudaMemcpyKind kind) {
+  if (kind == cudaMemcpyHostToDevice)
+    counters_h2d(bytes);
+  else if (kind == cudaMemcpyDeviceToHost)
+    counters_d2h(bytes);
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+static inline cudaError_t fox_cuda_sync_(void) {
+  counters_sync();
+  return cudaDeviceSynchronize();
+}
+/* Some of these names are macros already (the per-thread default stream's variants): each
+ * wrapper above has expanded the original, so it can be replaced now. */
+#undef cudaMalloc
+#undef cudaFree
+#undef cudaMemcpy
+#undef cudaDeviceSynchronize
+#define cudaMalloc(p, bytes) fox_cuda_malloc_((void **)(p), (bytes))
+#define cudaFree fox_cuda_free_
+#define cudaMemcpy fox_cuda_memcpy_
+#define cudaDeviceSynchronize fox_cuda_sync_
 
 #define cudaCheck(call, e)                                                                      \
   do {                                                                                          \
@@ -25,7 +62,12 @@
                       cublasGetStatusString(fox_cb_));                                        \
   } while (0)
 
-/* After every <<<...>>>: launch errors (bad configuration) surface here, not later. */
-#define cudaCheckLaunch(e) cudaCheck(cudaGetLastError(), e)
+/* After every <<<...>>>: launch errors (bad configuration) surface here, not later; and the
+ * launch is counted. */
+#define cudaCheckLaunch(e)                                                                    \
+  do {                                                                                        \
+    counters_launch();                                                                        \
+    cudaCheck(cudaGetLastError(), e);                                                         \
+  } while (0)
 
 #endif

@@ -98,7 +98,17 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
         else
           printf("null");
       }
-      printf("}\n");
+      /* What the device did (zeros on the CPU backend): the host round trips of the loop. */
+      const struct backend_counts *c[2] = {&res->train_counts, &res->eval_counts};
+      printf(", \"device\": {");
+      for (int k = 0; k < 2; k++)
+        printf("\"%s\": {\"launches\": %llu, \"syncs\": %llu, \"h2d_bytes\": %llu, "
+               "\"d2h_bytes\": %llu}, ",
+               k ? "eval" : "train", (unsigned long long)c[k]->launches,
+               (unsigned long long)c[k]->syncs, (unsigned long long)c[k]->h2d_bytes,
+               (unsigned long long)c[k]->d2h_bytes);
+      printf("\"env_steps\": %ld, \"peak_bytes\": %llu}}\n", res->transitions,
+             (unsigned long long)counters_peak_bytes());
     } else {
       printf("wrote %s\n", out);
     }

@@ -249,7 +249,11 @@ int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_a
     to_epoch = cfg->epochs;
   for (int ep = out->epochs_done; ep < to_epoch && out->status == FOX_TRIAL_COMPLETE; ep++) {
     double t0 = now_(), loss = NAN;
-    FOX_TRY(train_epoch_(t, ep, stop, &loss, e));
+    struct backend_counts c = counters_take(); /* whatever the thread did before */
+    int rc = train_epoch_(t, ep, stop, &loss, e);
+    c = counters_take();
+    counters_add(&out->train_counts, &c);
+    FOX_TRY(rc);
     if (out->status != FOX_TRIAL_COMPLETE)
       break;
     int finite;
@@ -261,7 +265,10 @@ int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_a
     }
     double t1 = now_();
     struct backtest_run run;
-    FOX_TRY(agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, &run, e));
+    rc = agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, &run, e);
+    c = counters_take();
+    counters_add(&out->eval_counts, &c);
+    FOX_TRY(rc);
     struct epoch_row *row = &out->curve[ep];
     row->epoch = ep + 1;
     row->seconds = now_() - t0;

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "backend/counters.h"
 #include "env/venv.h"
 #include "train/agent.h"
 
@@ -24,6 +25,9 @@ struct trial_result {
   struct epoch_row *curve; /* [train.epochs] */
   struct metrics final;    /* the last evaluation */
   long transitions;
+  /* The device work of the training loops and of the evaluations (backend/counters.h; zeros
+   * on the CPU backend). */
+  struct backend_counts train_counts, eval_counts;
 };
 
 /* A trial in progress: its environments, its agent and where its loop stands. It runs in

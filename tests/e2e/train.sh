@@ -52,6 +52,9 @@ for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train
   contains "$OUT_TXT" '"val.total_return": '
   contains "$ERR_TXT" "epoch   2/2"
   contains "$ERR_TXT" "env-steps/s"
+  # the device counters: the CPU backend has no device, so nothing is launched or copied
+  contains "$OUT_TXT" '"device": {"train": {"launches": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0'
+  contains "$OUT_TXT" '"env_steps": 8000, "peak_bytes": 0}}'
   reproduces "$WORK/a/trial.h5" "$OUT_TXT"
   # the same seed again: identical weights and metrics
   run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/b" $variant --json

@@ -1,0 +1,94 @@
+/* Thread-local counts (no contention between the trials of a device) and an atomic peak. */
+#include "backend/counters.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+static _Thread_local struct backend_counts mine_;
+static atomic_uint_fast64_t in_use_, peak_;
+
+void counters_launch(void) { mine_.launches++; }
+void counters_sync(void) { mine_.syncs++; }
+void counters_h2d(size_t bytes) { mine_.h2d_bytes += bytes; }
+void counters_d2h(size_t bytes) { mine_.d2h_bytes += bytes; }
+
+void counters_alloc(size_t bytes) {
+  uint_fast64_t now = atomic_fetch_add(&in_use_, bytes) + bytes;
+  uint_fast64_t peak = atomic_load(&peak_);
+  while (now > peak && !atomic_compare_exchange_weak(&peak_, &peak, now))
+    ;
+}
+
+void counters_release(size_t bytes) { atomic_fetch_sub(&in_use_, bytes); }
+
+/* Live allocations: an open-addressing table of (pointer, size), grown at half full. */
+static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
+static struct slot_ {
+  const void *p;
+  size_t bytes;
+} *slots_;
+static size_t cap_, used_;
+#define GONE_ ((const void *)1)
+
+static size_t hash_(const void *p, size_t cap) {
+  return (size_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+}
+
+static int grow_(void) {
+  size_t cap = cap_ ? 2 * cap_ : 1024;
+  struct slot_ *s = calloc(cap, sizeof *s);
+  if (!s)
+    return -1;
+  for (size_t i = 0; i < cap_; i++)
+    if (slots_[i].p && slots_[i].p != GONE_) {
+      size_t k = hash_(slots_[i].p, cap);
+      while (s[k].p)
+        k = (k + 1) & (cap - 1);
+      s[k] = slots_[i];
+    }
+  free(slots_);
+  slots_ = s;
+  cap_ = cap;
+  return 0;
+}
+
+void counters_alloc_ptr(const void *p, size_t bytes) {
+  pthread_mutex_lock(&lock_);
+  if ((2 * (used_ + 1) <= cap_ || grow_() == 0) && p) {
+    size_t k = hash_(p, cap_);
+    while (slots_[k].p && slots_[k].p != GONE_)
+      k = (k + 1) & (cap_ - 1);
+    slots_[k] = (struct slot_){p, bytes};
+    used_++;
+    counters_alloc(bytes);
+  }
+  pthread_mutex_unlock(&lock_);
+}
+
+void counters_release_ptr(const void *p) {
+  pthread_mutex_lock(&lock_);
+  for (size_t k = cap_ ? hash_(p, cap_) : 0, n = 0; cap_ && slots_[k].p && n < cap_;
+       k = (k + 1) & (cap_ - 1), n++)
+    if (slots_[k].p == p) {
+      counters_release(slots_[k].bytes);
+      slots_[k].p = GONE_;
+      break;
+    }
+  pthread_mutex_unlock(&lock_);
+}
+
+struct backend_counts counters_take(void) {
+  struct backend_counts c = mine_;
+  mine_ = (struct backend_counts){0};
+  return c;
+}
+
+void counters_add(struct backend_counts *sum, const struct backend_counts *c) {
+  sum->launches += c->launches;
+  sum->syncs += c->syncs;
+  sum->h2d_bytes += c->h2d_bytes;
+  sum->d2h_bytes += c->d2h_bytes;
+}
+
+uint64_t counters_peak_bytes(void) { return atomic_load(&peak_); }
