@@ -12,28 +12,38 @@
 #include "fox_hd.h"
 #include "rng_step.h"
 
-/* log-softmax of logits z and the entropy H. */
-FOX_HD static inline void ppo_log_softmax3(const double *z, double *logp, double *entropy) {
+/* log-softmax of logits z, the probabilities p (may be NULL) and the entropy H; three exp and
+ * one log in all. */
+FOX_HD static inline void ppo_softmax3(const double *z, double *logp, double *p,
+                                       double *entropy) {
   double mx = z[0] > z[1] ? z[0] : z[1];
   mx = z[2] > mx ? z[2] : mx;
-  double s = exp(z[0] - mx) + exp(z[1] - mx) + exp(z[2] - mx), lse = mx + log(s), h = 0;
+  double ex[3] = {exp(z[0] - mx), exp(z[1] - mx), exp(z[2] - mx)};
+  double s = ex[0] + ex[1] + ex[2], lse = mx + log(s), h = 0;
   for (int j = 0; j < 3; j++) {
+    double pj = ex[j] / s;
     logp[j] = z[j] - lse;
-    h -= exp(logp[j]) * logp[j];
+    h -= pj * logp[j];
+    if (p)
+      p[j] = pj;
   }
   *entropy = h;
+}
+
+FOX_HD static inline void ppo_log_softmax3(const double *z, double *logp, double *entropy) {
+  ppo_softmax3(z, logp, NULL, entropy);
 }
 
 /* Environment `env`'s action at vector step `step` of the run, drawn from softmax(logits);
  * *logp gets its log-probability. */
 FOX_HD static inline int ppo_sample(const float *logits, uint64_t seed, uint64_t step,
                                     uint64_t env, float *logp) {
-  double z[3] = {logits[0], logits[1], logits[2]}, lp[3], h;
-  ppo_log_softmax3(z, lp, &h);
+  double z[3] = {logits[0], logits[1], logits[2]}, lp[3], p[3], h;
+  ppo_softmax3(z, lp, p, &h);
   double u = fox_u01(seed, FOX_RS_POLICY, step, env), acc = 0;
   int a = 2;
   for (int j = 0; j < 3; j++) {
-    acc += exp(lp[j]);
+    acc += p[j];
     if (u < acc) {
       a = j;
       break;
@@ -72,8 +82,8 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
                                           double old_v, double A, double R, double clip,
                                           double ent_coef, double vf_coef, double inv,
                                           double *dz, double *dv, struct ppo_terms *t) {
-  double lp[3], h;
-  ppo_log_softmax3(z, lp, &h);
+  double lp[3], pr[3], h;
+  ppo_softmax3(z, lp, pr, &h);
   double logratio = lp[a] - old_logp, r = exp(logratio);
   double rc = r < 1 - clip ? 1 - clip : r > 1 + clip ? 1 + clip : r;
   double u1 = -A * r, u2 = -A * rc;
@@ -84,7 +94,7 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
   t->clipped = fabs(r - 1) > clip;
   t->ent = h;
   for (int j = 0; j < 3; j++) {
-    double p = exp(lp[j]);
+    double p = pr[j];
     double dlogp = (j == a) - p;  /* d log p_a / d z_j */
     double dh = -p * (lp[j] + h); /* d H / d z_j */
     dz[j] = dr * r * dlogp - ent_coef * inv * dh;
