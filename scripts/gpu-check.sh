@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The device check, for a machine with a CUDA GPU: every gpu-labelled test (each CUDA kernel
-# against its CPU twin), the GPU benchmark, and two short studies on the device: one rank whose
-# step results go through NCCL, and configs/l4-5trials.yaml's five trials at once on one GPU
-# (each in its own thread and stream); a short table last. Two ways:
+# against its CPU twin), the GPU benchmark, two short studies on the device (one rank whose
+# step results go through NCCL, and configs/l4-5trials.yaml's five trials at once on one GPU,
+# each in its own thread and stream), and the headline run: five DQN trials at the defaults x
+# 300,000 train bars x 1 epoch at once on one GPU, with its wall time, each trial's env-steps/s
+# and the GPU's utilisation sampled by nvidia-smi while it runs; a short table last. Two ways:
 #   bash scripts/gpu-check.sh                      build here with CUDA (needs the packages)
 #   bash scripts/gpu-check.sh --bundle DIR         run binaries packed by scripts/gpu-bundle.sh
 #                                                  (the lent device machine has no registry)
@@ -69,6 +71,39 @@ else
   status=1
   rows+=("  studies                  FAILED: no dataset")
 fi
+# The headline: five DQN trials at the defaults, 300,000 train bars, one epoch, all at once.
+headline() {
+  local bars=430013 t0 rc smi # train = floor(0.7 (bars - 1441)) = 300,000
+  "$fox" synth -o "$out/h.csv" --bars $bars --seed 5 >/dev/null 2>&1 &&
+    "$fox" import "$out/h.csv" -o "$out/h.h5" >/dev/null 2>&1 || {
+    rows+=("  headline                 FAILED: no dataset"); status=1; return; }
+  cat >"$out/h.yaml" <<YAML
+data: {path: $out/h.h5}
+train: {algo: dqn, epochs: 1, backend: cuda}
+study: {name: headline, seed: 1, trials: 5, round_size: 5, trials_per_device: 5,
+        sampler: {name: random}}
+parameters: {dqn.lr: {value: 2.5e-4}}
+YAML
+  rm -rf "$out/headline"
+  nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 500 \
+    >"$out/headline-smi.csv" 2>/dev/null &
+  smi=$!
+  t0=$(date +%s.%N)
+  timeout 600 "$fox" run "$out/h.yaml" -o "$out/headline" >"$out/headline.log" 2>&1
+  rc=$?
+  local wall; wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  kill $smi 2>/dev/null
+  [ $rc -eq 0 ] || status=1
+  local util mem sps
+  util=$(awk -F, '$1 + 0 > 0 { s += $1; n++ } END { printf "%.0f%% mean of %d busy samples", n ? s / n : 0, n }' "$out/headline-smi.csv")
+  mem=$(awk -F, '{ m = $2 > m ? $2 : m } END { printf "%d MiB", m }' "$out/headline-smi.csv")
+  sps=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; next }
+    c { printf "%s%.0f", NR > 2 ? ", " : "", 300000 / $c }' "$out/headline/trials.csv" 2>/dev/null)
+  rows+=("$(printf '  %-24s %s in %ss; env-steps/s per trial: %s; GPU busy %s; peak %s' headline \
+    "$([ $rc -eq 0 ] && echo passed || echo "FAILED ($rc)")" "$wall" "$sps" "$util" "$mem")")
+}
+headline
+
 echo "== gpu-check on $(cat "$out/gpu.txt")"
 printf '%s\n' "${rows[@]}"
 cat "$out/bench_gpu.txt"
