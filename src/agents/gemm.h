@@ -1,8 +1,9 @@
 /* The three GEMMs of an MLP's forward and backward on row-major batches, through libxsmm's
- * just-in-time small-matrix kernels where foxopt was built with it (1.3-1.6x OpenBLAS at the
- * 54-256-wide layers of the agents: tests/bench/bench_gemm), OpenBLAS otherwise and for every
- * shape libxsmm declines. Compiled in float for foxopt and in double for the gradient checks
- * (nn_real.h); the double build always uses OpenBLAS. */
+ * just-in-time small-matrix kernels where foxopt was built with it (1.2-1.5x OpenBLAS at the
+ * 54-256-wide layers of the agents: tests/bench/bench_gemm), OpenBLAS for wider layers (where
+ * its packed kernels win), for any shape libxsmm declines, and in builds without libxsmm.
+ * Compiled in float for foxopt and in double for the gradient checks (nn_real.h); the double
+ * build always uses OpenBLAS. */
 #ifndef FOX_GEMM_H
 #define FOX_GEMM_H
 

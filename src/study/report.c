@@ -164,11 +164,16 @@ static void header_(FILE *f, const struct study *s, int shown) {
   fprintf(f, "# ranked best first: complete trials by %s (%s first), then pruned ones (most "
              "epochs first, then by %s), then running ones, then failed ones\n",
           obj, max ? "highest" : "lowest", obj);
+  int scale_searched = 0;
+  for (int i = 0; i < s->space.n; i++)
+    scale_searched |= strcmp(s->space.p[i].key, "reward.scale") == 0;
   if (agent_study_(s) && s->reward_scale > 0)
     fprintf(f, "# reward.scale %.6g%s\n", s->reward_scale,
-            s->cfg.market.reward_scale > 0 ? ""
-                                            : " (auto: 1 / std of the train split's one-bar log "
-                                              "returns)");
+            scale_searched                  ? " where a trial takes auto (it is searched: see "
+                                              "the column)"
+            : s->cfg.market.reward_scale > 0 ? ""
+                                             : " (auto: 1 / std of the train split's one-bar log "
+                                               "returns)");
   if (agent_study_(s))
     fprintf(f, "# the best %d of %d trials; metrics of the %s split after the trial's last "
                "epoch: returns and drawdowns in %%, sharpe annualised, trades = closed round "

@@ -8,7 +8,9 @@
 
 #include "util/h5io.h"
 
-#define CKPT_VERSION 1
+/* 2: networks record their activation, the checkpoint the reward scale its buffers hold, and
+ * the agents' draws are counter-based (a version-1 file continues other draws). */
+#define CKPT_VERSION 2
 
 static hid_t group_(hid_t loc, const char *name, struct fox_err *e) {
   hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -65,6 +67,8 @@ static int net_write_(hid_t g, const struct net *n, struct fox_err *e) {
     rc = h5io_write(g, "adam_v", H5T_NATIVE_FLOAT, buf + 2 * np, np, 0, 0, e);
   if (rc == 0)
     rc = i64_attr_(g, "adam_t", t, e);
+  if (rc == 0)
+    rc = i64_attr_(g, "activation", n->activation, e);
   free(buf);
   return rc;
 }
@@ -75,6 +79,12 @@ static int net_read_(hid_t g, struct net *n, const char *file, struct fox_err *e
   if (d0 != np || d1 != 0)
     return fox_errf(e, FOX_EDATA, "%s: checkpoint network has %zu parameters, the config "
                                   "makes %zu", file, d0, np);
+  int64_t act;
+  FOX_TRY(i64_read_(g, "activation", &act, file, e));
+  if (act != n->activation)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint network was trained with activation %s, the "
+                                  "config makes %s", file, act == FOX_ACT_TANH ? "tanh" : "relu",
+                    n->activation == FOX_ACT_TANH ? "tanh" : "relu");
   float *buf = malloc(3 * np * sizeof *buf);
   mallocCheck(buf, e);
   int64_t t = 0;
@@ -290,6 +300,9 @@ int trial_state_write(struct trial *t, hid_t g, struct fox_err *e) {
   FOX_TRY(i64_attr_(g, "checkpoint_version", CKPT_VERSION, e));
   FOX_TRY(i64_attr_(g, "algo", t->ag.algo, e));
   FOX_TRY(i64_attr_(g, "transitions", t->r.transitions, e));
+  /* The scale of the rewards in the replay buffer or rollout. */
+  FOX_TRY(h5io_attr_write(g, "reward_scale", H5T_NATIVE_DOUBLE, &t->cfg.market.reward_scale, 1,
+                          e));
   FOX_TRY(i64_attr_(g, "status", t->r.status, e));
   FOX_TRY(h5io_attr_write_str(g, "reason", t->r.reason, e));
   FOX_TRY(curve_write_(g, &t->r, e));
@@ -311,6 +324,12 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
                     algo == FOX_ALGO_PPO ? "ppo" : "dqn", CKPT_VERSION,
                     t->ag.algo == FOX_ALGO_PPO ? "ppo" : "dqn");
   FOX_TRY(i64_read_(g, "transitions", &tr, file, e));
+  double scale;
+  FOX_TRY(h5io_attr_read(g, "reward_scale", H5T_NATIVE_DOUBLE, &scale, 1, file, e));
+  if (scale != t->cfg.market.reward_scale)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint rewards were scaled by %.17g, the config now "
+                                  "makes reward.scale %.17g", file, scale,
+                    t->cfg.market.reward_scale);
   FOX_TRY(i64_read_(g, "status", &st, file, e));
   FOX_TRY(h5io_attr_read_str(g, "reason", t->r.reason, sizeof t->r.reason, file, e));
   t->r.transitions = (long)tr;

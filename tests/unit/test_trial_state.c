@@ -1,7 +1,7 @@
 /* Trial checkpoints: a trial trained 1 epoch, saved, loaded into a fresh process-like trial and
  * trained on must equal the same trial trained without a stop, bit for bit (weights, Adam,
  * curve), for DQN (plain and dueling, replay wrapped) and PPO (the epoch ending mid-rollout).
- * A checkpoint of another config is refused. */
+ * A checkpoint of another shape, activation or reward scale is refused. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,6 +90,26 @@ static void same_run_(const char *what, struct config *cfg) {
   fox_err_clear(&e);
   CHECK(trial_state_load(&b, path_, &e) == FOX_EDATA && strstr(e.msg, path_),
         "%s: a checkpoint of another shape is refused naming the file: %s", what, e.msg);
+  /* Nor into a trial whose networks have another activation, or whose rewards another scale
+   * (a study resumed by a foxopt whose defaults changed under it). */
+  struct config act = *cfg, scaled = *cfg;
+  if (act.algo == FOX_ALGO_DQN)
+    act.dqn.activation = !act.dqn.activation;
+  else
+    act.ppo.activation = !act.ppo.activation;
+  scaled.market.reward_scale = 3.0;
+  const struct {
+    const struct config *c;
+    const char *says;
+  } refused[2] = {{&act, "activation"}, {&scaled, "reward.scale"}};
+  for (int k = 0; k < 2; k++) {
+    struct trial d;
+    CHECK(trial_open(&d, refused[k].c, &ds_, backend_cpu(), &dev_, &e) == 0, "%s", e.msg);
+    fox_err_clear(&e);
+    CHECK(trial_state_load(&d, path_, &e) == FOX_EDATA && strstr(e.msg, refused[k].says),
+          "%s: a checkpoint of another %s is refused: %s", what, refused[k].says, e.msg);
+    trial_close(&d);
+  }
   trial_close(&c);
   trial_close(&a);
   trial_close(&b);
