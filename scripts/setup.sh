@@ -2,9 +2,10 @@
 # Installs the Debian packages foxopt needs (only those missing; quiet when all are there),
 # optionally the Python test environment, then configures and builds.
 #   scripts/setup.sh [--python] [--bench] [--slurm] [--preset NAME]...   (default preset: default)
-# --python: .venv for the reference tests and benchmarks; --bench: also torch, Stable-Baselines3
-# and gymnasium in .venv (the training and learning benchmarks; a large download, so not for
-# the test suite); --slurm: slurm-wlm and munge for the tests that start a one-machine SLURM
+# --python: .venv for the reference tests and benchmarks; --bench: --python plus torch,
+# stable-baselines3 and gymnasium in .venv for tests/bench/bench_train.sh and bench_learn.sh (a
+# large download: CI does not use it); --slurm: slurm-wlm and munge for the tests that start a
+# one-machine SLURM
 # cluster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
     --bench) want_python=1; want_bench=1 ;;
     --slurm) want_slurm=1 ;;
     --preset) presets+=("$2"); shift ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -54,11 +55,12 @@ if [ $want_python -eq 1 ]; then
     .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib empyrical-reloaded \
       optuna
   fi
-fi
-
-if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' 2>/dev/null; then
-  echo "setup: adding torch, stable-baselines3 and gymnasium to .venv (PyPI)"
-  .venv/bin/pip install -q --disable-pip-version-check torch stable-baselines3 gymnasium
+  # The learning benchmark trains Stable-Baselines3 (PyTorch) on foxopt's market.
+  if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' \
+      2>/dev/null; then
+    echo "setup: adding torch, stable-baselines3, gymnasium to .venv (tests/bench/bench_learn.sh)"
+    .venv/bin/pip install -q --disable-pip-version-check torch stable-baselines3 gymnasium
+  fi
 fi
 
 # nvcc is found through PATH; the toolkit's usual home is added when present.
