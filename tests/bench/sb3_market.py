@@ -83,7 +83,7 @@ class FoxVecEnv(VecEnv):
     Rewards are reward_scale * log(E_k / E_{k-1})."""
 
     def __init__(self, path, n, episode_bars, seed, scale, kw):
-        self.m = Market(path, n, episode_bars, seed, **kw)
+        self.m = Market(path, n, episode_bars, seed, scale=1.0, **kw)  # raw log ratios
         self.scale = np.float32(scale)
         self._a = np.zeros(n, np.int64)
         obs_space = spaces.Box(-np.inf, np.inf, (STATE_DIM,), np.float32)

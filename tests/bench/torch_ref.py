@@ -21,14 +21,15 @@ class Market:
     """N long-only environments over the train split, one bar per step (DESIGN.md s5)."""
 
     def __init__(self, path, n, episode_bars, seed, cap=10000.0, spread=5e-4, fee=4e-4,
-                 reserve=0.05, pt=2.0, sl=2.0, horizon=60):
+                 reserve=0.05, pt=2.0, sl=2.0, horizon=60, scale=None):
+        """scale: the rewards' factor; None is reward.scale auto (as foxopt's default)."""
         with h5py.File(path, "r") as f:
             feat = f["features"][:]
             mean, std = f["norm/mean"][:], f["norm/std"][:]
             self.px = f["prices"][:].astype(np.float64)
             self.b, self.e = (int(x) for x in f.attrs["split_train"])
             close = f["bars/close"][self.b:self.e]
-        self.scale = 1.0 / np.std(np.diff(np.log(close)))  # reward.scale auto
+        self.scale = 1.0 / np.std(np.diff(np.log(close))) if scale is None else scale
         with np.errstate(invalid="ignore", divide="ignore"):
             z = np.where(std > 0, (feat - mean) / np.where(std > 0, std, 1), 0)
         self.norm = np.nan_to_num(np.clip(z, -10, 10)).astype(np.float32)
