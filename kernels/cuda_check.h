@@ -62,7 +62,7 @@ static inline cudaError_t fox_cuda_sync_(void) {
                       cublasGetStatusString(fox_cb_));                                        \
   } while (0)
 
-/* After every <<<...>>>: launch errors (bad configuration) surface here, not later; and the
+/* After every FOX_LAUNCH: launch errors (bad configuration) surface here, not later; and the
  * launch is counted. */
 #define cudaCheckLaunch(e)                                                                    \
   do {                                                                                        \

@@ -6,6 +6,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "fox_launch.h"
 #include "norm_step.h"
 
 __global__ void sigma_column_kernel(const float *__restrict__ raw, float *__restrict__ sigma,
@@ -54,10 +55,11 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, struct 
     int threads = 256;
     size_t want = (count + threads - 1) / threads;
     int blocks = (int)(want < 65535 ? want : 65535);
-    normalize_kernel<<<blocks, threads>>>(dev->features, dev->norm, dev->states, count);
+    FOX_LAUNCH(normalize_kernel, blocks, threads, 0, 0, dev->features, dev->norm, dev->states,
+               count);
     cudaCheckLaunch(e);
-    sigma_column_kernel<<<(unsigned)((n + threads - 1) / threads), threads>>>(dev->features,
-                                                                          dev->sigma, n);
+    FOX_LAUNCH(sigma_column_kernel, (unsigned)((n + threads - 1) / threads), threads, 0, 0,
+               dev->features, dev->sigma, n);
     cudaCheckLaunch(e);
   }
   cudaCheck(cudaDeviceSynchronize(), e);

@@ -9,6 +9,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "fox_launch.h"
 
 __global__ void env_reset_kernel(struct market_params p, struct venv_shape shape,
                                  const float *__restrict__ prices,
@@ -88,8 +89,8 @@ static int blocks_(int n) { return (n + FOX_CUDA_BLOCK - 1) / FOX_CUDA_BLOCK; }
 
 int cuda_env_reset(struct venv *v, struct fox_err *e) {
   const struct device_dataset *d = v->data;
-  env_reset_kernel<<<blocks_(v->shape.num_envs), FOX_CUDA_BLOCK>>>(
-      v->p, v->shape, d->prices, d->states, v->env, v->cur, v->rstats, v->states);
+  FOX_LAUNCH(env_reset_kernel, blocks_(v->shape.num_envs), FOX_CUDA_BLOCK, 0, 0, v->p, v->shape,
+             d->prices, d->states, v->env, v->cur, v->rstats, v->states);
   cudaCheckLaunch(e);
   cudaCheck(cudaDeviceSynchronize(), e);
   return 0;
@@ -97,10 +98,10 @@ int cuda_env_reset(struct venv *v, struct fox_err *e) {
 
 int cuda_env_step(struct venv *v, int outputs, struct fox_err *e) {
   const struct device_dataset *d = v->data;
-  fused_experience_kernel<<<blocks_(v->shape.num_envs), FOX_CUDA_BLOCK>>>(
-      v->p, v->shape, d->prices, d->sigma, d->states, v->actions, v->env, v->cur, v->rstats,
-      outputs & VENV_STATES ? v->states : NULL, outputs & VENV_NEXT ? v->next_states : NULL,
-      v->rewards, v->dones, v->labels);
+  FOX_LAUNCH(fused_experience_kernel, blocks_(v->shape.num_envs), FOX_CUDA_BLOCK, 0, 0, v->p,
+             v->shape, d->prices, d->sigma, d->states, v->actions, v->env, v->cur, v->rstats,
+             outputs & VENV_STATES ? v->states : NULL, outputs & VENV_NEXT ? v->next_states : NULL,
+             v->rewards, v->dones, v->labels);
   cudaCheckLaunch(e);
   cudaCheck(cudaDeviceSynchronize(), e);
   return 0;
@@ -154,8 +155,8 @@ static int bt_run_(const struct device_dataset *d, const struct bt_request *rq,
     cudaCheck(cudaMalloc((void **)&g->labels, n), e);
   if (out->rewards)
     cudaCheck(cudaMalloc((void **)&g->rewards, n * sizeof(float)), e);
-  backtest_kernel<<<(k + 63) / 64, 64>>>(rq->p, d->prices, d->sigma, g->folds, k, g->actions,
-                                         g->equity, g->position, g->labels, g->rewards, g->acc);
+  FOX_LAUNCH(backtest_kernel, (k + 63) / 64, 64, 0, 0, rq->p, d->prices, d->sigma, g->folds, k,
+             g->actions, g->equity, g->position, g->labels, g->rewards, g->acc);
   cudaCheckLaunch(e);
   cudaCheck(cudaDeviceSynchronize(), e);
   if (out->acc)
@@ -187,8 +188,8 @@ static int sim_run_(const struct device_dataset *d, const struct bt_request *rq,
   FOX_TRY(bt_inputs_(rq, g, n, e));
   cudaCheck(cudaMalloc((void **)&g->pf, 3 * n * sizeof(float)), e);
   cudaCheck(cudaMalloc((void **)&g->final_state, (size_t)k * sizeof(struct env_state)), e);
-  portfolio_sim_kernel<<<(k + 63) / 64, 64>>>(rq->p, d->prices, d->sigma, g->folds, k,
-                                              g->actions, g->pf, g->final_state);
+  FOX_LAUNCH(portfolio_sim_kernel, (k + 63) / 64, 64, 0, 0, rq->p, d->prices, d->sigma, g->folds,
+             k, g->actions, g->pf, g->final_state);
   cudaCheckLaunch(e);
   cudaCheck(cudaDeviceSynchronize(), e);
   cudaCheck(cudaMemcpy(pf, g->pf, 3 * n * sizeof(float), cudaMemcpyDeviceToHost), e);

@@ -9,6 +9,7 @@
 
 #include "act_step.h"
 #include "cuda_check.h"
+#include "fox_launch.h"
 #include "mlp_cuda.h"
 #include "mlp_layout.h"
 
@@ -154,8 +155,8 @@ int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
     cublasCheck(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, m->act[l],
                             in, &zero, m->act[l + 1], o), e);
     size_t n = (size_t)batch * o;
-    bias_act_kernel<<<grid_(n), BLK_>>>(m->act[l + 1], b, batch, o,
-                                        l < m->n_layers - 1 ? m->activation : -1);
+    FOX_LAUNCH(bias_act_kernel, grid_(n), BLK_, 0, 0, m->act[l + 1], b, batch, o,
+               l < m->n_layers - 1 ? m->activation : -1);
     cudaCheckLaunch(e);
   }
   cudaCheck(cudaMemcpy(out, m->act[m->n_layers],
@@ -178,7 +179,7 @@ int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct f
     /* dW^T [in, o] += X^T [in, B] (dY^T)^T [B, o] */
     cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, in, o, batch, &one, m->act[l], in, d, o,
                             &one, gw, in), e);
-    bias_grad_kernel<<<grid_((size_t)o), BLK_>>>(gb, d, batch, o);
+    FOX_LAUNCH(bias_grad_kernel, grid_((size_t)o), BLK_, 0, 0, gb, d, batch, o);
     cudaCheckLaunch(e);
     if (l == 0)
       break;
@@ -186,7 +187,7 @@ int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct f
     cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, batch, o, &one, w, in, d, o, &zero,
                             dn, in), e);
     size_t n = (size_t)batch * in;
-    act_back_kernel<<<grid_(n), BLK_>>>(dn, m->act[l], n, m->activation);
+    FOX_LAUNCH(act_back_kernel, grid_(n), BLK_, 0, 0, dn, m->act[l], n, m->activation);
     cudaCheckLaunch(e);
     float *t = d;
     d = dn;
@@ -214,9 +215,8 @@ int mlp_cuda_clip(struct mlp_cuda *m, double max_norm, double *norm, struct fox_
 int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, struct fox_err *e) {
   m->adam_t++;
   double c1 = 1 - pow(0.9, (double)m->adam_t), c2 = 1 - pow(0.999, (double)m->adam_t);
-  adam_kernel<<<grid_(m->n_params), BLK_>>>(m->w, m->g, m->adam_m, m->adam_v, m->n_params, 0.9f,
-                                            0.999f, (float)(lr / c1), (float)(1.0 / sqrt(c2)),
-                                            (float)eps);
+  FOX_LAUNCH(adam_kernel, grid_(m->n_params), BLK_, 0, 0, m->w, m->g, m->adam_m, m->adam_v,
+             m->n_params, 0.9f, 0.999f, (float)(lr / c1), (float)(1.0 / sqrt(c2)), (float)eps);
   cudaCheckLaunch(e);
   return 0;
 }
