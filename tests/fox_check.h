@@ -6,6 +6,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 extern int fox_checks_passed, fox_checks_failed;
 
 #define CHECK(cond, ...)                                                                  \
@@ -31,5 +35,9 @@ extern int fox_checks_passed, fox_checks_failed;
 
 /* Prints the summary and returns the exit status for main(). */
 int fox_check_done(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
