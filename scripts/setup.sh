@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages foxopt needs (only those missing; quiet when all are there),
 # optionally the Python test environment, then configures and builds.
-#   scripts/setup.sh [--python] [--bench] [--slurm] [--preset NAME]...   (default preset: default)
+#   scripts/setup.sh [--python] [--bench] [--slurm] [--preset NAME]...   (default preset: default;
+#   the others: cpu, asan, cuda-emu, cuda-emu-asan)
 # --python: .venv for the reference tests and benchmarks; --bench: --python plus torch,
 # stable-baselines3 and gymnasium in .venv for tests/bench/bench_train.sh and bench_learn.sh (a
 # large download: CI does not use it); --slurm: slurm-wlm and munge for the tests that start a
@@ -20,7 +21,7 @@ while [ $# -gt 0 ]; do
     --bench) want_python=1; want_bench=1 ;;
     --slurm) want_slurm=1 ;;
     --preset) presets+=("$2"); shift ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift

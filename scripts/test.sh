@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: the default build (all labels but slow, gpu and
-# slurm), the slurm tests (a one-machine SLURM cluster started by the test, root only), then
-# the default suite again under ASan + UBSan. `--quick` skips the sanitizer pass.
+# slurm), the slurm tests (a one-machine SLURM cluster started by the test, root only), the gpu
+# tests on the host emulation of CUDA (cuda-emu: no GPU needed, none may skip), then the default
+# suite and the emulated gpu tests again under ASan + UBSan. `--quick` skips the sanitizer pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-presets=(default asan)
-[ "${1:-}" = --quick ] && presets=(default)
+presets=(default cuda-emu asan cuda-emu-asan)
+[ "${1:-}" = --quick ] && presets=(default cuda-emu)
 args=()
 for p in "${presets[@]}"; do args+=(--preset "$p"); done
 bash scripts/setup.sh --python --slurm "${args[@]}"
