@@ -40,10 +40,15 @@ static inline cudaError_t fox_cuda_sync_(void) {
 #undef cudaFree
 #undef cudaMemcpy
 #undef cudaDeviceSynchronize
-#define cudaMalloc(p, bytes) fox_cuda_malloc_((void **)(p), (bytes))
-#define cudaFree fox_cuda_free_
-#define cudaMemcpy fox_cuda_memcpy_
-#define cudaDeviceSynchronize fox_cuda_sync_
+/* The CUDA emulation (kernels/cuda_emu) names the caller's line in its messages, not these
+ * wrappers'. */
+#ifndef CUDA_EMU_SITE
+#define CUDA_EMU_SITE(call) (call)
+#endif
+#define cudaMalloc(p, bytes) CUDA_EMU_SITE(fox_cuda_malloc_((void **)(p), (bytes)))
+#define cudaFree(p) CUDA_EMU_SITE(fox_cuda_free_(p))
+#define cudaMemcpy(...) CUDA_EMU_SITE(fox_cuda_memcpy_(__VA_ARGS__))
+#define cudaDeviceSynchronize() CUDA_EMU_SITE(fox_cuda_sync_())
 
 #define cudaCheck(call, e)                                                                      \
   do {                                                                                          \

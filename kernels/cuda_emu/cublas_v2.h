@@ -52,14 +52,14 @@ cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float *alpha, con
 #endif
 
 #ifndef CUDA_EMU_IMPL
-#define cublasCreate(...) FOX_EMU_SITE_(cublasCreate(__VA_ARGS__))
-#define cublasDestroy(...) FOX_EMU_SITE_(cublasDestroy(__VA_ARGS__))
-#define cublasSetStream(...) FOX_EMU_SITE_(cublasSetStream(__VA_ARGS__))
-#define cublasSetPointerMode(...) FOX_EMU_SITE_(cublasSetPointerMode(__VA_ARGS__))
-#define cublasSgemm(...) FOX_EMU_SITE_(cublasSgemm(__VA_ARGS__))
-#define cublasSnrm2(...) FOX_EMU_SITE_(cublasSnrm2(__VA_ARGS__))
-#define cublasSscal(...) FOX_EMU_SITE_(cublasSscal(__VA_ARGS__))
-#define cublasSaxpy(...) FOX_EMU_SITE_(cublasSaxpy(__VA_ARGS__))
+#define cublasCreate(...) CUDA_EMU_SITE(cublasCreate(__VA_ARGS__))
+#define cublasDestroy(...) CUDA_EMU_SITE(cublasDestroy(__VA_ARGS__))
+#define cublasSetStream(...) CUDA_EMU_SITE(cublasSetStream(__VA_ARGS__))
+#define cublasSetPointerMode(...) CUDA_EMU_SITE(cublasSetPointerMode(__VA_ARGS__))
+#define cublasSgemm(...) CUDA_EMU_SITE(cublasSgemm(__VA_ARGS__))
+#define cublasSnrm2(...) CUDA_EMU_SITE(cublasSnrm2(__VA_ARGS__))
+#define cublasSscal(...) CUDA_EMU_SITE(cublasSscal(__VA_ARGS__))
+#define cublasSaxpy(...) CUDA_EMU_SITE(cublasSaxpy(__VA_ARGS__))
 #endif
 
 #endif

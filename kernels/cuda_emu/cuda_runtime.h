@@ -144,8 +144,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 
-/* Where the next runtime, cuBLAS or NCCL call comes from (set by the macros below), for the
- * message of a failed check. */
+/* Where the next runtime, cuBLAS or NCCL call comes from (set by the macros below; a site set
+ * already and not yet taken by a call stays), for the message of a failed check. */
 void cuda_emu_site(const char *file, int line);
 
 #ifdef __cplusplus
@@ -163,20 +163,22 @@ static inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 #endif
 
 /* Each checked call records its call site first; the function itself keeps its real signature
- * (a function-like macro does not expand inside its own expansion). The emulation's own sources
- * define CUDA_EMU_IMPL and see the plain names. */
+ * (a function-like macro does not expand inside its own expansion). The outermost site counts,
+ * so a wrapper of these calls (cuda_check.h's) that records its own caller's line is named in
+ * the messages instead of itself. The emulation's own sources define CUDA_EMU_IMPL and see the
+ * plain names. */
 #ifndef CUDA_EMU_IMPL
-#define FOX_EMU_SITE_(call) (cuda_emu_site(__FILE__, __LINE__), call)
-#define cudaMalloc(...) FOX_EMU_SITE_(cudaMalloc(__VA_ARGS__))
-#define cudaFree(...) FOX_EMU_SITE_(cudaFree(__VA_ARGS__))
-#define cudaMemcpy(...) FOX_EMU_SITE_(cudaMemcpy(__VA_ARGS__))
-#define cudaMemcpyAsync(...) FOX_EMU_SITE_(cudaMemcpyAsync(__VA_ARGS__))
-#define cudaMemset(...) FOX_EMU_SITE_(cudaMemset(__VA_ARGS__))
-#define cudaMemsetAsync(...) FOX_EMU_SITE_(cudaMemsetAsync(__VA_ARGS__))
-#define cudaStreamDestroy(...) FOX_EMU_SITE_(cudaStreamDestroy(__VA_ARGS__))
-#define cudaStreamSynchronize(...) FOX_EMU_SITE_(cudaStreamSynchronize(__VA_ARGS__))
-#define cudaEventRecord(...) FOX_EMU_SITE_(cudaEventRecord(__VA_ARGS__))
-#define cudaDeviceSynchronize(...) FOX_EMU_SITE_(cudaDeviceSynchronize(__VA_ARGS__))
+#define CUDA_EMU_SITE(call) (cuda_emu_site(__FILE__, __LINE__), call)
+#define cudaMalloc(...) CUDA_EMU_SITE(cudaMalloc(__VA_ARGS__))
+#define cudaFree(...) CUDA_EMU_SITE(cudaFree(__VA_ARGS__))
+#define cudaMemcpy(...) CUDA_EMU_SITE(cudaMemcpy(__VA_ARGS__))
+#define cudaMemcpyAsync(...) CUDA_EMU_SITE(cudaMemcpyAsync(__VA_ARGS__))
+#define cudaMemset(...) CUDA_EMU_SITE(cudaMemset(__VA_ARGS__))
+#define cudaMemsetAsync(...) CUDA_EMU_SITE(cudaMemsetAsync(__VA_ARGS__))
+#define cudaStreamDestroy(...) CUDA_EMU_SITE(cudaStreamDestroy(__VA_ARGS__))
+#define cudaStreamSynchronize(...) CUDA_EMU_SITE(cudaStreamSynchronize(__VA_ARGS__))
+#define cudaEventRecord(...) CUDA_EMU_SITE(cudaEventRecord(__VA_ARGS__))
+#define cudaDeviceSynchronize(...) CUDA_EMU_SITE(cudaDeviceSynchronize(__VA_ARGS__))
 #endif
 
 #ifdef __cplusplus

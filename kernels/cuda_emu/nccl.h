@@ -67,9 +67,9 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 #endif
 
 #ifndef CUDA_EMU_IMPL
-#define ncclCommInitRank(...) FOX_EMU_SITE_(ncclCommInitRank(__VA_ARGS__))
-#define ncclCommDestroy(...) FOX_EMU_SITE_(ncclCommDestroy(__VA_ARGS__))
-#define ncclAllReduce(...) FOX_EMU_SITE_(ncclAllReduce(__VA_ARGS__))
+#define ncclCommInitRank(...) CUDA_EMU_SITE(ncclCommInitRank(__VA_ARGS__))
+#define ncclCommDestroy(...) CUDA_EMU_SITE(ncclCommDestroy(__VA_ARGS__))
+#define ncclAllReduce(...) CUDA_EMU_SITE(ncclAllReduce(__VA_ARGS__))
 #endif
 
 #endif

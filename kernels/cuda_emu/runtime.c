@@ -96,6 +96,8 @@ static void *xrealloc_(void *p, size_t bytes) {
 }
 
 void cuda_emu_site(const char *file, int line) {
+  if (site_file_)
+    return;
   site_file_ = file;
   site_line_ = line;
 }

@@ -19,6 +19,8 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+/* The wrappers foxopt's sources call cudaMalloc, cudaFree and cudaMemcpy through. */
+#include "cuda_check.h"
 #include "fox_check.h"
 #include "fox_launch.h"
 
@@ -47,9 +49,9 @@ __global__ void fill_kernel(float *x, int n, float v) {
 #endif
 
 /* Runs `misuse` in a child process: it must die (of SIGABRT when `abort_only`) with `want` in
- * its stderr. */
+ * its stderr, on a line that names `site` when that is not NULL. */
 static void expect_death_(const char *what, void (*misuse)(void), const char *want,
-                          int abort_only) {
+                          const char *site, int abort_only) {
   fflush(stdout);
   fflush(stderr);
   int fds[2];
@@ -84,6 +86,7 @@ static void expect_death_(const char *what, void (*misuse)(void), const char *wa
     while (hit > out && hit[-1] != '\n')
       hit--;
     hit[strcspn(hit, "\n")] = '\0';
+    CHECK(!site || strstr(hit, site), "%s: the message names another call site: %s", what, hit);
     printf("%-34s %s\n", what, hit);
   }
 }
@@ -95,8 +98,9 @@ static float *device_floats_(int n) {
   return d;
 }
 
+/* The message names the line of this file that made the call, through cuda_check.h too. */
 static void expect_abort_(const char *what, void (*misuse)(void), const char *want) {
-  expect_death_(what, misuse, want, 1);
+  expect_death_(what, misuse, want, "test_cuda_emu.cu:", 1);
 }
 
 static void launch_host_pointer_(void) {
@@ -342,7 +346,8 @@ int main(int argc, char **argv) {
   expect_abort_("device alpha in host pointer mode", gemm_device_alpha_,
                 "alpha (pointer mode host)");
 #ifdef ASAN_
-  expect_death_("kernel writing out of bounds", launch_out_of_bounds_, "heap-buffer-overflow", 0);
+  expect_death_("kernel writing out of bounds", launch_out_of_bounds_, "heap-buffer-overflow",
+                NULL, 0);
 #endif
   return fox_check_done("test_cuda_emu");
 }
