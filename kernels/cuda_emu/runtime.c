@@ -139,17 +139,17 @@ static void describe_(const void *p, char *buf, size_t n) {
   long i = find_(p);
   if (i >= 0 && inside_(&live_[i], p)) {
     const struct alloc_ *a = &live_[i];
-    snprintf(buf, n, "inside the device allocation %p of %zu bytes (cudaMalloc at %s:%d), at "
-             "offset %zu", (void *)base_(a), a->size, a->file, a->line,
+    snprintf(buf, n, "%p lies inside the device allocation %p of %zu bytes (cudaMalloc at "
+             "%s:%d), at offset %zu", p, (void *)base_(a), a->size, a->file, a->line,
              (size_t)((const char *)p - base_(a)));
     return;
   }
   for (size_t k = 0; k < FREED_ && k < n_freed_; k++) {
     const struct alloc_ *a = &freed_[(n_freed_ - 1 - k) % FREED_];
     if (inside_(a, p)) {
-      snprintf(buf, n, "inside device memory already freed: %p of %zu bytes (cudaMalloc at "
-               "%s:%d, cudaFree at %s:%d)", (void *)base_(a), a->size, a->file, a->line,
-               a->free_file, a->free_line);
+      snprintf(buf, n, "%p lies inside device memory already freed: %p of %zu bytes "
+               "(cudaMalloc at %s:%d, cudaFree at %s:%d)", p, (void *)base_(a), a->size,
+               a->file, a->line, a->free_file, a->free_line);
       return;
     }
   }
@@ -161,13 +161,13 @@ static void describe_(const void *p, char *buf, size_t n) {
   if (!before && !after)
     snprintf(buf, n, "no device memory is allocated");
   else if (gap_before <= gap_after)
-    snprintf(buf, n, "nearest device allocation: %p of %zu bytes (cudaMalloc at %s:%d), %zu "
-             "bytes before the pointer", (void *)base_(before), before->size, before->file,
-             before->line, (size_t)gap_before);
+    snprintf(buf, n, "the device allocation nearest to %p is %p of %zu bytes (cudaMalloc at "
+             "%s:%d), ending %zu bytes below it", p, (void *)base_(before), before->size,
+             before->file, before->line, (size_t)gap_before);
   else
-    snprintf(buf, n, "nearest device allocation: %p of %zu bytes (cudaMalloc at %s:%d), %zu "
-             "bytes after the pointer", (void *)base_(after), after->size, after->file,
-             after->line, (size_t)gap_after);
+    snprintf(buf, n, "the device allocation nearest to %p is %p of %zu bytes (cudaMalloc at "
+             "%s:%d), starting %zu bytes above it", p, (void *)base_(after), after->size,
+             after->file, after->line, (size_t)gap_after);
 }
 
 /* "cuda-emu: FILE:LINE: API: " */
@@ -200,7 +200,7 @@ void cuda_emu_fail(const void *ptr, const char *fmt, ...) {
     pthread_mutex_lock(&lock_); /* no check fails while holding it */
     describe_(ptr, d, sizeof d);
     pthread_mutex_unlock(&lock_);
-    fprintf(stderr, "cuda-emu:   %p is %s\n", ptr, d);
+    fprintf(stderr, "cuda-emu:   %s\n", d);
   }
   STACK_();
   fflush(stderr);

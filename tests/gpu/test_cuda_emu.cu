@@ -334,6 +334,8 @@ int main(int argc, char **argv) {
   gemm_();
   expect_abort_("host pointer to a launch", launch_host_pointer_,
                 "launch of fill_kernel: argument 1 (");
+  expect_abort_("... and the nearest allocation", launch_host_pointer_,
+                "the device allocation nearest to");
   expect_abort_("freed pointer to a launch", launch_freed_pointer_, "already freed");
   expect_abort_("copy the wrong way", copy_wrong_way_,
                 "the destination of a cudaMemcpyDeviceToHost copy");
