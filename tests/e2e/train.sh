@@ -52,9 +52,8 @@ for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train
   contains "$OUT_TXT" '"val.total_return": '
   contains "$ERR_TXT" "epoch   2/2"
   contains "$ERR_TXT" "env-steps/s"
-  # the device counters: the CPU backend has no device, so nothing is launched or copied
-  contains "$OUT_TXT" '"device": {"train": {"launches": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0'
-  contains "$OUT_TXT" '"env_steps": 8000, "peak_bytes": 0}}'
+  contains "$OUT_TXT" '"device": {"train": {"launches": '
+  contains "$OUT_TXT" '"env_steps": 8000, "peak_bytes": '
   reproduces "$WORK/a/trial.h5" "$OUT_TXT"
   # the same seed again: identical weights and metrics
   run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/b" $variant --json
@@ -63,6 +62,19 @@ for variant in "" "--set dqn.double=false" "--set dqn.dueling=true" "--set train
     check "same seed, same metrics ($variant)" h5diff -q "$WORK/a/trial.h5" "$WORK/b/trial.h5" /metrics
   fi
 done
+
+# The device counters: the CPU backend has no device, so nothing is launched or copied; a CUDA
+# one (a GPU, or the emulation of a cuda-emu build) launches kernels and copies both ways.
+run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/cpu" --set train.backend=cpu --json
+contains "$OUT_TXT" '"device": {"train": {"launches": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "env_steps": 8000, "peak_bytes": 0}}'
+if "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/cuda" --set train.backend=cuda --json \
+    >"$WORK/cuda.json" 2>/dev/null; then
+  echo "device counters on CUDA: $(sed 's/.*"device"/"device"/' "$WORK/cuda.json")"
+  for k in launches h2d_bytes d2h_bytes; do
+    check "CUDA training counts $k" grep -Eq "\"train\": \{[^}]*\"$k\": [1-9]" "$WORK/cuda.json"
+  done
+  check "CUDA peak memory counted" grep -Eq '"peak_bytes": [1-9]' "$WORK/cuda.json"
+fi
 
 # Networks record their activation; a trial.h5 from before it was a setting (no attribute, no
 # key in its config) is a ReLU network and still reproduces its metrics.
