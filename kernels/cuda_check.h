@@ -34,12 +34,17 @@ static inline cudaError_t fox_cuda_sync_(void) {
   counters_sync();
   return cudaDeviceSynchronize();
 }
+static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
+  counters_sync();
+  return cudaStreamSynchronize(s);
+}
 /* Some of these names are macros already (the per-thread default stream's variants): each
  * wrapper above has expanded the original, so it can be replaced now. */
 #undef cudaMalloc
 #undef cudaFree
 #undef cudaMemcpy
 #undef cudaDeviceSynchronize
+#undef cudaStreamSynchronize
 /* The CUDA emulation (kernels/cuda_emu) names the caller's line in its messages, not these
  * wrappers'. */
 #ifndef CUDA_EMU_SITE
@@ -49,6 +54,7 @@ static inline cudaError_t fox_cuda_sync_(void) {
 #define cudaFree(p) CUDA_EMU_SITE(fox_cuda_free_(p))
 #define cudaMemcpy(...) CUDA_EMU_SITE(fox_cuda_memcpy_(__VA_ARGS__))
 #define cudaDeviceSynchronize() CUDA_EMU_SITE(fox_cuda_sync_())
+#define cudaStreamSynchronize(s) CUDA_EMU_SITE(fox_cuda_stream_sync_(s))
 
 #define cudaCheck(call, e)                                                                      \
   do {                                                                                          \

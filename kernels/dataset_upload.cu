@@ -62,7 +62,8 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, struct 
                dev->features, dev->sigma, n);
     cudaCheckLaunch(e);
   }
-  cudaCheck(cudaDeviceSynchronize(), e);
+  /* Other threads' trials read the dataset from their own streams: it must be complete. */
+  cudaCheck(cudaStreamSynchronize(cudaStreamPerThread), e);
   return 0;
 }
 

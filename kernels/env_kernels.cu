@@ -87,12 +87,15 @@ __global__ void portfolio_sim_kernel(struct market_params p, const float *__rest
 
 static int blocks_(int n) { return (n + FOX_CUDA_BLOCK - 1) / FOX_CUDA_BLOCK; }
 
+/* No launcher waits for the device: its kernels go to the calling thread's default stream
+ * (--default-stream per-thread), so the copies that read their results, on that stream too,
+ * come after them, and trials that share a device do not wait for each other's work. */
+
 int cuda_env_reset(struct venv *v, struct fox_err *e) {
   const struct device_dataset *d = v->data;
   FOX_LAUNCH(env_reset_kernel, blocks_(v->shape.num_envs), FOX_CUDA_BLOCK, 0, 0, v->p, v->shape,
              d->prices, d->states, v->env, v->cur, v->rstats, v->states);
   cudaCheckLaunch(e);
-  cudaCheck(cudaDeviceSynchronize(), e);
   return 0;
 }
 
@@ -103,7 +106,6 @@ int cuda_env_step(struct venv *v, int outputs, struct fox_err *e) {
              outputs & VENV_STATES ? v->states : NULL, outputs & VENV_NEXT ? v->next_states : NULL,
              v->rewards, v->dones, v->labels);
   cudaCheckLaunch(e);
-  cudaCheck(cudaDeviceSynchronize(), e);
   return 0;
 }
 
@@ -158,7 +160,6 @@ static int bt_run_(const struct device_dataset *d, const struct bt_request *rq,
   FOX_LAUNCH(backtest_kernel, (k + 63) / 64, 64, 0, 0, rq->p, d->prices, d->sigma, g->folds, k,
              g->actions, g->equity, g->position, g->labels, g->rewards, g->acc);
   cudaCheckLaunch(e);
-  cudaCheck(cudaDeviceSynchronize(), e);
   if (out->acc)
     cudaCheck(cudaMemcpy(out->acc, g->acc, (size_t)k * sizeof(struct metrics_acc),
                          cudaMemcpyDeviceToHost), e);
@@ -191,7 +192,6 @@ static int sim_run_(const struct device_dataset *d, const struct bt_request *rq,
   FOX_LAUNCH(portfolio_sim_kernel, (k + 63) / 64, 64, 0, 0, rq->p, d->prices, d->sigma, g->folds,
              k, g->actions, g->pf, g->final_state);
   cudaCheckLaunch(e);
-  cudaCheck(cudaDeviceSynchronize(), e);
   cudaCheck(cudaMemcpy(pf, g->pf, 3 * n * sizeof(float), cudaMemcpyDeviceToHost), e);
   if (final_state)
     cudaCheck(cudaMemcpy(final_state, g->final_state, (size_t)k * sizeof(struct env_state),
