@@ -24,10 +24,12 @@ static inline cudaError_t fox_cuda_free_(void *p) {
 }
 static inline cudaError_t fox_cuda_memcpy_(void *dst, const void *src, size_t bytes,
                                            enum cudaMemcpyKind kind) {
-  if (kind == cudaMemcpyHostToDevice)
+  if (kind == cudaMemcpyHostToDevice) {
     counters_h2d(bytes);
-  else if (kind == cudaMemcpyDeviceToHost)
+  } else if (kind == cudaMemcpyDeviceToHost) {
     counters_d2h(bytes);
+    counters_sync(); /* the host waits for the stream to reach the copy */
+  }
   return cudaMemcpy(dst, src, bytes, kind);
 }
 static inline cudaError_t fox_cuda_sync_(void) {

@@ -1,6 +1,7 @@
 /* What a backend did on the device, for `foxopt train --json` and the tests that hold the
- * training loop to its budget of host round trips: kernel launches, stream synchronisations and
- * bytes copied each way, counted per thread (every trial runs in a thread of its own), and the
+ * training loop to its budget of host round trips: kernel launches, host synchronisations
+ * (explicit ones, and blocking device-to-host copies, where the host waits too), bytes copied
+ * each way, counted per thread (every trial runs in a thread of its own), and the
  * process's peak of device memory allocated. The CUDA backend counts; the CPU backend has no
  * device and leaves every count 0. */
 #ifndef FOX_COUNTERS_H
