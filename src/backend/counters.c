@@ -22,21 +22,29 @@ void counters_alloc(size_t bytes) {
 
 void counters_release(size_t bytes) { atomic_fetch_sub(&in_use_, bytes); }
 
-/* Live allocations: an open-addressing table of (pointer, size), grown at half full. */
+/* Live allocations: an open-addressing table of (pointer, size) with tombstones, rebuilt at
+ * half full counting tombstones, to a size set by the live entries alone (so that a process
+ * that allocates and frees forever keeps a small table). */
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
 static struct slot_ {
   const void *p;
   size_t bytes;
 } *slots_;
-static size_t cap_, used_;
+static size_t cap_, live_, filled_; /* filled_: live entries and tombstones */
 #define GONE_ ((const void *)1)
 
+/* The pointer's bits mixed (allocations are aligned: their low bits carry nothing). */
 static size_t hash_(const void *p, size_t cap) {
-  return (size_t)(((uintptr_t)p >> 4) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return (size_t)(x ^ (x >> 31)) & (cap - 1);
 }
 
-static int grow_(void) {
-  size_t cap = cap_ ? 2 * cap_ : 1024;
+static int rebuild_(void) {
+  size_t cap = 1024;
+  while (cap < 4 * (live_ + 1))
+    cap *= 2;
   struct slot_ *s = calloc(cap, sizeof *s);
   if (!s)
     return -1;
@@ -50,17 +58,20 @@ static int grow_(void) {
   free(slots_);
   slots_ = s;
   cap_ = cap;
+  filled_ = live_;
   return 0;
 }
 
 void counters_alloc_ptr(const void *p, size_t bytes) {
   pthread_mutex_lock(&lock_);
-  if ((2 * (used_ + 1) <= cap_ || grow_() == 0) && p) {
+  if (p && (2 * (filled_ + 1) <= cap_ || rebuild_() == 0)) {
     size_t k = hash_(p, cap_);
     while (slots_[k].p && slots_[k].p != GONE_)
       k = (k + 1) & (cap_ - 1);
+    if (!slots_[k].p)
+      filled_++;
     slots_[k] = (struct slot_){p, bytes};
-    used_++;
+    live_++;
     counters_alloc(bytes);
   }
   pthread_mutex_unlock(&lock_);
@@ -68,11 +79,13 @@ void counters_alloc_ptr(const void *p, size_t bytes) {
 
 void counters_release_ptr(const void *p) {
   pthread_mutex_lock(&lock_);
+  /* An empty slot ends the probe: tombstones keep the chains whole. */
   for (size_t k = cap_ ? hash_(p, cap_) : 0, n = 0; cap_ && slots_[k].p && n < cap_;
        k = (k + 1) & (cap_ - 1), n++)
     if (slots_[k].p == p) {
       counters_release(slots_[k].bytes);
       slots_[k].p = GONE_;
+      live_--;
       break;
     }
   pthread_mutex_unlock(&lock_);
