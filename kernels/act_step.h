@@ -36,6 +36,9 @@ FOX_HD static inline float fox_tanhf(float a) {
   return y > 1.0f ? 1.0f : y < -1.0f ? -1.0f : y;
 }
 
+/* The config's name of an activation ("relu", "tanh"), for files and messages. */
+static inline const char *fox_act_name(int kind) { return kind == FOX_ACT_TANH ? "tanh" : "relu"; }
+
 /* A hidden unit's output from its pre-activation. NaN stays NaN under both (torch does the
  * same), which is how a diverged network is noticed. */
 FOX_HD static inline float fox_act(int kind, float z) {

@@ -8,8 +8,6 @@
 #include "util/fsutil.h"
 #include "util/h5io.h"
 
-static const char *const act_names_[] = {"relu", "tanh"}; /* FOX_ACT_* */
-
 static int write_net_(hid_t g, const char *name, const struct net *m, struct fox_err *e) {
   float *w = malloc(m->n_params * sizeof *w);
   if (!w)
@@ -23,7 +21,7 @@ static int write_net_(hid_t g, const char *name, const struct net *m, struct fox
   h5Check(d, e, name);
   int rc = h5io_attr_write(d, "dims", H5T_NATIVE_INT, m->dims, (size_t)m->n_layers + 1, e);
   if (rc == 0)
-    rc = h5io_attr_write_str(d, "activation", act_names_[m->activation], e);
+    rc = h5io_attr_write_str(d, "activation", fox_act_name(m->activation), e);
   H5Dclose(d);
   return rc;
 }
@@ -40,9 +38,9 @@ static int stored_activation_(hid_t f, const char *name, int *act, const char *p
   int rc = 0;
   if (H5Aexists(d, "activation") > 0) {
     rc = h5io_attr_read_str(d, "activation", s, sizeof s, path, e);
-    if (rc == 0 && strcmp(s, act_names_[FOX_ACT_TANH]) == 0)
+    if (rc == 0 && strcmp(s, fox_act_name(FOX_ACT_TANH)) == 0)
       *act = FOX_ACT_TANH;
-    else if (rc == 0 && strcmp(s, act_names_[FOX_ACT_RELU]) != 0)
+    else if (rc == 0 && strcmp(s, fox_act_name(FOX_ACT_RELU)) != 0)
       rc = fox_errf(e, FOX_EDATA, "%s: %s has activation '%s', expected relu or tanh", path,
                     name, s);
   }

@@ -83,8 +83,8 @@ static int net_read_(hid_t g, struct net *n, const char *file, struct fox_err *e
   FOX_TRY(i64_read_(g, "activation", &act, file, e));
   if (act != n->activation)
     return fox_errf(e, FOX_EDATA, "%s: checkpoint network was trained with activation %s, the "
-                                  "config makes %s", file, act == FOX_ACT_TANH ? "tanh" : "relu",
-                    n->activation == FOX_ACT_TANH ? "tanh" : "relu");
+                                  "config makes %s", file, fox_act_name((int)act),
+                    fox_act_name(n->activation));
   float *buf = malloc(3 * np * sizeof *buf);
   mallocCheck(buf, e);
   int64_t t = 0;
