@@ -147,8 +147,6 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
   int rc = study_trial_config(s, it->x, it->seed, &cfg, &te);
   if (rc == 0)
     rc = trial_check(&cfg, &r->ds, s->cfg.data_path, &te);
-  if (rc == 0) /* a sampled reward.scale auto on data it cannot scale: this trial's failure */
-    rc = trial_resolve_reward(&cfg, &r->ds, &te);
   if (rc != 0) {
     res->status = FOX_ST_FAILED;
     res->epochs = it->from_epochs;

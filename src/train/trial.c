@@ -47,6 +47,12 @@ int trial_check(const struct config *cfg, const struct dataset *ds, const char *
                     "ppo.n_steps %d x env.num_envs %d is more than the run's %lld transitions "
                     "(train.epochs x train.steps_per_epoch): no rollout would finish",
                     cfg->ppo.n_steps, cfg->num_envs, (long long)transitions);
+  double sd;
+  struct fox_err se = {0};
+  if (!(cfg->market.reward_scale > 0) && dataset_return_std(ds, FOX_SPLIT_TRAIN, &sd, &se) != 0)
+    return fox_errf(e, FOX_EDATA, "%s: reward.scale auto (1 / std of the train split's one-bar "
+                                  "log returns) is undefined: the close never moves there; set "
+                                  "reward.scale to a number", path);
   if (cfg->algo == FOX_ALGO_DQN && cfg->dqn.learning_starts >= transitions)
     return fox_errf(e, FOX_EUSAGE,
                     "dqn.learning_starts %d is not below the run's %lld transitions "

@@ -71,8 +71,9 @@ void trial_result_free(struct trial_result *r);
 int64_t trial_steps_per_epoch(const struct config *cfg, const struct dataset *ds);
 /* PPO's rollouts over the whole run. */
 long trial_ppo_updates(const struct config *cfg, const struct dataset *ds);
-/* Before any work: splits big enough, and a run that can learn at all (a PPO rollout that
- * finishes, DQN updates after learning_starts). `path` names the dataset in messages. */
+/* Before any work: splits big enough, a run that can learn at all (a PPO rollout that
+ * finishes, DQN updates after learning_starts), a reward.scale auto that resolves. `path`
+ * names the dataset in messages. */
 int trial_check(const struct config *cfg, const struct dataset *ds, const char *path,
                 struct fox_err *e);
 /* reward.scale auto (stored as 0) becomes the number it stands for on this dataset: 1 / the

@@ -117,6 +117,17 @@ run_rc 0 "$FOXOPT" train "$FOX_SRC/configs/trial.yaml" -o "$WORK/example" \
   --set data.path="$WORK/s.h5" --set train.epochs=1 --set train.steps_per_epoch=12000
 contains "$OUT_TXT" "wrote $WORK/example/trial.h5"
 
+# A train split whose close never moves leaves reward.scale auto undefined: exit 3 naming the
+# dataset, before anything is written; a number for reward.scale trains.
+awk 'BEGIN { print "timestamp,open,high,low,close,volume"
+  for (t = 0; t < 4000; t++) printf "%d,100,100,100,100,1\n", 1514764800 + 60 * t }' >"$WORK/flat.csv"
+"$FOXOPT" import "$WORK/flat.csv" -o "$WORK/flat.h5" >/dev/null
+printf 'data: {path: %s}\ntrain: {epochs: 1, steps_per_epoch: 12000}\n' "$WORK/flat.h5" >"$WORK/flat.yaml"
+run_rc 3 "$FOXOPT" train "$WORK/flat.yaml" -o "$WORK/flatout"
+contains "$ERR_TXT" "$WORK/flat.h5: reward.scale auto"
+check "nothing written for a flat split" test ! -e "$WORK/flatout"
+run_rc 0 "$FOXOPT" train "$WORK/flat.yaml" -o "$WORK/flatout" --set reward.scale=1
+
 # Bad configs: exit 2, FILE:LINE and the key.
 printf 'train:\n  algo: dqn\ndqn:\n  lr: -1\n' >"$WORK/bad1.yaml"
 run_rc 2 "$FOXOPT" train "$WORK/bad1.yaml"
