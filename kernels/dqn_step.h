@@ -1,12 +1,17 @@
-/* DQN's per-sample arithmetic (DESIGN.md s7), called by the CPU agent (src/agents/dqn.c) and
- * meant for the device's one-thread-per-sample kernels alike: epsilon-greedy from a Q row with
- * counter-based draws, the replay index, the (Double) DQN target, and Huber's value and
+/* DQN's per-sample arithmetic (DESIGN.md s7), called by the CPU backend's loops
+ * (src/backend/cpu_agents.c) and the device's one-thread-per-sample kernels
+ * (kernels/agent_kernels.cu) alike: epsilon-greedy from a Q row with counter-based draws, the
+ * compact replay ring's insert and gather, the (Double) DQN target, and Huber's value and
  * gradient. */
 #ifndef FOX_DQN_STEP_H
 #define FOX_DQN_STEP_H
 
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "backend/agent_ops.h"
+#include "env_step.h"
 #include "fox_hd.h"
 #include "rng_step.h"
 
@@ -30,6 +35,20 @@ FOX_HD static inline int dqn_explore(const float *q, double eps, uint64_t seed, 
   return u < eps ? (int)(v * FOX_NACTIONS) : dqn_argmax3(q);
 }
 
+/* Dueling: Q = V + A - mean(A) of one raw row [4], and its backward. */
+FOX_HD static inline void dqn_dueling_row(const float *x, float *q) {
+  float mean = (x[1] + x[2] + x[3]) / 3.0f;
+  for (int a = 0; a < FOX_NACTIONS; a++)
+    q[a] = x[0] + x[1 + a] - mean;
+}
+
+FOX_HD static inline void dqn_dueling_back_row(const float *g, float *d) {
+  float sum = g[0] + g[1] + g[2];
+  d[0] = sum;
+  for (int a = 0; a < FOX_NACTIONS; a++)
+    d[1 + a] = g[a] - sum / 3.0f;
+}
+
 /* Sample i's index into a replay buffer holding `size` transitions, for gradient update
  * `update`. */
 FOX_HD static inline uint64_t dqn_replay_index(uint64_t seed, uint64_t update, uint64_t i,
@@ -51,6 +70,70 @@ FOX_HD static inline double dqn_huber(double d, double *grad) {
   double a = d < 0 ? -d : d;
   *grad = a < 1.0 ? d : (d > 0 ? 1.0 : -1.0);
   return a < 1.0 ? 0.5 * d * d : a - 0.5;
+}
+
+/* Ring entry k from environment i's transition: s shown at bar, s2 at bar + 1; only the
+ * portfolio features are kept (the rest is the dataset's row). */
+FOX_HD static inline void dqn_replay_put(const struct replay_dev *rb, size_t k, int32_t bar,
+                                         const float *s, const float *s2, uint8_t a, float r,
+                                         uint8_t done) {
+  rb->bar[k] = bar;
+  for (int j = 0; j < 3; j++) {
+    rb->pf[6 * k + (size_t)j] = s[FOX_NFEATURES + j];
+    rb->pf[6 * k + 3 + (size_t)j] = s2[FOX_NFEATURES + j];
+  }
+  rb->a[k] = a;
+  rb->r[k] = r;
+  rb->term[k] = done == FOX_DONE_TERMINAL; /* a truncation bootstraps */
+}
+
+/* Row i of a batch of b for gradient update `update`: s into bs[i], s' into bs[b + i], both
+ * rebuilt from the dataset's normalised rows and the stored portfolio features. */
+FOX_HD static inline void dqn_replay_get(const struct replay_dev *rb, size_t size,
+                                         const float *data_states, uint64_t seed,
+                                         uint64_t update, int b, int i, float *bs, uint8_t *ba,
+                                         float *br, uint8_t *bterm) {
+  size_t k = (size_t)dqn_replay_index(seed, update, (uint64_t)i, size);
+  size_t bar = (size_t)rb->bar[k];
+  float *s = bs + (size_t)i * FOX_STATE_DIM, *s2 = bs + (size_t)(b + i) * FOX_STATE_DIM;
+  const float *x = data_states + bar * FOX_NFEATURES, *x2 = x + FOX_NFEATURES;
+  for (int f = 0; f < FOX_NFEATURES; f++) {
+    s[f] = x[f];
+    s2[f] = x2[f];
+  }
+  for (int j = 0; j < 3; j++) {
+    s[FOX_NFEATURES + j] = rb->pf[6 * k + (size_t)j];
+    s2[FOX_NFEATURES + j] = rb->pf[6 * k + 3 + (size_t)j];
+  }
+  ba[i] = rb->a[k];
+  br[i] = rb->r[k];
+  bterm[i] = rb->term[k];
+}
+
+/* Sample i of an update: the target, Huber on the taken action's Q (q_next_online NULL: plain
+ * DQN), dLoss/dQ of its row with the mean's 1/b; returns the loss term. */
+FOX_HD static inline double dqn_loss_item(const float *q_target, const float *q_next_online,
+                                          const float *q, int a, float r, int terminal,
+                                          double gamma, int b, float *dq) {
+  float y = dqn_target(q_target, q_next_online, r, terminal, gamma);
+  double g, l = dqn_huber((double)q[a] - y, &g);
+  for (int j = 0; j < FOX_NACTIONS; j++)
+    dq[j] = 0.0f;
+  dq[a] = (float)(g / (double)b);
+  return l;
+}
+
+/* An update's loss from its b terms, summed in order, into the accumulator (agent_ops.h). */
+FOX_HD static inline void dqn_loss_sum(const double *terms, int b, long transitions,
+                                       double *acc) {
+  double s = 0;
+  for (int i = 0; i < b; i++)
+    s += terms[i];
+  double loss = s / (double)b;
+  acc[FOX_ACC_LOSS] += loss;
+  acc[FOX_ACC_UPDATES] += 1.0;
+  if (!isfinite(loss) && acc[FOX_ACC_BAD] == 0.0)
+    acc[FOX_ACC_BAD] = 1.0 + (double)transitions;
 }
 
 #endif

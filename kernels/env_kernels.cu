@@ -37,12 +37,13 @@ __global__ void fused_experience_kernel(struct market_params p, struct venv_shap
                                         struct env_state *env, struct env_cursor *cur,
                                         struct reward_stats *rs, float *states,
                                         float *next_states, float *rewards, uint8_t *dones,
-                                        int8_t *labels) {
+                                        int8_t *labels, int32_t *bars) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= shape.num_envs)
     return;
   struct env_state s = env[i];
   struct env_cursor c = cur[i];
+  bars[i] = c.t;
   struct reward_stats r = rs[i];
   env_fused_step(&p, &shape, i, &s, &c, &r, actions[i], prices, sigma, norm,
                  states ? states + (size_t)i * FOX_STATE_DIM : NULL,
@@ -104,7 +105,7 @@ int cuda_env_step(struct venv *v, int outputs, struct fox_err *e) {
   FOX_LAUNCH(fused_experience_kernel, blocks_(v->shape.num_envs), FOX_CUDA_BLOCK, 0, 0, v->p,
              v->shape, d->prices, d->sigma, d->states, v->actions, v->env, v->cur, v->rstats,
              outputs & VENV_STATES ? v->states : NULL, outputs & VENV_NEXT ? v->next_states : NULL,
-             v->rewards, v->dones, v->labels);
+             v->rewards, v->dones, v->labels, v->bars);
   cudaCheckLaunch(e);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "fox_launch.h"
 #include "mlp_cuda.h"
 #include "mlp_layout.h"
+#include "opt_step.h"
 
 #define BLK_ 256
 
@@ -43,16 +44,32 @@ __global__ void bias_grad_kernel(float *gb, const float *d, int rows, int cols) 
   gb[j] += s;
 }
 
-__global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t n, float b1,
-                            float b2, float step, float isc2, float eps) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
+/* Lane k of the squared norm (opt_step.h): one thread per lane, the CPU's order. */
+__global__ void sqnorm_lanes_kernel(const float *g, size_t n, double *lanes, int accumulate) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= FOX_SQ_LANES)
     return;
-  float mi = b1 * m[i] + (1.0f - b1) * g[i];
-  float vi = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-  m[i] = mi;
-  v[i] = vi;
-  p[i] -= step * mi / (sqrtf(vi) * isc2 + eps);
+  double s = opt_sq_lane(g, n, k);
+  lanes[k] = accumulate ? lanes[k] + s : s;
+}
+
+/* One thread: the lanes in order, then the clip coefficient, which every Adam thread reads. */
+__global__ void clip_coef_kernel(const double *lanes, double max_norm, float *coef) {
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    *coef = opt_clip_coef(lanes, max_norm);
+}
+
+__global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t n,
+                            const float *coef, struct opt_adam a) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    opt_adam_elem(&p[i], &m[i], &v[i], g[i], coef ? *coef : 1.0f, a);
+}
+
+__global__ void blend_kernel(float *dst, const float *src, size_t n, float tau) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    dst[i] = opt_blend_elem(dst[i], src[i], tau);
 }
 
 static unsigned grid_(size_t n) { return (unsigned)((n + BLK_ - 1) / BLK_); }
@@ -201,22 +218,31 @@ int mlp_cuda_zero_grad(struct mlp_cuda *m, struct fox_err *e) {
   return 0;
 }
 
-int mlp_cuda_clip(struct mlp_cuda *m, double max_norm, double *norm, struct fox_err *e) {
-  cublasHandle_t h = (cublasHandle_t)m->blas;
-  float nrm = 0.0f;
-  cublasCheck(cublasSnrm2(h, (int)m->n_params, m->g, 1, &nrm), e);
-  *norm = nrm;
-  float coef = (float)(max_norm / ((double)nrm + 1e-6));
-  if (coef < 1.0f)
-    cublasCheck(cublasSscal(h, (int)m->n_params, &coef, m->g, 1), e);
+int mlp_cuda_sqnorm(struct mlp_cuda *m, double *lanes, int accumulate, struct fox_err *e) {
+  FOX_LAUNCH(sqnorm_lanes_kernel, FOX_SQ_LANES / 64, 64, 0, 0, m->g, m->n_params, lanes,
+             accumulate);
+  cudaCheckLaunch(e);
   return 0;
 }
 
-int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, struct fox_err *e) {
+int mlp_cuda_clip_coef(const double *lanes, double max_norm, float *coef, struct fox_err *e) {
+  FOX_LAUNCH(clip_coef_kernel, 1, 1, 0, 0, lanes, max_norm, coef);
+  cudaCheckLaunch(e);
+  return 0;
+}
+
+int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, const float *coef,
+                  struct fox_err *e) {
   m->adam_t++;
-  double c1 = 1 - pow(0.9, (double)m->adam_t), c2 = 1 - pow(0.999, (double)m->adam_t);
   FOX_LAUNCH(adam_kernel, grid_(m->n_params), BLK_, 0, 0, m->w, m->g, m->adam_m, m->adam_v,
-             m->n_params, 0.9f, 0.999f, (float)(lr / c1), (float)(1.0 / sqrt(c2)), (float)eps);
+             m->n_params, coef, opt_adam_at(m->adam_t, lr, eps));
+  cudaCheckLaunch(e);
+  return 0;
+}
+
+int mlp_cuda_blend(struct mlp_cuda *dst, const struct mlp_cuda *src, float tau,
+                   struct fox_err *e) {
+  FOX_LAUNCH(blend_kernel, grid_(dst->n_params), BLK_, 0, 0, dst->w, src->w, dst->n_params, tau);
   cudaCheckLaunch(e);
   return 0;
 }

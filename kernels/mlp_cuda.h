@@ -41,10 +41,16 @@ int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
                      struct fox_err *e);
 int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct fox_err *e);
 int mlp_cuda_zero_grad(struct mlp_cuda *m, struct fox_err *e);
-/* clip_grad_norm_: *norm gets the norm before scaling. */
-int mlp_cuda_clip(struct mlp_cuda *m, double max_norm, double *norm, struct fox_err *e);
-/* One Adam step (beta 0.9/0.999) over the parameters with the current gradients. */
-int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, struct fox_err *e);
+/* The gradients' squared norm as opt_step.h's lanes (device [FOX_SQ_LANES] doubles), written
+ * or added to; the clip coefficient from them (device float); one Adam step (beta 0.9/0.999)
+ * on the gradients times *coef (NULL: 1). Nothing returns to the host. */
+int mlp_cuda_sqnorm(struct mlp_cuda *m, double *lanes, int accumulate, struct fox_err *e);
+int mlp_cuda_clip_coef(const double *lanes, double max_norm, float *coef, struct fox_err *e);
+int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, const float *coef,
+                  struct fox_err *e);
+/* dst = tau src + (1 - tau) dst over the parameters (opt_step.h's element). */
+int mlp_cuda_blend(struct mlp_cuda *dst, const struct mlp_cuda *src, float tau,
+                   struct fox_err *e);
 
 #ifdef __cplusplus
 }

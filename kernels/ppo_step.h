@@ -1,6 +1,6 @@
 /* PPO's per-sample and per-environment arithmetic (DESIGN.md s7, CleanRL's ppo.py), called by
- * the CPU agent (src/agents/ppo.c, ppo_loss.c, in float and in the gradient checks' double) and
- * meant for the device's kernels alike: the softmax policy over 3 actions, sampling with a
+ * the CPU backend's loops (src/backend/cpu_agents.c; ppo_loss.c in the gradient checks'
+ * double) and the device's kernels (kernels/agent_kernels.cu) alike: the softmax policy over 3 actions, sampling with a
  * counter-based draw, GAE walking back over one environment's rollout, and one sample's share
  * of the clipped losses with its gradients. Arithmetic in double whatever the callers store. */
 #ifndef FOX_PPO_STEP_H
@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "backend/agent_ops.h"
+#include "env_step.h"
 #include "fox_hd.h"
 #include "rng_step.h"
 
@@ -104,6 +106,89 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
   t->vl = e1 > e2 ? e1 : e2;
   double g = e1 >= e2 ? (v - R) : (fabs(d) < clip ? (vc - R) : 0.0);
   *dv = vf_coef * inv * g; /* d(0.5 max(...)) = (x - R) dx */
+}
+
+/* Fisher-Yates over 0 .. n-1 with counter-based draws: the permutation is a function of
+ * (seed, round). One thread: the swaps depend on each other. */
+FOX_HD static inline void ppo_permute(uint32_t *perm, uint32_t n, uint64_t seed,
+                                      uint64_t round) {
+  for (uint32_t i = 0; i < n; i++)
+    perm[i] = i;
+  for (uint32_t i = n - 1; n > 0 && i > 0; i--) {
+    uint32_t j = (uint32_t)(fox_u01(seed, FOX_RS_PERMUTE, round, i) * (double)(i + 1));
+    uint32_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+}
+
+/* A truncated environment's reward gets gamma V(s'), the cut-off future bootstrapped. */
+FOX_HD static inline float ppo_bootstrap_reward(float r, uint8_t done, float v_next,
+                                                double gamma) {
+  return done == FOX_DONE_TRUNCATED ? r + (float)(gamma * v_next) : r;
+}
+
+/* Row j of a minibatch: rollout row k = idx[j]. */
+FOX_HD static inline void ppo_gather_row(const struct rollout_dev *ro, const uint32_t *idx,
+                                         int j, const struct minibatch_dev *mb) {
+  size_t k = idx[j];
+  const float *o = ro->obs + k * FOX_STATE_DIM;
+  float *d = mb->obs + (size_t)j * FOX_STATE_DIM;
+  for (int f = 0; f < FOX_STATE_DIM; f++)
+    d[f] = o[f];
+  mb->act[j] = ro->actions[k];
+  mb->oldlogp[j] = ro->logp[k];
+  mb->oldv[j] = ro->values[k];
+  mb->ret[j] = ro->ret[k];
+  mb->adv[j] = ro->adv[k];
+}
+
+/* The minibatch advantages' mean and std (torch's: ddof 1), in order. */
+FOX_HD static inline void ppo_adv_stats(const float *adv, int m, double *stats) {
+  double mean = 0, var = 0;
+  for (int j = 0; j < m; j++)
+    mean += adv[j];
+  mean /= (double)m;
+  for (int j = 0; j < m; j++)
+    var += (adv[j] - mean) * (adv[j] - mean);
+  stats[0] = mean;
+  stats[1] = m > 1 ? sqrt(var / (double)(m - 1)) : 0.0;
+}
+
+/* Sample i of a minibatch of m: its advantage normalised, its terms [5] and gradients. */
+FOX_HD static inline void ppo_loss_item(const struct minibatch_dev *mb, int m, int i,
+                                        const double *stats, double clip, double ent_coef,
+                                        double vf_coef, double *terms) {
+  float A = (float)((mb->adv[i] - stats[0]) / (stats[1] + 1e-8));
+  double z[3] = {mb->logits[3 * i], mb->logits[3 * i + 1], mb->logits[3 * i + 2]}, dz[3], dv;
+  struct ppo_terms t;
+  ppo_loss_sample(z, mb->values[i], mb->act[i], mb->oldlogp[i], mb->oldv[i], A, mb->ret[i],
+                  clip, ent_coef, vf_coef, 1.0 / (double)m, dz, &dv, &t);
+  for (int j = 0; j < 3; j++)
+    mb->dlogits[3 * i + j] = (float)dz[j];
+  mb->dvalues[i] = (float)dv;
+  double *o = terms + 5 * (size_t)i;
+  o[0] = t.pg, o[1] = t.vl, o[2] = t.ent, o[3] = t.kl, o[4] = t.clipped;
+}
+
+/* The minibatch's loss and statistics from its terms, summed in order, into acc. */
+FOX_HD static inline void ppo_loss_sum(const double *terms, int m, double ent_coef,
+                                       double vf_coef, long transitions, double *acc) {
+  double s[5] = {0, 0, 0, 0, 0}, inv = 1.0 / (double)m;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < 5; j++)
+      s[j] += terms[5 * (size_t)i + (size_t)j];
+  double pg = s[0] * inv, vl = 0.5 * s[1] * inv, ent = s[2] * inv;
+  double loss = pg - ent_coef * ent + vf_coef * vl;
+  acc[FOX_ACC_LOSS] += loss;
+  acc[FOX_ACC_UPDATES] += 1.0;
+  acc[FOX_ACC_PG] += pg;
+  acc[FOX_ACC_VLOSS] += vl;
+  acc[FOX_ACC_ENTROPY] += ent;
+  acc[FOX_ACC_KL] += s[3] * inv;
+  acc[FOX_ACC_CLIPFRAC] += s[4] * inv;
+  if (!isfinite(loss) && acc[FOX_ACC_BAD] == 0.0)
+    acc[FOX_ACC_BAD] = 1.0 + (double)transitions;
 }
 
 #endif

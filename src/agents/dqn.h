@@ -9,41 +9,48 @@
 
 #include "agents/net.h"
 #include "agents/replay.h"
+#include "backend/agent_ops.h"
+#include "backend/backend.h"
 #include "config/config.h"
 #include "dqn_step.h"
 
 struct dqn {
   struct dqn_config cfg;
-  int out; /* network outputs: 3 Q-values, or V and 3 advantages when dueling */
+  const struct backend *be;
+  int out;    /* network outputs: 3 Q-values, or V and 3 advantages when dueling */
+  int n_envs; /* the most states one act or Q call takes */
   struct net online, target;
   struct replay rb;
   struct rng rng; /* the initial weights' draws */
   uint64_t seed;  /* the counter-based draws of acting and replay sampling (rng_step.h) */
+  const float *data_states; /* the dataset's normalised rows in the backend (replay rebuilds) */
   long transitions, updates;
   double credit; /* transitions not yet paid for by an update (train_freq) */
-  /* batch scratch: bs holds the batch's s then its s' ([2 batch, 54]), so that Double DQN runs
-   * both through the online network in one forward */
-  float *bs, *br, *by, *braw, *bq, *bqo, *bpred, *bdq, *bdraw;
+  /* Backend scratch. Acting: q [n_envs, 3], raw [n_envs, 4]. A batch: bs holds its s then its
+   * s' ([2 batch, 54]), so that Double DQN runs both through the online network in one
+   * forward. acc: the losses of the updates since the last dqn_take (agent_ops.h FOX_ACC_*). */
+  float *q, *raw, *bs, *br, *bq, *bqo, *braw, *bdq, *bdraw, *coef;
   uint8_t *ba, *bterm;
-  size_t *bidx;
+  double *terms, *lanes, *acc;
 };
 
-/* The networks live where `ops` puts them (the backend's `nets`). */
-int dqn_create(struct dqn *d, const struct dqn_config *c, const struct net_ops *ops,
-               uint64_t seed, struct fox_err *e);
+/* The networks and buffers live in the backend `be`; data_states is its copy of the dataset's
+ * normalised features (device_dataset.states), NULL for a policy that only acts (no ring). */
+int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *be, int n_envs,
+               const float *data_states, uint64_t seed, struct fox_err *e);
 void dqn_free(struct dqn *d);
 /* The exploration rate after t of `total` transitions: eps_start to eps_end over
  * eps_fraction * total, then flat. */
 double dqn_epsilon(const struct dqn_config *c, long t, long total);
-/* Q-values [n, 3] of states [n, 54] from the online network. */
+/* Q-values [n, 3] of states [n, 54] from the online network; n <= n_envs; backend arrays. */
 int dqn_q(struct dqn *d, const float *states, int n, float *q, struct fox_err *e);
-/* Epsilon-greedy actions for n states. */
+/* Epsilon-greedy actions for n states (backend arrays). */
 int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *actions,
             struct fox_err *e);
-/* Stores a vector step's transitions and runs the gradient updates now due; *loss gets the
- * mean loss of those updates (NAN when none ran). */
-int dqn_observe(struct dqn *d, int n, const float *s, const uint8_t *a, const float *r,
-                const float *s2, const uint8_t *terminal, double *loss, struct fox_err *e);
+/* Stores a vector step's transitions (backend arrays: s shown at bars[i], s2 at bars[i] + 1,
+ * FOX_DONE_* flags) and runs the gradient updates now due; their losses go to d->acc. */
+int dqn_observe(struct dqn *d, int n, const int32_t *bars, const float *s, const float *s2,
+                const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e);
 
 /* Targets y = r + gamma (1 - terminal) Q_target(s', a*), a* = argmax Q_online(s') (Double DQN,
  * q_online given) or argmax Q_target(s') (q_online NULL). Ties take the lowest action. */

@@ -1,13 +1,15 @@
 /* A network on a backend: the CPU MLP (mlp.c) or the CUDA one (kernels/mlp_cuda.cu) behind one
  * table, so that the agents' code does not know where its GEMMs run. Inputs and outputs of
- * forward/backward are host arrays; parameters, gradients and Adam state stay where the
- * network lives. */
+ * forward/backward, the clipping's lanes and coefficient are arrays in the backend's memory
+ * (host memory on the CPU, device memory on CUDA): a training step never leaves the device.
+ * Parameters and Adam's state cross to the host only through get/set (checkpoints, trial.h5). */
 #ifndef FOX_NET_H
 #define FOX_NET_H
 
 #include <stddef.h>
 
 #include "config/config.h"
+#include "opt_step.h"
 #include "util/error.h"
 #include "util/rng.h"
 
@@ -26,9 +28,13 @@ struct net_ops {
   /* Accumulates gradients from dLoss/dy of the last forward. */
   int (*backward)(void *impl, const float *dy, int batch, struct fox_err *e);
   int (*zero_grad)(void *impl, struct fox_err *e);
-  int (*grad_sqnorm)(void *impl, double *sq, struct fox_err *e);
-  /* Gradients times `scale` (clipping; 1 leaves them), then one Adam step with lr. */
-  int (*step)(void *impl, double scale, double lr, struct fox_err *e);
+  /* The gradients' squared norm as FOX_SQ_LANES partial sums (opt_step.h) into lanes, or
+   * added to them (accumulate): several networks clipped by one global norm. */
+  int (*grad_sqnorm)(void *impl, double *lanes, int accumulate, struct fox_err *e);
+  /* clip_grad_norm_'s coefficient from the lanes, into *coef (one float). */
+  int (*clip_coef)(const double *lanes, double max_norm, float *coef, struct fox_err *e);
+  /* Gradients times *coef (clipping), then one Adam step with lr. */
+  int (*step)(void *impl, const float *coef, double lr, struct fox_err *e);
   /* dst = tau src + (1 - tau) dst over the parameters (tau 1: a copy). */
   int (*blend)(void *dst, const void *src, double tau, struct fox_err *e);
   /* Adam's moments (host arrays of n_params floats) and step count, for checkpoints. */
@@ -46,7 +52,7 @@ struct net {
 };
 
 extern const struct net_ops net_cpu_ops;
-extern const struct net_ops net_cuda_ops; /* in CUDA builds only (kernels/net_cuda.cu) */
+extern const struct net_ops net_cuda_ops; /* in CUDA builds only (src/backend/net_cuda.cu) */
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
                int out, int activation, double adam_eps, struct fox_err *e);
@@ -64,8 +70,10 @@ static inline int net_backward(struct net *n, const float *dy, int batch, struct
 static inline int net_zero_grad(struct net *n, struct fox_err *e) {
   return n->ops->zero_grad(n->impl, e);
 }
-/* clip_grad_norm_ over all k networks together (one global norm), then Adam on each. */
-int net_clip_step(struct net *const *nets, int k, double max_norm, double lr, struct fox_err *e);
+/* clip_grad_norm_ over all k networks together (one global norm), then Adam on each; lanes
+ * [FOX_SQ_LANES] and coef [1] are the caller's scratch in the backend's memory. */
+int net_clip_step(struct net *const *nets, int k, double *lanes, float *coef, double max_norm,
+                  double lr, struct fox_err *e);
 static inline int net_blend(struct net *dst, const struct net *src, double tau,
                             struct fox_err *e) {
   return dst->ops->blend(dst->impl, src->impl, tau, e);

@@ -1,5 +1,6 @@
-/* PPO on the CPU networks. Actor and critic are updated together: one loss, one global gradient
- * norm over both, two Adam states (eps 1e-5 as in CleanRL). */
+/* PPO on any backend: networks, rollout and minibatches in the backend's memory, every step a
+ * backend operation (agent_ops.h). Actor and critic are updated together: one loss, one
+ * global gradient norm over both, two Adam states (eps 1e-5 as in CleanRL). */
 #include "agents/ppo.h"
 
 #include <math.h>
@@ -16,48 +17,57 @@ void ppo_gae(int T, int N, const float *rewards, const float *values, const uint
     ppo_gae_env(T, N, i, rewards, values, dones, last_values[i], gamma, lambda, adv, ret);
 }
 
+/* Minibatch size: the rollout split in cfg.minibatches (a remainder is left out). */
+static size_t mbs_(const struct ppo *p) {
+  size_t n = (size_t)p->cfg.n_steps * (size_t)p->n_envs, m = n / (size_t)p->cfg.minibatches;
+  return m < 1 ? 1 : m;
+}
+
+static int alloc_(struct ppo *p, struct fox_err *e) {
+  const struct backend *be = p->be;
+  size_t n = (size_t)p->cfg.n_steps * p->n_envs, m = mbs_(p), N = (size_t)p->n_envs;
+  size_t f = sizeof(float), S = FOX_STATE_DIM;
+  struct {
+    void **p;
+    size_t bytes;
+  } bufs[] = {
+      {(void **)&p->ro.obs, n * S * f},       {(void **)&p->ro.logp, n * f},
+      {(void **)&p->ro.values, n * f},        {(void **)&p->ro.rewards, n * f},
+      {(void **)&p->ro.adv, n * f},           {(void **)&p->ro.ret, n * f},
+      {(void **)&p->ro.actions, n},           {(void **)&p->ro.dones, n},
+      {(void **)&p->mb.obs, m * S * f},       {(void **)&p->mb.logits, m * NA_ * f},
+      {(void **)&p->mb.values, m * f},        {(void **)&p->mb.dlogits, m * NA_ * f},
+      {(void **)&p->mb.dvalues, m * f},       {(void **)&p->mb.adv, m * f},
+      {(void **)&p->mb.oldlogp, m * f},       {(void **)&p->mb.oldv, m * f},
+      {(void **)&p->mb.ret, m * f},           {(void **)&p->mb.act, m},
+      {(void **)&p->logits, N * NA_ * f},     {(void **)&p->v_next, N * f},
+      {(void **)&p->coef, f},                 {(void **)&p->perm, n * sizeof(uint32_t)},
+      {(void **)&p->terms, m * 5 * sizeof(double)}, {(void **)&p->stats, 2 * sizeof(double)},
+      {(void **)&p->lanes, FOX_SQ_LANES * sizeof(double)},
+      {(void **)&p->acc, FOX_ACC_N * sizeof(double)},
+  };
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+    if (!(*bufs[i].p = be->mem_alloc(bufs[i].bytes, e)))
+      return e->code ? e->code : FOX_EFAIL;
+  return 0;
+}
+
 int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
-               const struct net_ops *ops, uint64_t seed, struct fox_err *e) {
+               const struct backend *be, uint64_t seed, struct fox_err *e) {
   memset(p, 0, sizeof *p);
   p->cfg = *c;
+  p->be = be;
   p->n_envs = n_envs;
   p->num_updates = num_updates;
   rng_seed(&p->rng, seed);
   p->seed = rng_hash2(seed, 0x5050u); /* a stream apart from the initialisation's */
-  int rc = net_create(&p->actor, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_, c->activation,
-                      1e-5, e);
+  int rc = net_create(&p->actor, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_,
+                      c->activation, 1e-5, e);
   if (rc == 0)
-    rc = net_create(&p->critic, ops, FOX_STATE_DIM, c->hidden, c->n_hidden, 1, c->activation,
-                    1e-5, e);
-  size_t n = (size_t)c->n_steps * n_envs, m = (n + c->minibatches - 1) / c->minibatches;
-  p->obs = malloc(n * FOX_STATE_DIM * sizeof(float));
-  p->logp = malloc(n * sizeof(float));
-  p->values = malloc(n * sizeof(float));
-  p->rewards = malloc(n * sizeof(float));
-  p->adv = malloc(n * sizeof(float));
-  p->ret = malloc(n * sizeof(float));
-  p->actions = malloc(n);
-  p->dones = malloc(n);
-  p->mb_obs = malloc(m * FOX_STATE_DIM * sizeof(float));
-  p->mb_logits = malloc(m * NA_ * sizeof(float));
-  p->mb_dlogits = malloc(m * NA_ * sizeof(float));
-  p->mb_values = malloc(m * sizeof(float));
-  p->mb_dvalues = malloc(m * sizeof(float));
-  p->mb_adv = malloc(m * sizeof(float));
-  p->mb_oldlogp = malloc(m * sizeof(float));
-  p->mb_oldv = malloc(m * sizeof(float));
-  p->mb_ret = malloc(m * sizeof(float));
-  p->mb_act = malloc(m);
-  p->perm = malloc(n * sizeof(size_t));
-  if (rc == 0 && (!p->obs || !p->logp || !p->values || !p->rewards || !p->adv || !p->ret ||
-                  !p->actions || !p->dones || !p->mb_obs || !p->mb_logits || !p->mb_dlogits ||
-                  !p->mb_values || !p->mb_dvalues || !p->mb_adv || !p->mb_oldlogp ||
-                  !p->mb_oldv || !p->mb_ret || !p->mb_act || !p->perm))
-    rc = fox_errf(e, FOX_EFAIL, "ppo: out of memory for a rollout of %zu", n);
-  if (rc != 0) {
-    ppo_free(p);
-    return rc;
-  }
+    rc = net_create(&p->critic, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, 1,
+                    c->activation, 1e-5, e);
+  if (rc == 0)
+    rc = alloc_(p, e);
   /* ppo.init orthogonal is CleanRL's layer_init: sqrt(2) body, policy head 0.01, value head
    * 1.0; default is torch's nn.Linear initialisation. */
   if (rc == 0)
@@ -72,131 +82,80 @@ int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_u
 void ppo_free(struct ppo *p) {
   net_free(&p->actor);
   net_free(&p->critic);
-  void *bufs[] = {p->obs,       p->logp,      p->values,     p->rewards,    p->adv,
-                  p->ret,       p->actions,   p->dones,      p->mb_obs,     p->mb_logits,
-                  p->mb_dlogits, p->mb_values, p->mb_dvalues, p->mb_adv,    p->mb_oldlogp,
-                  p->mb_oldv,   p->mb_ret,    p->mb_act,     p->perm};
-  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-    free(bufs[i]);
+  if (p->be) {
+    void *bufs[] = {p->ro.obs,    p->ro.logp,     p->ro.values,   p->ro.rewards, p->ro.adv,
+                    p->ro.ret,    p->ro.actions,  p->ro.dones,    p->mb.obs,     p->mb.logits,
+                    p->mb.values, p->mb.dlogits,  p->mb.dvalues,  p->mb.adv,     p->mb.oldlogp,
+                    p->mb.oldv,   p->mb.ret,      p->mb.act,      p->logits,     p->v_next,
+                    p->coef,      p->perm,        p->terms,       p->stats,      p->lanes,
+                    p->acc};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+      if (bufs[i])
+        p->be->mem_free(bufs[i]);
+  }
   memset(p, 0, sizeof *p);
 }
 
-int ppo_value(struct ppo *p, const float *states, int n, float *values, struct fox_err *e) {
-  return net_forward(&p->critic, states, n, values, e);
-}
-
-int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *logp,
-            float *values, struct fox_err *e) {
-  float *logits = malloc((size_t)n * NA_ * sizeof *logits);
-  if (!logits)
-    return fox_errf(e, FOX_EFAIL, "ppo: out of memory");
-  int rc = net_forward(&p->actor, states, n, logits, e);
+int ppo_act(struct ppo *p, const float *states, uint8_t *actions, struct fox_err *e) {
+  const struct backend *be = p->be;
+  size_t N = (size_t)p->n_envs, k = (size_t)p->t * N;
+  FOX_TRY(net_forward(&p->actor, states, (int)N, p->logits, e));
   /* The run's vector step: rollouts done times their length, plus this rollout's steps. */
   uint64_t step = (uint64_t)p->updates * (uint64_t)p->cfg.n_steps + (uint64_t)p->t;
-  for (int i = 0; rc == 0 && i < n; i++) {
-    float lp;
-    actions[i] = (uint8_t)ppo_sample(logits + (size_t)i * NA_, p->seed, step, (uint64_t)i, &lp);
-    if (logp)
-      logp[i] = lp;
-  }
-  free(logits);
-  if (rc == 0 && values)
-    rc = ppo_value(p, states, n, values, e);
-  return rc;
+  FOX_TRY(be->agents->ppo_sample(p->logits, (int)N, p->seed, step, p->ro.actions + k,
+                                 p->ro.logp + k, e));
+  FOX_TRY(net_forward(&p->critic, states, (int)N, p->ro.values + k, e));
+  FOX_TRY(be->mem_copy(p->ro.obs + k * FOX_STATE_DIM, states, N * FOX_STATE_DIM * sizeof(float),
+                       e));
+  return be->mem_copy(actions, p->ro.actions + k, N, e);
 }
 
-void ppo_record(struct ppo *p, const float *states, const uint8_t *actions, const float *logp,
-                const float *values, const float *rewards, const uint8_t *dones) {
-  size_t n = (size_t)p->n_envs, k = (size_t)p->t * n;
-  memcpy(p->obs + k * FOX_STATE_DIM, states, n * FOX_STATE_DIM * sizeof(float));
-  memcpy(p->actions + k, actions, n);
-  memcpy(p->logp + k, logp, n * sizeof(float));
-  memcpy(p->values + k, values, n * sizeof(float));
-  memcpy(p->rewards + k, rewards, n * sizeof(float));
-  memcpy(p->dones + k, dones, n);
+int ppo_observe(struct ppo *p, const float *next_states, const float *rewards,
+                const uint8_t *dones, const float *states, struct fox_err *e) {
+  size_t N = (size_t)p->n_envs, k = (size_t)p->t * N;
+  /* SB3's treatment of time limits: a truncation's cut-off future is bootstrapped into its
+   * reward. V(s') of every environment: whether one was truncated is the device's to know. */
+  FOX_TRY(net_forward(&p->critic, next_states, (int)N, p->v_next, e));
+  FOX_TRY(p->be->agents->ppo_bootstrap((int)N, rewards, dones, p->v_next, p->cfg.gamma,
+                                       p->ro.rewards + k, p->ro.dones + k, e));
   p->t++;
+  return ppo_rollout_full(p) ? ppo_update(p, states, e) : 0;
 }
 
 int ppo_rollout_full(const struct ppo *p) { return p->t >= p->cfg.n_steps; }
 
-/* Fisher-Yates with counter-based draws: the permutation is a function of (seed, round). */
-static void shuffle_(size_t *perm, size_t n, uint64_t seed, uint64_t round) {
-  for (size_t i = n - 1; i > 0; i--) {
-    size_t j = (size_t)(fox_u01(seed, FOX_RS_PERMUTE, round, i) * (double)(i + 1));
-    size_t t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
-}
-
-int ppo_update(struct ppo *p, const float *last_states, struct ppo_stats *st, struct fox_err *e) {
+int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e) {
+  const struct agent_ops *ops = p->be->agents;
   int T = p->cfg.n_steps, N = p->n_envs;
-  size_t n = (size_t)T * N;
-  float *last_v = malloc((size_t)N * sizeof *last_v);
-  if (!last_v)
-    return fox_errf(e, FOX_EFAIL, "ppo: out of memory");
-  int rc = ppo_value(p, last_states, N, last_v, e);
-  if (rc == 0)
-    ppo_gae(T, N, p->rewards, p->values, p->dones, last_v, p->cfg.gamma, p->cfg.gae_lambda,
-            p->adv, p->ret);
-  free(last_v);
-  FOX_TRY(rc);
+  size_t n = (size_t)T * N, mbs = mbs_(p);
+  FOX_TRY(net_forward(&p->critic, last_states, N, p->v_next, e));
+  FOX_TRY(ops->ppo_gae(T, N, &p->ro, p->v_next, p->cfg.gamma, p->cfg.gae_lambda, e));
   double lr = p->cfg.lr;
   if (p->cfg.anneal_lr && p->num_updates > 0) {
     double frac = 1.0 - (double)p->updates / (double)p->num_updates;
     lr *= frac > 0 ? frac : 0; /* never an ascent, whatever the plan */
   }
-  size_t mbs = n / (size_t)p->cfg.minibatches;
-  if (mbs < 1)
-    mbs = 1;
-  for (size_t i = 0; i < n; i++)
-    p->perm[i] = i;
-  struct ppo_stats sum = {0};
-  int count = 0;
+  long transitions = (long)((p->updates + 1) * (long)n);
+  struct net *nets[2] = {&p->actor, &p->critic};
   for (int ep = 0; ep < p->cfg.epochs; ep++) {
-    shuffle_(p->perm, n, p->seed, (uint64_t)p->updates * (uint64_t)p->cfg.epochs + (uint64_t)ep);
+    uint64_t round = (uint64_t)p->updates * (uint64_t)p->cfg.epochs + (uint64_t)ep;
+    FOX_TRY(ops->ppo_permute((uint32_t)n, p->seed, round, p->perm, e));
     for (size_t start = 0; start + mbs <= n; start += mbs) {
-      size_t m = mbs;
-      double mean = 0, var = 0;
-      for (size_t j = 0; j < m; j++) {
-        size_t k = p->perm[start + j];
-        memcpy(p->mb_obs + j * FOX_STATE_DIM, p->obs + k * FOX_STATE_DIM,
-               FOX_STATE_DIM * sizeof(float));
-        p->mb_act[j] = p->actions[k];
-        p->mb_oldlogp[j] = p->logp[k];
-        p->mb_oldv[j] = p->values[k];
-        p->mb_ret[j] = p->ret[k];
-        p->mb_adv[j] = p->adv[k];
-        mean += p->adv[k];
-      }
-      mean /= (double)m;
-      for (size_t j = 0; j < m; j++)
-        var += (p->mb_adv[j] - mean) * (p->mb_adv[j] - mean);
-      double sd = m > 1 ? sqrt(var / (double)(m - 1)) : 0.0; /* torch's std: ddof 1 */
-      for (size_t j = 0; j < m; j++)
-        p->mb_adv[j] = (float)((p->mb_adv[j] - mean) / (sd + 1e-8));
-      FOX_TRY(net_forward(&p->actor, p->mb_obs, (int)m, p->mb_logits, e));
-      FOX_TRY(net_forward(&p->critic, p->mb_obs, (int)m, p->mb_values, e));
-      struct ppo_stats s;
-      ppo_loss(p->mb_logits, p->mb_values, p->mb_act, p->mb_oldlogp, p->mb_oldv, p->mb_adv,
-               p->mb_ret, m, p->cfg.clip, p->cfg.ent_coef, p->cfg.vf_coef, p->mb_dlogits,
-               p->mb_dvalues, &s);
+      int m = (int)mbs;
+      FOX_TRY(ops->ppo_gather(&p->ro, p->perm + start, m, &p->mb, p->stats, e));
+      FOX_TRY(net_forward(&p->actor, p->mb.obs, m, p->mb.logits, e));
+      FOX_TRY(net_forward(&p->critic, p->mb.obs, m, p->mb.values, e));
+      FOX_TRY(ops->ppo_loss(&p->mb, m, p->stats, p->cfg.clip, p->cfg.ent_coef, p->cfg.vf_coef,
+                            p->terms, e));
+      FOX_TRY(ops->ppo_loss_sum(p->terms, m, p->cfg.ent_coef, p->cfg.vf_coef, transitions,
+                                p->acc, e));
       FOX_TRY(net_zero_grad(&p->actor, e));
       FOX_TRY(net_zero_grad(&p->critic, e));
-      FOX_TRY(net_backward(&p->actor, p->mb_dlogits, (int)m, e));
-      FOX_TRY(net_backward(&p->critic, p->mb_dvalues, (int)m, e));
+      FOX_TRY(net_backward(&p->actor, p->mb.dlogits, m, e));
+      FOX_TRY(net_backward(&p->critic, p->mb.dvalues, m, e));
       /* One global norm over both networks, as clip_grad_norm_(agent.parameters()). */
-      struct net *nets[2] = {&p->actor, &p->critic};
-      FOX_TRY(net_clip_step(nets, 2, p->cfg.max_grad_norm, lr, e));
-      sum.loss += s.loss, sum.pg_loss += s.pg_loss, sum.v_loss += s.v_loss;
-      sum.entropy += s.entropy, sum.approx_kl += s.approx_kl, sum.clipfrac += s.clipfrac;
-      count++;
+      FOX_TRY(net_clip_step(nets, 2, p->lanes, p->coef, p->cfg.max_grad_norm, lr, e));
     }
-  }
-  if (count) {
-    st->loss = sum.loss / count, st->pg_loss = sum.pg_loss / count;
-    st->v_loss = sum.v_loss / count, st->entropy = sum.entropy / count;
-    st->approx_kl = sum.approx_kl / count, st->clipfrac = sum.clipfrac / count;
   }
   p->t = 0;
   p->updates++;

@@ -9,39 +9,44 @@
 
 #include "agents/net.h"
 #include "agents/ppo_loss.h"
+#include "backend/agent_ops.h"
+#include "backend/backend.h"
 #include "config/config.h"
 
 struct ppo {
   struct ppo_config cfg;
+  const struct backend *be;
   int n_envs;
   long num_updates, updates; /* rollouts planned for the run, and done */
   struct net actor, critic;
   struct rng rng; /* the initial weights' draws */
   uint64_t seed;  /* the counter-based draws of sampling and permutations (rng_step.h) */
-  int t; /* rollout steps filled */
-  float *obs, *logp, *values, *rewards, *adv, *ret; /* [n_steps * n_envs (* 54)] */
-  uint8_t *actions, *dones;
-  /* minibatch scratch */
-  float *mb_obs, *mb_logits, *mb_values, *mb_dlogits, *mb_dvalues, *mb_adv;
-  float *mb_oldlogp, *mb_oldv, *mb_ret;
-  uint8_t *mb_act;
-  size_t *perm;
+  int t;          /* rollout steps filled */
+  /* Backend memory: the rollout [n_steps * n_envs], a minibatch, acting's logits [n_envs, 3]
+   * and values of the next states [n_envs], the permutation, the clipping's lanes and
+   * coefficient, the loss terms [mbs, 5], the advantages' statistics [2], and acc: the
+   * minibatches' losses since the last ppo_take (agent_ops.h FOX_ACC_*). */
+  struct rollout_dev ro;
+  struct minibatch_dev mb;
+  float *logits, *v_next, *coef;
+  uint32_t *perm;
+  double *terms, *stats, *lanes, *acc;
 };
 
 int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
-               const struct net_ops *ops, uint64_t seed, struct fox_err *e);
+               const struct backend *be, uint64_t seed, struct fox_err *e);
 void ppo_free(struct ppo *p);
-/* Samples actions for n states; logp and values may be NULL. */
-int ppo_act(struct ppo *p, const float *states, int n, uint8_t *actions, float *logp,
-            float *values, struct fox_err *e);
-/* Critic values of n states. */
-int ppo_value(struct ppo *p, const float *states, int n, float *values, struct fox_err *e);
-/* Appends one vector step (rewards already include gamma V(s') for truncations). */
-void ppo_record(struct ppo *p, const float *states, const uint8_t *actions, const float *logp,
-                const float *values, const float *rewards, const uint8_t *dones);
+/* Samples actions for the n_envs states (backend arrays) and records the step's states,
+ * actions, log-probabilities and values in the rollout. */
+int ppo_act(struct ppo *p, const float *states, uint8_t *actions, struct fox_err *e);
+/* The step's outcome (backend arrays): next states before any reset (a truncation's reward
+ * bootstraps from their value), rewards, FOX_DONE_* flags, and the states after it; runs the
+ * update when the rollout is full. */
+int ppo_observe(struct ppo *p, const float *next_states, const float *rewards,
+                const uint8_t *dones, const float *states, struct fox_err *e);
 int ppo_rollout_full(const struct ppo *p);
 /* GAE over the rollout and the update; `last_states` are the states after the last step. */
-int ppo_update(struct ppo *p, const float *last_states, struct ppo_stats *st, struct fox_err *e);
+int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e);
 
 /* GAE: T steps of N envs, done[t] = the episode ended at step t; last_values V(s_T). */
 void ppo_gae(int T, int N, const float *rewards, const float *values, const uint8_t *dones,

@@ -1,45 +1,69 @@
-/* Replay ring buffer: states are stored whole (54 floats) because a transition's next state
- * may be a pre-reset state that no later transition holds. */
+/* The replay ring in backend memory: allocation, the insert's ring arithmetic, checkpoints. */
 #include "agents/replay.h"
 
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-int replay_create(struct replay *b, size_t cap, struct fox_err *e) {
+int replay_create(struct replay *b, const struct backend *be, size_t cap, struct fox_err *e) {
   memset(b, 0, sizeof *b);
-  b->s = malloc(cap * FOX_STATE_DIM * sizeof *b->s);
-  b->s2 = malloc(cap * FOX_STATE_DIM * sizeof *b->s2);
-  b->a = malloc(cap);
-  b->term = malloc(cap);
-  b->r = malloc(cap * sizeof *b->r);
-  if (!b->s || !b->s2 || !b->a || !b->term || !b->r) {
+  b->be = be;
+  b->d.cap = cap;
+  b->d.bar = be->mem_alloc(cap * sizeof(int32_t), e);
+  b->d.pf = b->d.bar ? be->mem_alloc(cap * 6 * sizeof(float), e) : NULL;
+  b->d.r = b->d.pf ? be->mem_alloc(cap * sizeof(float), e) : NULL;
+  b->d.a = b->d.r ? be->mem_alloc(cap, e) : NULL;
+  b->d.term = b->d.a ? be->mem_alloc(cap, e) : NULL;
+  if (!b->d.term) {
+    char why[sizeof e->msg];
+    snprintf(why, sizeof why, "%s", e->msg);
     replay_free(b);
-    return fox_errf(e, FOX_EFAIL, "replay: out of memory for %zu transitions", cap);
+    return fox_errf(e, FOX_EFAIL, "replay: no room for %zu transitions (dqn.buffer_size): %s",
+                    cap, why);
   }
-  b->cap = cap;
   return 0;
 }
 
-void replay_push(struct replay *b, size_t n, const float *s, const uint8_t *a, const float *r,
-                 const float *s2, const uint8_t *terminal) {
-  for (size_t i = 0; i < n; i++) {
-    size_t p = b->pos;
-    memcpy(b->s + p * FOX_STATE_DIM, s + i * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
-    memcpy(b->s2 + p * FOX_STATE_DIM, s2 + i * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float));
-    b->a[p] = a[i];
-    b->r[p] = r[i];
-    b->term[p] = terminal[i];
-    b->pos = (p + 1) % b->cap;
-    if (b->size < b->cap)
-      b->size++;
-  }
+int replay_push(struct replay *b, int n, const int32_t *bars, const float *s, const float *s2,
+                const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e) {
+  FOX_TRY(b->be->agents->replay_insert(&b->d, b->pos, n, bars, s, s2, a, r, dones, e));
+  b->pos = (b->pos + (size_t)n) % b->d.cap;
+  b->size = b->size + (size_t)n < b->d.cap ? b->size + (size_t)n : b->d.cap;
+  return 0;
 }
 
 void replay_free(struct replay *b) {
-  free(b->s);
-  free(b->s2);
-  free(b->a);
-  free(b->term);
-  free(b->r);
+  if (b->be) {
+    void *bufs[] = {b->d.bar, b->d.pf, b->d.r, b->d.a, b->d.term};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+      if (bufs[i])
+        b->be->mem_free(bufs[i]);
+  }
   memset(b, 0, sizeof *b);
+}
+
+int replay_download(const struct replay *b, int32_t *bar, float *pf, float *r, uint8_t *a,
+                    uint8_t *term, struct fox_err *e) {
+  const struct backend *be = b->be;
+  size_t n = b->size;
+  FOX_TRY(be->mem_d2h(bar, b->d.bar, n * sizeof *bar, e));
+  FOX_TRY(be->mem_d2h(pf, b->d.pf, n * 6 * sizeof *pf, e));
+  FOX_TRY(be->mem_d2h(r, b->d.r, n * sizeof *r, e));
+  FOX_TRY(be->mem_d2h(a, b->d.a, n, e));
+  return be->mem_d2h(term, b->d.term, n, e);
+}
+
+int replay_upload(struct replay *b, size_t size, size_t pos, const int32_t *bar, const float *pf,
+                  const float *r, const uint8_t *a, const uint8_t *term, struct fox_err *e) {
+  const struct backend *be = b->be;
+  if (size > b->d.cap || pos >= b->d.cap)
+    return fox_errf(e, FOX_EDATA, "replay: %zu transitions at %zu do not fit a ring of %zu",
+                    size, pos, b->d.cap);
+  FOX_TRY(be->mem_h2d(b->d.bar, bar, size * sizeof *bar, e));
+  FOX_TRY(be->mem_h2d(b->d.pf, pf, size * 6 * sizeof *pf, e));
+  FOX_TRY(be->mem_h2d(b->d.r, r, size * sizeof *r, e));
+  FOX_TRY(be->mem_h2d(b->d.a, a, size, e));
+  FOX_TRY(be->mem_h2d(b->d.term, term, size, e));
+  b->size = size;
+  b->pos = pos;
+  return 0;
 }

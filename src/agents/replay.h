@@ -1,26 +1,34 @@
-/* The DQN replay buffer: a ring of (s, a, r, s', terminal) transitions, sampled uniformly. */
+/* The DQN replay buffer: a ring of transitions in the backend's memory (agent_ops.h's compact
+ * replay_dev: the bar and portfolio features of s and s', the action, reward and terminal),
+ * filled and sampled by backend operations. Only its fill level and write position live on
+ * the host, and they follow from the transitions counted there. */
 #ifndef FOX_REPLAY_H
 #define FOX_REPLAY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/agent_ops.h"
+#include "backend/backend.h"
 #include "env_step.h"
 #include "util/error.h"
-#include "util/rng.h"
 
 struct replay {
-  size_t cap, size, pos;
-  float *s, *s2; /* [cap, FOX_STATE_DIM] */
-  uint8_t *a, *term;
-  float *r;
+  const struct backend *be;
+  struct replay_dev d;
+  size_t size, pos;
 };
 
-int replay_create(struct replay *b, size_t cap, struct fox_err *e);
-/* n transitions from a vector step; terminal[i] = 1 only for a real terminal (a truncation
- * bootstraps). */
-void replay_push(struct replay *b, size_t n, const float *s, const uint8_t *a, const float *r,
-                 const float *s2, const uint8_t *terminal);
+int replay_create(struct replay *b, const struct backend *be, size_t cap, struct fox_err *e);
+/* n transitions of a vector step (backend arrays, agent_ops.h's replay_insert). */
+int replay_push(struct replay *b, int n, const int32_t *bars, const float *s, const float *s2,
+                const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e);
 void replay_free(struct replay *b);
+/* The filled part as host arrays (a checkpoint): entries 0 .. size-1 of the ring, for
+ * bar [size], pf [size, 6], r [size], a [size], term [size]; and back. */
+int replay_download(const struct replay *b, int32_t *bar, float *pf, float *r, uint8_t *a,
+                    uint8_t *term, struct fox_err *e);
+int replay_upload(struct replay *b, size_t size, size_t pos, const int32_t *bar, const float *pf,
+                  const float *r, const uint8_t *a, const uint8_t *term, struct fox_err *e);
 
 #endif

@@ -25,8 +25,9 @@ struct device_dataset {
   int device;      /* CUDA device ordinal, -1 on the CPU */
 };
 
-struct venv;    /* src/env/venv.h */
-struct net_ops; /* src/agents/net.h */
+struct venv;      /* src/env/venv.h */
+struct net_ops;   /* src/agents/net.h */
+struct agent_ops; /* backend/agent_ops.h */
 
 /* A backtest of consecutive folds [folds[2j], folds[2j+1]) with one action per bar of their
  * union (host memory); each fold starts from initial capital. */
@@ -53,6 +54,9 @@ struct backend {
   void (*mem_free)(void *p);
   int (*mem_h2d)(void *dst, const void *src, size_t bytes, struct fox_err *e);
   int (*mem_d2h)(void *dst, const void *src, size_t bytes, struct fox_err *e);
+  /* Within the backend's memory, in the calling thread's stream (no host wait). */
+  int (*mem_copy)(void *dst, const void *src, size_t bytes, struct fox_err *e);
+  int (*mem_zero)(void *p, size_t bytes, struct fox_err *e);
   int (*dataset_upload)(const struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
   /* Copies back to host arrays ([n*51], [n*4], [n*51]); any may be NULL. */
   int (*dataset_download)(const struct device_dataset *dev, float *features, float *prices,
@@ -68,8 +72,9 @@ struct backend {
    * (host [bars, 3]) and each fold's final portfolio (host [nfolds], may be NULL). */
   int (*portfolio_sim)(const struct device_dataset *d, const struct bt_request *rq, float *pf,
                        struct env_state *final_state, struct fox_err *e);
-  /* The agents' networks. */
+  /* The agents' networks, and the rest of their training steps. */
   const struct net_ops *nets;
+  const struct agent_ops *agents;
   /* Makes `device` (a CUDA ordinal; -1: the default) current for the calling thread; every
    * thread that runs a trial calls it first. A no-op on the CPU. */
   int (*bind)(int device, struct fox_err *e);

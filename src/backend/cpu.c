@@ -7,6 +7,7 @@
 #endif
 
 #include "agents/net.h"
+#include "backend/agent_ops.h"
 #include "backend/backend.h"
 #include "env/venv.h"
 #include "norm_step.h"
@@ -31,6 +32,12 @@ static void cpu_free_(void *p) { free(p); }
 static int cpu_copy_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
   if (bytes)
     memcpy(dst, src, bytes);
+  return 0;
+}
+
+static int cpu_zero_(void *p, size_t bytes, struct fox_err *e) {
+  if (bytes)
+    memset(p, 0, bytes);
   return 0;
 }
 
@@ -105,12 +112,14 @@ static int cpu_env_step_(struct venv *v, int outputs, struct fox_err *e) {
   float *states = outputs & VENV_STATES ? v->states : NULL;
   float *next = outputs & VENV_NEXT ? v->next_states : NULL;
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < v->shape.num_envs; i++)
+  for (int i = 0; i < v->shape.num_envs; i++) {
+    v->bars[i] = v->cur[i].t;
     env_fused_step(&v->p, &v->shape, i, &v->env[i], &v->cur[i], &v->rstats[i], v->actions[i],
                    d->prices, d->sigma, d->states,
                    states ? states + (size_t)i * FOX_STATE_DIM : NULL,
                    next ? next + (size_t)i * FOX_STATE_DIM : NULL, &v->rewards[i], &v->dones[i],
                    &v->labels[i]);
+  }
   return 0;
 }
 
@@ -154,6 +163,8 @@ const struct backend *backend_cpu(void) {
       .mem_free = cpu_free_,
       .mem_h2d = cpu_copy_,
       .mem_d2h = cpu_copy_,
+      .mem_copy = cpu_copy_,
+      .mem_zero = cpu_zero_,
       .dataset_upload = cpu_dataset_upload_,
       .dataset_download = cpu_dataset_download_,
       .dataset_release = cpu_dataset_release_,
@@ -162,6 +173,7 @@ const struct backend *backend_cpu(void) {
       .backtest = cpu_backtest_,
       .portfolio_sim = cpu_portfolio_sim_,
       .nets = &net_cpu_ops,
+      .agents = &agent_cpu_ops,
       .bind = cpu_bind_,
   };
   return &b;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "agents/net.h"
+#include "backend/agent_ops.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 
@@ -31,6 +32,16 @@ static int cuda_h2d_(void *dst, const void *src, size_t bytes, struct fox_err *e
 
 static int cuda_d2h_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
   cudaCheck(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), e);
+  return 0;
+}
+
+static int cuda_copy_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
+  cudaCheck(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread), e);
+  return 0;
+}
+
+static int cuda_zero_(void *p, size_t bytes, struct fox_err *e) {
+  cudaCheck(cudaMemsetAsync(p, 0, bytes, cudaStreamPerThread), e);
   return 0;
 }
 
@@ -76,6 +87,8 @@ extern "C" const struct backend *backend_cuda(void) {
     b.mem_free = cuda_free_;
     b.mem_h2d = cuda_h2d_;
     b.mem_d2h = cuda_d2h_;
+    b.mem_copy = cuda_copy_;
+    b.mem_zero = cuda_zero_;
     b.dataset_upload = cuda_dataset_upload;
     b.dataset_download = cuda_dataset_download;
     b.dataset_release = cuda_dataset_release;
@@ -84,6 +97,7 @@ extern "C" const struct backend *backend_cuda(void) {
     b.backtest = cuda_backtest;
     b.portfolio_sim = cuda_portfolio_sim;
     b.nets = &net_cuda_ops;
+    b.agents = &agent_cuda_ops;
     b.bind = cuda_bind_;
     b.name = "cuda";
   }

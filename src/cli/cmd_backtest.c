@@ -117,9 +117,9 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   FOX_TRY(backend_select(backend ? backend : "auto", &be, e));
   struct agent ag;
   if (policy)
-    FOX_TRY(trial_read_h5(policy, be->nets, &cfg, &ag, e));
+    FOX_TRY(trial_read_h5(policy, be, &cfg, &ag, e));
   else if (study)
-    FOX_TRY(rankfile_read_policy(study, (long)trial_id, be->nets, &cfg, &ag, trained_on,
+    FOX_TRY(rankfile_read_policy(study, (long)trial_id, be, &cfg, &ag, trained_on,
                                  sizeof trained_on, e));
   if ((policy || study) && !split_name)
     split_name = dataset_split_name(cfg.eval_split);

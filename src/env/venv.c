@@ -27,10 +27,12 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
   size_t n = (size_t)num_envs;
   void **bufs[] = {(void **)&v->env,    (void **)&v->cur,     (void **)&v->rstats,
                    (void **)&v->actions, (void **)&v->states, (void **)&v->next_states,
-                   (void **)&v->rewards, (void **)&v->dones,  (void **)&v->labels};
+                   (void **)&v->rewards, (void **)&v->dones,  (void **)&v->labels,
+                   (void **)&v->states_prev, (void **)&v->bars};
   size_t sizes[] = {n * sizeof(struct env_state), n * sizeof(struct env_cursor),
                     n * sizeof(struct reward_stats), n, n * FOX_STATE_DIM * sizeof(float),
-                    n * FOX_STATE_DIM * sizeof(float), n * sizeof(float), n, n};
+                    n * FOX_STATE_DIM * sizeof(float), n * sizeof(float), n, n,
+                    n * FOX_STATE_DIM * sizeof(float), n * sizeof(int32_t)};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     *bufs[i] = be->mem_alloc(sizes[i], e);
     if (!*bufs[i]) {
@@ -44,8 +46,19 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
 int venv_reset(struct venv *v, struct fox_err *e) { return v->be->env_reset(v, e); }
 
 int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e) {
-  FOX_TRY(v->be->mem_h2d(v->actions, actions, (size_t)v->shape.num_envs, e));
+  if (actions)
+    FOX_TRY(v->be->mem_h2d(v->actions, actions, (size_t)v->shape.num_envs, e));
+  if (outputs & VENV_STATES) {
+    float *t = v->states;
+    v->states = v->states_prev;
+    v->states_prev = t;
+  }
   return v->be->env_step(v, outputs, e);
+}
+
+int venv_write_states(struct venv *v, const float *states, struct fox_err *e) {
+  return v->be->mem_h2d(v->states, states,
+                        (size_t)v->shape.num_envs * FOX_STATE_DIM * sizeof(float), e);
 }
 
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,
@@ -95,7 +108,8 @@ void venv_free(struct venv *v) {
   if (!v->be)
     return;
   void *bufs[] = {v->env,     v->cur,         v->rstats,  v->actions, v->states,
-                  v->next_states, v->rewards, v->dones,   v->labels};
+                  v->next_states, v->rewards, v->dones,   v->labels, v->states_prev,
+                  v->bars};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (bufs[i])
       v->be->mem_free(bufs[i]);

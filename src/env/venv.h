@@ -23,8 +23,10 @@ struct venv {
   struct env_state *env;
   struct env_cursor *cur;
   struct reward_stats *rstats;
-  uint8_t *actions;
+  uint8_t *actions;   /* [N]: the step's actions (venv_step may copy host ones in) */
   float *states;      /* [N, 54]: what to act on next */
+  float *states_prev; /* [N, 54]: what the last step acted on (its states, swapped) */
+  int32_t *bars;      /* [N]: the bar states_prev showed; the next state is bar + 1's */
   float *next_states; /* [N, 54]: the state each step reached, before any reset */
   float *rewards;
   uint8_t *dones; /* FOX_DONE_TERMINAL | FOX_DONE_TRUNCATED, 0 otherwise */
@@ -38,8 +40,12 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
 int venv_reset(struct venv *v, struct fox_err *e);
 /* What a step writes besides rewards, dones and labels. */
 enum { VENV_STATES = 1, VENV_NEXT = 2 };
-/* One step with host actions (N values 0/1/2); `outputs` is a mask of VENV_*. */
+/* One step with host actions (N values 0/1/2), or with v->actions as the agent left them
+ * (actions NULL: nothing crosses to the device); `outputs` is a mask of VENV_*. With
+ * VENV_STATES the states acted on move to states_prev (a pointer swap). */
 int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e);
+/* Puts states [N, 54] back (a checkpoint restored). */
+int venv_write_states(struct venv *v, const float *states, struct fox_err *e);
 /* Copies the latest batch to the host; any pointer may be NULL. */
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,
               uint8_t *dones, int8_t *labels, struct fox_err *e);

@@ -341,7 +341,7 @@ int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {
   return missing_total;
 }
 
-int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,
+int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
                          struct config *cfg, struct agent *agent, char *backend, size_t nb,
                          struct fox_err *e) {
   struct study s;
@@ -372,8 +372,8 @@ int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,
                     id, rank);
   }
   rc = h5io_attr_read_str(g, "backend", backend, nb, where, e);
-  if (rc == 0 && ops)
-    rc = trial_read_group(g, where, ops, cfg, agent, e);
+  if (rc == 0 && be)
+    rc = trial_read_group(g, where, be, cfg, agent, e);
   H5Gclose(g);
   H5Fclose(f);
   return rc;

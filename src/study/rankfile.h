@@ -24,9 +24,9 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
                        const double *x, int epochs, struct trial *t, double value,
                        const char *failed, struct fox_err *e);
 /* Opens the trained policy of trial `id` of the study in OUTDIR (from the rank file that ran it)
- * on `ops` (NULL: only *backend is filled, the backend its networks ran on). FOX_EDATA naming
+ * on `be` (NULL: only *backend is filled, the backend its networks ran on). FOX_EDATA naming
  * the file when the trial has no policy (unknown id, failed, a test-function study). */
-int rankfile_read_policy(const char *outdir, long id, const struct net_ops *ops,
+int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
                          struct config *cfg, struct agent *agent, char *backend, size_t nb,
                          struct fox_err *e);
 /* Removes /trials/ID from rank `rank`'s file: the trial's next segment ran on another rank,

@@ -7,13 +7,27 @@
 
 #include "norm_step.h"
 
-int agent_create(struct agent *a, const struct config *cfg, const struct net_ops *ops,
-                 long num_updates, uint64_t seed, struct fox_err *e) {
+int agent_create(struct agent *a, const struct config *cfg, const struct backend *be,
+                 const struct device_dataset *dev, long num_updates, uint64_t seed,
+                 struct fox_err *e) {
   memset(a, 0, sizeof *a);
   a->algo = cfg->algo;
-  if (a->algo == FOX_ALGO_DQN)
-    return dqn_create(&a->dqn, &cfg->dqn, ops, seed, e);
-  return ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, ops, seed, e);
+  a->be = be;
+  int rc = a->algo == FOX_ALGO_DQN
+               ? dqn_create(&a->dqn, &cfg->dqn, be, cfg->num_envs, dev ? dev->states : NULL,
+                            seed, e)
+               : ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, be, seed, e);
+  if (rc != 0) {
+    memset(a, 0, sizeof *a);
+    return rc;
+  }
+  a->x = be->mem_alloc(FOX_STATE_DIM * sizeof(float), e);
+  a->y = a->x ? be->mem_alloc(FOX_NACTIONS * sizeof(float), e) : NULL;
+  if (!a->y) {
+    agent_free(a);
+    return e->code ? e->code : FOX_EFAIL;
+  }
+  return 0;
 }
 
 void agent_free(struct agent *a) {
@@ -21,7 +35,21 @@ void agent_free(struct agent *a) {
     dqn_free(&a->dqn);
   else
     ppo_free(&a->ppo);
+  if (a->be && a->x)
+    a->be->mem_free(a->x);
+  if (a->be && a->y)
+    a->be->mem_free(a->y);
   memset(a, 0, sizeof *a);
+}
+
+int agent_take(struct agent *a, struct agent_stats *st, struct fox_err *e) {
+  double *dev = a->algo == FOX_ALGO_DQN ? a->dqn.acc : a->ppo.acc, acc[FOX_ACC_N];
+  FOX_TRY(a->be->mem_d2h(acc, dev, sizeof acc, e));
+  FOX_TRY(a->be->mem_zero(dev, sizeof acc, e));
+  st->updates = (long)acc[FOX_ACC_UPDATES];
+  st->loss = st->updates ? acc[FOX_ACC_LOSS] / acc[FOX_ACC_UPDATES] : NAN;
+  st->bad_transitions = acc[FOX_ACC_BAD] > 0 ? (long)acc[FOX_ACC_BAD] - 1 : 0;
+  return 0;
 }
 
 struct net *agent_policy_net(struct agent *a) {
@@ -30,21 +58,17 @@ struct net *agent_policy_net(struct agent *a) {
 
 int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
                  struct fox_err *e) {
-  float *q = malloc((size_t)n * FOX_NACTIONS * sizeof *q);
-  if (!q)
-    return fox_errf(e, FOX_EFAIL, "agent: out of memory");
-  int rc = a->algo == FOX_ALGO_DQN ? dqn_q(&a->dqn, states, n, q, e)
-                                   : net_forward(&a->ppo.actor, states, n, q, e);
-  for (int i = 0; rc == 0 && i < n; i++) {
-    const float *x = q + (size_t)i * FOX_NACTIONS;
-    int best = 0;
-    for (int j = 1; j < FOX_NACTIONS; j++)
-      if (x[j] > x[best])
-        best = j;
-    actions[i] = (uint8_t)best;
+  const struct backend *be = a->be;
+  for (int i = 0; i < n; i++) {
+    float q[FOX_NACTIONS];
+    FOX_TRY(be->mem_h2d(a->x, states + (size_t)i * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float),
+                        e));
+    FOX_TRY(a->algo == FOX_ALGO_DQN ? dqn_q(&a->dqn, a->x, 1, a->y, e)
+                                    : net_forward(&a->ppo.actor, a->x, 1, a->y, e));
+    FOX_TRY(be->mem_d2h(q, a->y, sizeof q, e));
+    actions[i] = (uint8_t)dqn_argmax3(q);
   }
-  free(q);
-  return rc;
+  return 0;
 }
 
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,

@@ -10,18 +10,33 @@
 
 struct agent {
   int algo;
+  const struct backend *be;
   struct dqn dqn;
   struct ppo ppo;
+  float *x, *y; /* backend scratch of agent_greedy: one state, its 3 outputs */
 };
 
-/* Builds the networks of cfg->algo where `ops` puts them (a backend's `nets`), initialised from
- * the seed; num_updates is PPO's plan. */
-int agent_create(struct agent *a, const struct config *cfg, const struct net_ops *ops,
-                 long num_updates, uint64_t seed, struct fox_err *e);
+/* What the updates since the last agent_take did: their number, mean loss (NAN if none), and
+ * where a loss first went non-finite (transitions then; 0: never). */
+struct agent_stats {
+  long updates, bad_transitions;
+  double loss;
+};
+
+/* Builds the networks and buffers of cfg->algo in the backend `be`, initialised from the seed;
+ * `dev` is the dataset there (DQN's replay rebuilds states from it; NULL: a policy that
+ * only acts, as loaded from trial.h5, with no replay ring); num_updates is PPO's plan. */
+int agent_create(struct agent *a, const struct config *cfg, const struct backend *be,
+                 const struct device_dataset *dev, long num_updates, uint64_t seed,
+                 struct fox_err *e);
+/* Reads the loss accumulator (one copy to the host, the only one of a training epoch) and
+ * starts it again. */
+int agent_take(struct agent *a, struct agent_stats *st, struct fox_err *e);
 void agent_free(struct agent *a);
 /* The network that decides: the Q-network (DQN) or the actor (PPO). */
 struct net *agent_policy_net(struct agent *a);
-/* Greedy actions: argmax Q or argmax logits; ties take the lowest action. */
+/* Greedy actions for host states, one at a time through the backend: argmax Q or argmax
+ * logits; ties take the lowest action. */
 int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
                  struct fox_err *e);
 /* The greedy policy over a split, bar by bar from the portfolio it builds, then the very

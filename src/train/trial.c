@@ -1,5 +1,7 @@
-/* The training loop of a trial: vectorised environments on the backend, the agent's updates on
- * the CPU networks, a greedy backtest after every epoch. */
+/* The training loop of a trial, one piece of code for every backend: vectorised environments
+ * and the agent's buffers, networks and updates all in the backend's memory, so a vector step
+ * makes no host round trip (the losses are read once per epoch); a greedy backtest after
+ * every epoch. */
 #include "train/trial.h"
 
 #include <math.h>
@@ -79,95 +81,28 @@ void trial_result_free(struct trial_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* Scratch of one vector step; `s` holds the states the agent acts on next, which a checkpoint
- * keeps. */
-struct trial_loop_ {
-  float *s, *s_new, *next, *r, *logp, *v, *vnext;
-  uint8_t *a, *d, *term;
-};
-
-static void loop_free_(struct trial_loop_ *b) {
-  if (!b)
-    return;
-  free(b->s), free(b->s_new), free(b->next), free(b->r), free(b->logp), free(b->v);
-  free(b->vnext), free(b->a), free(b->d), free(b->term);
-  free(b);
-}
-
-static struct trial_loop_ *loop_alloc_(size_t n) {
-  struct trial_loop_ *b = calloc(1, sizeof *b);
-  if (!b)
-    return NULL;
-  b->s = malloc(n * FOX_STATE_DIM * sizeof(float));
-  b->s_new = malloc(n * FOX_STATE_DIM * sizeof(float));
-  b->next = malloc(n * FOX_STATE_DIM * sizeof(float));
-  b->r = malloc(n * sizeof(float));
-  b->logp = malloc(n * sizeof(float));
-  b->v = malloc(n * sizeof(float));
-  b->vnext = malloc(n * sizeof(float));
-  b->a = malloc(n);
-  b->d = malloc(n);
-  b->term = malloc(n);
-  if (!b->s || !b->s_new || !b->next || !b->r || !b->logp || !b->v || !b->vnext || !b->a ||
-      !b->d || !b->term) {
-    loop_free_(b);
-    return NULL;
-  }
-  return b;
-}
-
-float *trial_states(struct trial *t) { return t->loop->s; }
-
 static int fail_(struct trial_result *out, const char *fmt, int epoch, long transitions) {
   out->status = FOX_TRIAL_FAILED;
   snprintf(out->reason, sizeof out->reason, fmt, epoch, transitions);
   return 0;
 }
 
-/* One vector step of a DQN trial; *ran says whether gradient updates ran (and *loss is their
- * mean loss, which may itself be NaN: a divergence). */
-static int dqn_step_(struct agent *ag, struct venv *v, struct trial_loop_ *b, long total,
-                     double *loss, int *ran, struct fox_err *e) {
-  long before = ag->dqn.updates;
+/* One vector step of a DQN trial: act, step, store, the updates due. Backend arrays only: no
+ * copy to the host, no wait for the device. */
+static int dqn_step_(struct agent *ag, struct venv *v, long total, struct fox_err *e) {
   int n = v->shape.num_envs;
   double eps = dqn_epsilon(&ag->dqn.cfg, ag->dqn.transitions, total);
-  FOX_TRY(dqn_act(&ag->dqn, b->s, n, eps, b->a, e));
-  FOX_TRY(venv_step(v, b->a, VENV_STATES | VENV_NEXT, e));
-  FOX_TRY(venv_read(v, b->s_new, b->next, b->r, b->d, NULL, e));
-  for (int i = 0; i < n; i++)
-    b->term[i] = b->d[i] == FOX_DONE_TERMINAL; /* a truncation bootstraps */
-  FOX_TRY(dqn_observe(&ag->dqn, n, b->s, b->a, b->r, b->next, b->term, loss, e));
-  *ran = ag->dqn.updates > before;
-  return 0;
+  FOX_TRY(dqn_act(&ag->dqn, v->states, n, eps, v->actions, e));
+  FOX_TRY(venv_step(v, NULL, VENV_STATES | VENV_NEXT, e));
+  return dqn_observe(&ag->dqn, n, v->bars, v->states_prev, v->next_states, v->actions,
+                     v->rewards, v->dones, e);
 }
 
-/* One vector step of a PPO trial; runs the update when the rollout is full. */
-static int ppo_step_(struct agent *ag, struct venv *v, struct trial_loop_ *b, double *loss,
-                     int *ran, struct fox_err *e) {
-  int n = v->shape.num_envs;
-  struct ppo *p = &ag->ppo;
-  FOX_TRY(ppo_act(p, b->s, n, b->a, b->logp, b->v, e));
-  FOX_TRY(venv_step(v, b->a, VENV_STATES | VENV_NEXT, e));
-  FOX_TRY(venv_read(v, b->s_new, b->next, b->r, b->d, NULL, e));
-  int truncated = 0;
-  for (int i = 0; i < n; i++)
-    truncated |= b->d[i] == FOX_DONE_TRUNCATED;
-  if (truncated) {
-    /* SB3's treatment of time limits: the cut-off future is bootstrapped into the reward. */
-    FOX_TRY(ppo_value(p, b->next, n, b->vnext, e));
-    for (int i = 0; i < n; i++)
-      if (b->d[i] == FOX_DONE_TRUNCATED)
-        b->r[i] += (float)(p->cfg.gamma * b->vnext[i]);
-  }
-  ppo_record(p, b->s, b->a, b->logp, b->v, b->r, b->d);
-  *loss = NAN;
-  *ran = ppo_rollout_full(p);
-  if (*ran) {
-    struct ppo_stats st;
-    FOX_TRY(ppo_update(p, b->s_new, &st, e));
-    *loss = st.loss;
-  }
-  return 0;
+/* One vector step of a PPO trial; the update runs when the rollout is full. */
+static int ppo_step_(struct agent *ag, struct venv *v, struct fox_err *e) {
+  FOX_TRY(ppo_act(&ag->ppo, v->states, v->actions, e));
+  FOX_TRY(venv_step(v, NULL, VENV_STATES | VENV_NEXT, e));
+  return ppo_observe(&ag->ppo, v->next_states, v->rewards, v->dones, v->states, e);
 }
 
 int trial_open(struct trial *t, const struct config *cfg, const struct dataset *ds,
@@ -183,14 +118,13 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
   t->vec_steps = (long)vec_steps_(cfg, ds);
   t->total = t->vec_steps * n * cfg->epochs;
   t->r.curve = calloc((size_t)cfg->epochs, sizeof *t->r.curve);
-  t->loop = loop_alloc_((size_t)n);
-  if (!t->r.curve || !t->loop) {
+  if (!t->r.curve) {
     trial_close(t);
     return fox_errf(e, FOX_EFAIL, "trial: out of memory for %d environments", n);
   }
-  int rc = agent_create(&t->ag, cfg, be->nets, trial_ppo_updates(cfg, ds), trial_seed(cfg, 2), e);
+  int rc = agent_create(&t->ag, cfg, be, dev, trial_ppo_updates(cfg, ds), trial_seed(cfg, 2),
+                        e);
   if (rc != 0) {
-    memset(&t->ag, 0, sizeof t->ag);
     trial_close(t);
     return rc;
   }
@@ -199,8 +133,6 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
                    trial_seed(cfg, 1), e);
   if (rc == 0)
     rc = venv_reset(&t->venv, e);
-  if (rc == 0)
-    rc = venv_read(&t->venv, t->loop->s, NULL, NULL, NULL, NULL, e);
   if (rc != 0)
     trial_close(t);
   return rc;
@@ -210,40 +142,30 @@ void trial_close(struct trial *t) {
   if (t->ag.dqn.online.ops || t->ag.ppo.actor.ops)
     agent_free(&t->ag);
   venv_free(&t->venv);
-  loop_free_(t->loop);
   trial_result_free(&t->r);
   backtest_free(&t->last);
   memset(t, 0, sizeof *t);
 }
 
-/* One epoch of training; *stopped when the stop flag ended it early. */
-static int train_epoch_(struct trial *t, int ep, const volatile sig_atomic_t *stop, double *loss_mean,
-                        struct fox_err *e) {
-  struct trial_loop_ *b = t->loop;
+/* One epoch of training: vector steps that never wait for the device, then one read of the
+ * losses (agent_take), which says whether one went non-finite and when. */
+static int train_epoch_(struct trial *t, int ep, const volatile sig_atomic_t *stop,
+                        double *loss_mean, struct fox_err *e) {
   struct trial_result *out = &t->r;
   int n = t->cfg.num_envs;
-  double loss_sum = 0;
-  long loss_n = 0;
   for (long k = 0; k < t->vec_steps; k++) {
     if (stop && *stop)
       return fox_errf(e, FOX_ESTOP, "trial stopped by a signal in epoch %d", ep + 1);
-    double loss;
-    int ran = 0;
-    FOX_TRY(t->ag.algo == FOX_ALGO_DQN ? dqn_step_(&t->ag, &t->venv, b, t->total, &loss, &ran, e)
-                                       : ppo_step_(&t->ag, &t->venv, b, &loss, &ran, e));
+    FOX_TRY(t->ag.algo == FOX_ALGO_DQN ? dqn_step_(&t->ag, &t->venv, t->total, e)
+                                       : ppo_step_(&t->ag, &t->venv, e));
     out->transitions += n;
-    if (ran && !isfinite(loss))
-      return fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
-                   ep + 1, out->transitions);
-    if (ran) {
-      loss_sum += loss;
-      loss_n++;
-    }
-    float *tmp = b->s;
-    b->s = b->s_new;
-    b->s_new = tmp;
   }
-  *loss_mean = loss_n ? loss_sum / (double)loss_n : NAN;
+  struct agent_stats st;
+  FOX_TRY(agent_take(&t->ag, &st, e));
+  *loss_mean = st.loss;
+  if (st.bad_transitions)
+    return fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
+                 ep + 1, st.bad_transitions);
   return 0;
 }
 

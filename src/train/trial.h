@@ -33,7 +33,6 @@ struct trial_result {
 /* A trial in progress: its environments, its agent and where its loop stands. It runs in
  * segments (a scheduler's rungs), and between segments it can be checkpointed
  * (train/trial_state.h) and continued on any process, bit for bit. */
-struct trial_loop_; /* the step buffers, private to trial.c */
 struct trial {
   struct config cfg;
   const struct dataset *ds;
@@ -41,7 +40,6 @@ struct trial {
   const struct device_dataset *dev;
   struct agent ag;
   struct venv venv;
-  struct trial_loop_ *loop;
   long vec_steps;        /* vector steps per epoch */
   long total;            /* transitions of the whole run (train.epochs): epsilon's schedule */
   struct trial_result r; /* curve [cfg.epochs] */
@@ -59,8 +57,6 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
 int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
                   struct fox_err *e);
 void trial_close(struct trial *t);
-/* The host states [num_envs, 54] the agent acts on next (a checkpoint keeps them). */
-float *trial_states(struct trial *t);
 /* open + advance to train.epochs; the result moves to `out` (free with trial_result_free) and
  * the trained agent stays in t until trial_close. */
 int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,

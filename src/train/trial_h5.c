@@ -173,7 +173,7 @@ static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
   return rc;
 }
 
-int trial_read_group(hid_t f, const char *path, const struct net_ops *ops, struct config *cfg,
+int trial_read_group(hid_t f, const char *path, const struct backend *be, struct config *cfg,
                      struct agent *ag, struct fox_err *e) {
   char kind[32], status[32], reason[512];
   if (h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) != 0 || strcmp(kind, "trial"))
@@ -199,7 +199,7 @@ int trial_read_group(hid_t f, const char *path, const struct net_ops *ops, struc
     FOX_TRY(stored_activation_(f, "weights/q", &cfg->dqn.activation, path, e));
   else
     FOX_TRY(stored_activation_(f, "weights/actor", &cfg->ppo.activation, path, e));
-  FOX_TRY(agent_create(ag, cfg, ops, 0, 0, e));
+  FOX_TRY(agent_create(ag, cfg, be, NULL, 0, 0, e));
   rc = ag->algo == FOX_ALGO_DQN ? read_net_(f, "weights/q", &ag->dqn.online, path, e)
                                     : read_net_(f, "weights/actor", &ag->ppo.actor, path, e);
   if (rc == 0 && ag->algo == FOX_ALGO_PPO)
@@ -209,11 +209,11 @@ int trial_read_group(hid_t f, const char *path, const struct net_ops *ops, struc
   return rc;
 }
 
-int trial_read_h5(const char *path, const struct net_ops *ops, struct config *cfg,
+int trial_read_h5(const char *path, const struct backend *be, struct config *cfg,
                   struct agent *agent, struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
-  int rc = trial_read_group(f, path, ops, cfg, agent, e);
+  int rc = trial_read_group(f, path, be, cfg, agent, e);
   H5Fclose(f);
   return rc;
 }

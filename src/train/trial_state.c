@@ -9,8 +9,10 @@
 #include "util/h5io.h"
 
 /* 2: networks record their activation, the checkpoint the reward scale its buffers hold, and
- * the agents' draws are counter-based (a version-1 file continues other draws). */
-#define CKPT_VERSION 2
+ * the agents' draws are counter-based (a version-1 file continues other draws).
+ * 3: the replay ring is compact (bar and portfolio features, agent_ops.h) and gradients are
+ * clipped with a float coefficient from lane sums (opt_step.h). */
+#define CKPT_VERSION 3
 
 static hid_t group_(hid_t loc, const char *name, struct fox_err *e) {
   hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -112,34 +114,73 @@ static int rng_read_(hid_t g, struct rng *r, const char *file, struct fox_err *e
 }
 
 /* The filled part of the replay ring, with its write position. */
-static int replay_write_(hid_t g, const struct replay *b, struct fox_err *e) {
-  size_t n = b->size;
-  FOX_TRY(i64_attr_(g, "pos", (int64_t)b->pos, e));
-  FOX_TRY(i64_attr_(g, "capacity", (int64_t)b->cap, e));
-  FOX_TRY(h5io_write(g, "s", H5T_NATIVE_FLOAT, b->s, n, FOX_STATE_DIM, 0, e));
-  FOX_TRY(h5io_write(g, "s2", H5T_NATIVE_FLOAT, b->s2, n, FOX_STATE_DIM, 0, e));
-  FOX_TRY(h5io_write(g, "a", H5T_NATIVE_UINT8, b->a, n, 0, 0, e));
-  FOX_TRY(h5io_write(g, "r", H5T_NATIVE_FLOAT, b->r, n, 0, 0, e));
-  return h5io_write(g, "terminal", H5T_NATIVE_UINT8, b->term, n, 0, 0, e);
+struct replay_host_ {
+  int32_t *bar;
+  float *pf, *r;
+  uint8_t *a, *term;
+};
+
+static void replay_host_free_(struct replay_host_ *h) {
+  free(h->bar), free(h->pf), free(h->r), free(h->a), free(h->term);
 }
 
-static int replay_read_(hid_t g, struct replay *b, const char *file, struct fox_err *e) {
+static int replay_host_alloc_(struct replay_host_ *h, size_t n, struct fox_err *e) {
+  n = n ? n : 1;
+  h->bar = malloc(n * sizeof *h->bar);
+  h->pf = malloc(n * 6 * sizeof *h->pf);
+  h->r = malloc(n * sizeof *h->r);
+  h->a = malloc(n);
+  h->term = malloc(n);
+  if (!h->bar || !h->pf || !h->r || !h->a || !h->term)
+    return fox_errf(e, FOX_EFAIL, "checkpoint: out of memory for %zu transitions", n);
+  return 0;
+}
+
+static int replay_write_body_(hid_t g, const struct replay *b, struct replay_host_ *h,
+                              struct fox_err *e) {
+  size_t n = b->size;
+  FOX_TRY(replay_host_alloc_(h, n, e));
+  FOX_TRY(replay_download(b, h->bar, h->pf, h->r, h->a, h->term, e));
+  FOX_TRY(i64_attr_(g, "pos", (int64_t)b->pos, e));
+  FOX_TRY(i64_attr_(g, "capacity", (int64_t)b->d.cap, e));
+  FOX_TRY(h5io_write(g, "bar", H5T_NATIVE_INT32, h->bar, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "portfolio", H5T_NATIVE_FLOAT, h->pf, n, 6, 0, e));
+  FOX_TRY(h5io_write(g, "a", H5T_NATIVE_UINT8, h->a, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "r", H5T_NATIVE_FLOAT, h->r, n, 0, 0, e));
+  return h5io_write(g, "terminal", H5T_NATIVE_UINT8, h->term, n, 0, 0, e);
+}
+
+static int replay_write_(hid_t g, const struct replay *b, struct fox_err *e) {
+  struct replay_host_ h = {0};
+  int rc = replay_write_body_(g, b, &h, e);
+  replay_host_free_(&h);
+  return rc;
+}
+
+static int replay_read_body_(hid_t g, struct replay *b, const char *file,
+                             struct replay_host_ *h, struct fox_err *e) {
   int64_t pos, cap;
   size_t n, d1;
   FOX_TRY(i64_read_(g, "pos", &pos, file, e));
   FOX_TRY(i64_read_(g, "capacity", &cap, file, e));
   FOX_TRY(h5io_dims(g, "a", &n, &d1, file, e));
-  if ((size_t)cap != b->cap || n > b->cap || pos < 0 || (size_t)pos >= b->cap)
+  if ((size_t)cap != b->d.cap || n > b->d.cap || pos < 0 || (size_t)pos >= b->d.cap)
     return fox_errf(e, FOX_EDATA, "%s: checkpoint replay (capacity %lld, %zu stored) does not "
-                                  "fit dqn.buffer_size %zu", file, (long long)cap, n, b->cap);
-  FOX_TRY(h5io_read(g, "s", H5T_NATIVE_FLOAT, b->s, n, FOX_STATE_DIM, file, e));
-  FOX_TRY(h5io_read(g, "s2", H5T_NATIVE_FLOAT, b->s2, n, FOX_STATE_DIM, file, e));
-  FOX_TRY(h5io_read(g, "a", H5T_NATIVE_UINT8, b->a, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "r", H5T_NATIVE_FLOAT, b->r, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "terminal", H5T_NATIVE_UINT8, b->term, n, 0, file, e));
-  b->size = n;
-  b->pos = (size_t)pos;
-  return 0;
+                                  "fit dqn.buffer_size %zu", file, (long long)cap, n, b->d.cap);
+  FOX_TRY(replay_host_alloc_(h, n, e));
+  FOX_TRY(h5io_read(g, "bar", H5T_NATIVE_INT32, h->bar, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "portfolio", H5T_NATIVE_FLOAT, h->pf, n, 6, file, e));
+  FOX_TRY(h5io_read(g, "a", H5T_NATIVE_UINT8, h->a, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "r", H5T_NATIVE_FLOAT, h->r, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "terminal", H5T_NATIVE_UINT8, h->term, n, 0, file, e));
+  return replay_upload(b, n, (size_t)pos, h->bar, h->pf, h->r, h->a, h->term, e);
+}
+
+static int replay_read_(hid_t g, struct replay *b, const char *file, struct fox_err *e) {
+  struct replay_host_ h = {0};
+  int rc = replay_read_body_(g, b, file, &h, e);
+  replay_host_free_(&h);
+  return rc;
 }
 
 static int dqn_write_(hid_t g, const struct dqn *d, struct fox_err *e) {
@@ -167,8 +208,51 @@ static int dqn_read_(hid_t g, struct dqn *d, const char *file, struct fox_err *e
   return 0;
 }
 
-/* The rollout filled so far (t of n_steps vector steps). */
-static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
+/* The rollout filled so far (t of n_steps vector steps), through host copies. */
+struct rollout_host_ {
+  float *obs, *logp, *values, *rewards;
+  uint8_t *actions, *dones;
+};
+
+static void rollout_host_free_(struct rollout_host_ *h) {
+  free(h->obs), free(h->logp), free(h->values), free(h->rewards), free(h->actions);
+  free(h->dones);
+}
+
+static int rollout_host_alloc_(struct rollout_host_ *h, size_t n, struct fox_err *e) {
+  n = n ? n : 1;
+  h->obs = malloc(n * FOX_STATE_DIM * sizeof(float));
+  h->logp = malloc(n * sizeof(float));
+  h->values = malloc(n * sizeof(float));
+  h->rewards = malloc(n * sizeof(float));
+  h->actions = malloc(n);
+  h->dones = malloc(n);
+  if (!h->obs || !h->logp || !h->values || !h->rewards || !h->actions || !h->dones)
+    return fox_errf(e, FOX_EFAIL, "checkpoint: out of memory for a rollout of %zu", n);
+  return 0;
+}
+
+/* Host <-> backend copies of the rollout's first n entries (to_host: download). */
+static int rollout_copy_(const struct ppo *p, struct rollout_host_ *h, size_t n, int to_host,
+                         struct fox_err *e) {
+  const struct backend *be = p->be;
+  struct {
+    void *host, *dev;
+    size_t bytes;
+  } x[] = {{h->obs, p->ro.obs, n * FOX_STATE_DIM * sizeof(float)},
+           {h->logp, p->ro.logp, n * sizeof(float)},
+           {h->values, p->ro.values, n * sizeof(float)},
+           {h->rewards, p->ro.rewards, n * sizeof(float)},
+           {h->actions, p->ro.actions, n},
+           {h->dones, p->ro.dones, n}};
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+    FOX_TRY(to_host ? be->mem_d2h(x[i].host, x[i].dev, x[i].bytes, e)
+                    : be->mem_h2d(x[i].dev, x[i].host, x[i].bytes, e));
+  return 0;
+}
+
+static int ppo_write_body_(hid_t g, const struct ppo *p, struct rollout_host_ *h,
+                           struct fox_err *e) {
   size_t n = (size_t)p->t * (size_t)p->n_envs;
   FOX_TRY(i64_attr_(g, "t", p->t, e));
   FOX_TRY(i64_attr_(g, "updates", p->updates, e));
@@ -176,15 +260,25 @@ static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
   FOX_TRY(rng_write_(g, &p->rng, e));
   IN_GROUP_(a, group_(g, "actor", e), net_write_(a, &p->actor, e));
   IN_GROUP_(c, group_(g, "critic", e), net_write_(c, &p->critic, e));
-  FOX_TRY(h5io_write(g, "obs", H5T_NATIVE_FLOAT, p->obs, n, FOX_STATE_DIM, 0, e));
-  FOX_TRY(h5io_write(g, "logp", H5T_NATIVE_FLOAT, p->logp, n, 0, 0, e));
-  FOX_TRY(h5io_write(g, "values", H5T_NATIVE_FLOAT, p->values, n, 0, 0, e));
-  FOX_TRY(h5io_write(g, "rewards", H5T_NATIVE_FLOAT, p->rewards, n, 0, 0, e));
-  FOX_TRY(h5io_write(g, "actions", H5T_NATIVE_UINT8, p->actions, n, 0, 0, e));
-  return h5io_write(g, "dones", H5T_NATIVE_UINT8, p->dones, n, 0, 0, e);
+  FOX_TRY(rollout_host_alloc_(h, n, e));
+  FOX_TRY(rollout_copy_(p, h, n, 1, e));
+  FOX_TRY(h5io_write(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, FOX_STATE_DIM, 0, e));
+  FOX_TRY(h5io_write(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "values", H5T_NATIVE_FLOAT, h->values, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "rewards", H5T_NATIVE_FLOAT, h->rewards, n, 0, 0, e));
+  FOX_TRY(h5io_write(g, "actions", H5T_NATIVE_UINT8, h->actions, n, 0, 0, e));
+  return h5io_write(g, "dones", H5T_NATIVE_UINT8, h->dones, n, 0, 0, e);
 }
 
-static int ppo_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
+static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
+  struct rollout_host_ h = {0};
+  int rc = ppo_write_body_(g, p, &h, e);
+  rollout_host_free_(&h);
+  return rc;
+}
+
+static int ppo_read_body_(hid_t g, struct ppo *p, const char *file, struct rollout_host_ *h,
+                          struct fox_err *e) {
   int64_t t, up, nu;
   FOX_TRY(i64_read_(g, "t", &t, file, e));
   FOX_TRY(i64_read_(g, "updates", &up, file, e));
@@ -199,12 +293,21 @@ static int ppo_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e
   IN_GROUP_(a, open_(g, "actor", file, e), net_read_(a, &p->actor, file, e));
   IN_GROUP_(c, open_(g, "critic", file, e), net_read_(c, &p->critic, file, e));
   size_t n = (size_t)t * (size_t)p->n_envs;
-  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, p->obs, n, FOX_STATE_DIM, file, e));
-  FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, p->logp, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "values", H5T_NATIVE_FLOAT, p->values, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "rewards", H5T_NATIVE_FLOAT, p->rewards, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "actions", H5T_NATIVE_UINT8, p->actions, n, 0, file, e));
-  return h5io_read(g, "dones", H5T_NATIVE_UINT8, p->dones, n, 0, file, e);
+  FOX_TRY(rollout_host_alloc_(h, n, e));
+  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, FOX_STATE_DIM, file, e));
+  FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "values", H5T_NATIVE_FLOAT, h->values, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "rewards", H5T_NATIVE_FLOAT, h->rewards, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "actions", H5T_NATIVE_UINT8, h->actions, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "dones", H5T_NATIVE_UINT8, h->dones, n, 0, file, e));
+  return rollout_copy_(p, h, n, 0, e);
+}
+
+static int ppo_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
+  struct rollout_host_ h = {0};
+  int rc = ppo_read_body_(g, p, file, &h, e);
+  rollout_host_free_(&h);
+  return rc;
 }
 
 /* The environments as the backend holds them, and the states the agent acts on next. */
@@ -213,9 +316,12 @@ static int venv_write_(hid_t g, struct trial *t, struct fox_err *e) {
   struct env_state *env = malloc(n * sizeof *env);
   struct env_cursor *cur = malloc(n * sizeof *cur);
   struct reward_stats *rs = malloc(n * sizeof *rs);
-  int rc = env && cur && rs ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
+  float *states = malloc(n * FOX_STATE_DIM * sizeof *states);
+  int rc = env && cur && rs && states ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
   if (rc == 0)
     rc = venv_read_env(&t->venv, env, cur, e);
+  if (rc == 0)
+    rc = venv_read(&t->venv, states, NULL, NULL, NULL, NULL, e);
   if (rc == 0)
     rc = venv_read_rstats(&t->venv, rs, e);
   if (rc == 0)
@@ -225,8 +331,8 @@ static int venv_write_(hid_t g, struct trial *t, struct fox_err *e) {
   if (rc == 0)
     rc = h5io_write(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, 0, e);
   if (rc == 0)
-    rc = h5io_write(g, "states", H5T_NATIVE_FLOAT, trial_states(t), n, FOX_STATE_DIM, 0, e);
-  free(env), free(cur), free(rs);
+    rc = h5io_write(g, "states", H5T_NATIVE_FLOAT, states, n, FOX_STATE_DIM, 0, e);
+  free(env), free(cur), free(rs), free(states);
   return rc;
 }
 
@@ -239,7 +345,8 @@ static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err
   struct env_state *env = malloc(n * sizeof *env);
   struct env_cursor *cur = malloc(n * sizeof *cur);
   struct reward_stats *rs = malloc(n * sizeof *rs);
-  int rc = env && cur && rs ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
+  float *states = malloc(n * FOX_STATE_DIM * sizeof *states);
+  int rc = env && cur && rs && states ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
   if (rc == 0)
     rc = h5io_read(g, "env", H5T_NATIVE_UINT8, env, n * sizeof *env, 0, file, e);
   if (rc == 0)
@@ -247,10 +354,12 @@ static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err
   if (rc == 0)
     rc = h5io_read(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, file, e);
   if (rc == 0)
-    rc = h5io_read(g, "states", H5T_NATIVE_FLOAT, trial_states(t), n, FOX_STATE_DIM, file, e);
+    rc = h5io_read(g, "states", H5T_NATIVE_FLOAT, states, n, FOX_STATE_DIM, file, e);
   if (rc == 0)
     rc = venv_write_env(&t->venv, env, cur, rs, e);
-  free(env), free(cur), free(rs);
+  if (rc == 0)
+    rc = venv_write_states(&t->venv, states, e);
+  free(env), free(cur), free(rs), free(states);
   return rc;
 }
 

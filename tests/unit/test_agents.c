@@ -63,7 +63,7 @@ int main(void) {
   struct fox_err te = {0};
   struct dqn dqa;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 8, cfg.dqn.buffer_size = 16, cfg.dqn.batch_size = 4;
-  CHECK(dqn_create(&dqa, &cfg.dqn, &net_cpu_ops, 1, &te) == 0, "%s", te.msg);
+  CHECK(dqn_create(&dqa, &cfg.dqn, backend_cpu(), 4, NULL, 1, &te) == 0, "%s", te.msg);
   size_t np = dqa.online.n_params;
   float *w2 = malloc(np * sizeof *w2), *w0 = calloc(np, sizeof *w0), *wt = malloc(np * sizeof *wt);
   for (size_t i = 0; i < np; i++)
@@ -184,7 +184,7 @@ int main(void) {
   struct config back;
   struct agent loaded;
   fox_err_clear(&e);
-  CHECK(trial_read_h5(path, &net_cpu_ops, &back, &loaded, &e) == FOX_EDATA &&
+  CHECK(trial_read_h5(path, backend_cpu(), &back, &loaded, &e) == FOX_EDATA &&
             strstr(e.msg, "failed") && strstr(e.msg, "diverged"),
         "a failed trial is refused: %s", e.msg);
   remove(path);

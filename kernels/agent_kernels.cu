@@ -1,0 +1,208 @@
+/* The agents' operations on the device (src/backend/agent_ops.h): one thread per environment,
+ * sample or ring entry around the step headers' item functions, which the CPU backend loops
+ * over (src/backend/cpu_agents.c). The sums that must match the CPU's order (losses,
+ * advantage statistics) and the Fisher-Yates shuffle run on one thread: they are over a batch
+ * of at most a few thousand items, once per update. Every launch goes to the calling thread's
+ * default stream; nothing here waits for the device. */
+#include "backend/agent_ops.h"
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "dqn_step.h"
+#include "fox_launch.h"
+#include "ppo_step.h"
+
+static unsigned blocks_(size_t n) { return (unsigned)((n + FOX_CUDA_BLOCK - 1) / FOX_CUDA_BLOCK); }
+
+#define ITEM_(n)                                                                               \
+  int i = blockIdx.x * blockDim.x + threadIdx.x;                                               \
+  if (i >= (n))                                                                                \
+  return
+
+__global__ void dqn_explore_kernel(const float *q, int n, double eps, uint64_t seed,
+                                   uint64_t step, uint8_t *actions) {
+  ITEM_(n);
+  actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, eps, seed, step, (uint64_t)i);
+}
+
+__global__ void dqn_dueling_kernel(const float *raw, int n, float *q) {
+  ITEM_(n);
+  dqn_dueling_row(raw + (size_t)i * (FOX_NACTIONS + 1), q + (size_t)i * FOX_NACTIONS);
+}
+
+__global__ void dqn_dueling_back_kernel(const float *dq, int n, float *draw) {
+  ITEM_(n);
+  dqn_dueling_back_row(dq + (size_t)i * FOX_NACTIONS, draw + (size_t)i * (FOX_NACTIONS + 1));
+}
+
+__global__ void replay_insert_kernel(struct replay_dev rb, size_t pos, int n,
+                                     const int32_t *bars, const float *s, const float *s2,
+                                     const uint8_t *a, const float *r, const uint8_t *dones) {
+  ITEM_(n);
+  dqn_replay_put(&rb, (pos + (size_t)i) % rb.cap, bars[i], s + (size_t)i * FOX_STATE_DIM,
+                 s2 + (size_t)i * FOX_STATE_DIM, a[i], r[i], dones[i]);
+}
+
+__global__ void replay_sample_kernel(struct replay_dev rb, size_t size,
+                                     const float *data_states, uint64_t seed, uint64_t update,
+                                     int b, float *bs, uint8_t *ba, float *br, uint8_t *bterm) {
+  ITEM_(b);
+  dqn_replay_get(&rb, size, data_states, seed, update, b, i, bs, ba, br, bterm);
+}
+
+__global__ void dqn_loss_kernel(const float *q_target, const float *q_next_online,
+                                const float *q, const uint8_t *a, const float *r,
+                                const uint8_t *term, double gamma, int b, float *dq,
+                                double *terms) {
+  ITEM_(b);
+  size_t k = (size_t)i * FOX_NACTIONS;
+  terms[i] = dqn_loss_item(q_target + k, q_next_online ? q_next_online + k : NULL, q + k, a[i],
+                           r[i], term[i], gamma, b, dq + k);
+}
+
+__global__ void dqn_loss_sum_kernel(const double *terms, int b, long transitions, double *acc) {
+  ITEM_(1);
+  dqn_loss_sum(terms, b, transitions, acc);
+}
+
+__global__ void ppo_sample_kernel(const float *logits, int n, uint64_t seed, uint64_t step,
+                                  uint8_t *actions, float *logp) {
+  ITEM_(n);
+  actions[i] = (uint8_t)ppo_sample(logits + 3 * (size_t)i, seed, step, (uint64_t)i, &logp[i]);
+}
+
+__global__ void ppo_bootstrap_kernel(int n, const float *r, const uint8_t *d,
+                                     const float *v_next, double gamma, float *r_out,
+                                     uint8_t *d_out) {
+  ITEM_(n);
+  r_out[i] = ppo_bootstrap_reward(r[i], d[i], v_next[i], gamma);
+  d_out[i] = d[i];
+}
+
+__global__ void ppo_gae_kernel(int T, int N, struct rollout_dev ro, const float *last_values,
+                               double gamma, double lambda) {
+  ITEM_(N);
+  ppo_gae_env(T, N, i, ro.rewards, ro.values, ro.dones, last_values[i], gamma, lambda, ro.adv,
+              ro.ret);
+}
+
+__global__ void ppo_permute_kernel(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm) {
+  ITEM_(1);
+  ppo_permute(perm, n, seed, round);
+}
+
+__global__ void ppo_gather_kernel(struct rollout_dev ro, const uint32_t *idx, int m,
+                                  struct minibatch_dev mb) {
+  ITEM_(m);
+  ppo_gather_row(&ro, idx, i, &mb);
+}
+
+__global__ void ppo_adv_stats_kernel(const float *adv, int m, double *stats) {
+  ITEM_(1);
+  ppo_adv_stats(adv, m, stats);
+}
+
+__global__ void ppo_loss_kernel(struct minibatch_dev mb, int m, const double *stats,
+                                double clip, double ent_coef, double vf_coef, double *terms) {
+  ITEM_(m);
+  ppo_loss_item(&mb, m, i, stats, clip, ent_coef, vf_coef, terms);
+}
+
+__global__ void ppo_loss_sum_kernel(const double *terms, int m, double ent_coef, double vf_coef,
+                                    long transitions, double *acc) {
+  ITEM_(1);
+  ppo_loss_sum(terms, m, ent_coef, vf_coef, transitions, acc);
+}
+
+#define LAUNCH_(kernel, n, ...)                                                                \
+  do {                                                                                         \
+    FOX_LAUNCH(kernel, blocks_((size_t)(n)), FOX_CUDA_BLOCK, 0, 0, __VA_ARGS__);               \
+    cudaCheckLaunch(e);                                                                        \
+    return 0;                                                                                  \
+  } while (0)
+
+/* The serial reductions: one block of one thread. */
+#define LAUNCH1_(kernel, ...)                                                                  \
+  do {                                                                                         \
+    FOX_LAUNCH(kernel, 1, 1, 0, 0, __VA_ARGS__);                                               \
+    cudaCheckLaunch(e);                                                                        \
+    return 0;                                                                                  \
+  } while (0)
+
+static int explore_(const float *q, int n, double eps, uint64_t seed, uint64_t step,
+                    uint8_t *actions, struct fox_err *e) {
+  LAUNCH_(dqn_explore_kernel, n, q, n, eps, seed, step, actions);
+}
+
+static int dueling_(const float *raw, int n, float *q, struct fox_err *e) {
+  LAUNCH_(dqn_dueling_kernel, n, raw, n, q);
+}
+
+static int dueling_backward_(const float *dq, int n, float *draw, struct fox_err *e) {
+  LAUNCH_(dqn_dueling_back_kernel, n, dq, n, draw);
+}
+
+static int replay_insert_(const struct replay_dev *rb, size_t pos, int n, const int32_t *bars,
+                          const float *s, const float *s2, const uint8_t *a, const float *r,
+                          const uint8_t *dones, struct fox_err *e) {
+  LAUNCH_(replay_insert_kernel, n, *rb, pos, n, bars, s, s2, a, r, dones);
+}
+
+static int replay_sample_(const struct replay_dev *rb, size_t size, const float *data_states,
+                          uint64_t seed, uint64_t update, int b, float *bs, uint8_t *ba,
+                          float *br, uint8_t *bterm, struct fox_err *e) {
+  LAUNCH_(replay_sample_kernel, b, *rb, size, data_states, seed, update, b, bs, ba, br, bterm);
+}
+
+static int dqn_loss_(const float *q_target, const float *q_next_online, const float *q,
+                     const uint8_t *a, const float *r, const uint8_t *term, double gamma, int b,
+                     float *dq, double *terms, struct fox_err *e) {
+  LAUNCH_(dqn_loss_kernel, b, q_target, q_next_online, q, a, r, term, gamma, b, dq, terms);
+}
+
+static int dqn_loss_sum_(const double *terms, int b, long transitions, double *acc,
+                         struct fox_err *e) {
+  LAUNCH1_(dqn_loss_sum_kernel, terms, b, transitions, acc);
+}
+
+static int ppo_sample_(const float *logits, int n, uint64_t seed, uint64_t step,
+                       uint8_t *actions, float *logp, struct fox_err *e) {
+  LAUNCH_(ppo_sample_kernel, n, logits, n, seed, step, actions, logp);
+}
+
+static int ppo_bootstrap_(int n, const float *r, const uint8_t *d, const float *v_next,
+                          double gamma, float *r_out, uint8_t *d_out, struct fox_err *e) {
+  LAUNCH_(ppo_bootstrap_kernel, n, n, r, d, v_next, gamma, r_out, d_out);
+}
+
+static int ppo_gae_(int T, int N, const struct rollout_dev *ro, const float *last_values,
+                    double gamma, double lambda, struct fox_err *e) {
+  LAUNCH_(ppo_gae_kernel, N, T, N, *ro, last_values, gamma, lambda);
+}
+
+static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
+                        struct fox_err *e) {
+  LAUNCH1_(ppo_permute_kernel, n, seed, round, perm);
+}
+
+static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,
+                       const struct minibatch_dev *mb, double *stats, struct fox_err *e) {
+  FOX_LAUNCH(ppo_gather_kernel, blocks_((size_t)m), FOX_CUDA_BLOCK, 0, 0, *ro, idx, m, *mb);
+  cudaCheckLaunch(e);
+  LAUNCH1_(ppo_adv_stats_kernel, mb->adv, m, stats);
+}
+
+static int ppo_loss_(const struct minibatch_dev *mb, int m, const double *stats, double clip,
+                     double ent_coef, double vf_coef, double *terms, struct fox_err *e) {
+  LAUNCH_(ppo_loss_kernel, m, *mb, m, stats, clip, ent_coef, vf_coef, terms);
+}
+
+static int ppo_loss_sum_(const double *terms, int m, double ent_coef, double vf_coef,
+                         long transitions, double *acc, struct fox_err *e) {
+  LAUNCH1_(ppo_loss_sum_kernel, terms, m, ent_coef, vf_coef, transitions, acc);
+}
+
+extern "C" const struct agent_ops agent_cuda_ops = {
+    explore_,     dueling_,      dueling_backward_, replay_insert_, replay_sample_,
+    dqn_loss_,    dqn_loss_sum_, ppo_sample_,       ppo_bootstrap_, ppo_gae_,
+    ppo_permute_, ppo_gather_,   ppo_loss_,         ppo_loss_sum_,
+};

@@ -1,0 +1,133 @@
+/* The training loop on the device, held to its budget: (1) the host round trips of training
+ * (synchronisations and device-to-host bytes) do not grow with train.steps_per_epoch, only
+ * with epochs, and nothing goes up; (2) two trials in two threads on one device give exactly
+ * what each gives alone (every launch and copy in the thread's own stream). Skips (77)
+ * without a device. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/synth.h"
+#include "fox_check.h"
+#include "train/trial.h"
+
+static struct dataset ds_;
+static struct device_dataset dev_;
+static const struct backend *cuda_;
+
+static void small_(struct config *c, int algo, int64_t steps) {
+  config_defaults(c);
+  c->algo = algo;
+  c->seed = 5;
+  c->num_envs = 16;
+  c->episode_bars = 200;
+  c->epochs = 2;
+  c->steps_per_epoch = steps;
+  c->dqn.hidden[0] = c->dqn.hidden[1] = 32;
+  c->dqn.learning_starts = 256, c->dqn.batch_size = 32, c->dqn.buffer_size = 1000;
+  c->dqn.train_freq = 4, c->dqn.target_update = 25;
+  c->ppo.hidden[0] = c->ppo.hidden[1] = 32;
+  c->ppo.n_steps = 25, c->ppo.minibatches = 4;
+}
+
+/* The syncs and bytes of a trial's training with steps_per_epoch `steps`. */
+static struct backend_counts train_counts_(int algo, int64_t steps) {
+  struct fox_err e = {0};
+  struct config cfg;
+  small_(&cfg, algo, steps);
+  struct trial t;
+  CHECK(trial_run(&t, &cfg, &ds_, cuda_, &dev_, NULL, &e) == 0, "%s", e.msg);
+  CHECK(t.r.status == FOX_TRIAL_COMPLETE, "%s", t.r.reason);
+  struct backend_counts c = t.r.train_counts;
+  trial_close(&t);
+  return c;
+}
+
+static void counts_flat_(int algo, const char *name) {
+  struct backend_counts a = train_counts_(algo, 800), b = train_counts_(algo, 2400);
+  printf("%s: steps_per_epoch 800: %llu launches, %llu syncs, %llu B down, %llu B up; 2400: "
+         "%llu launches, %llu syncs, %llu B down, %llu B up\n", name,
+         (unsigned long long)a.launches, (unsigned long long)a.syncs,
+         (unsigned long long)a.d2h_bytes, (unsigned long long)a.h2d_bytes,
+         (unsigned long long)b.launches, (unsigned long long)b.syncs,
+         (unsigned long long)b.d2h_bytes, (unsigned long long)b.h2d_bytes);
+  CHECK(b.launches > 2 * a.launches, "%s: launches %llu then %llu: the loop did not run on the "
+        "device", name, (unsigned long long)a.launches, (unsigned long long)b.launches);
+  CHECK(a.syncs == 2 && b.syncs == 2, "%s: %llu and %llu syncs in 2 epochs (want 1 per epoch)",
+        name, (unsigned long long)a.syncs, (unsigned long long)b.syncs);
+  CHECK(a.d2h_bytes == b.d2h_bytes && a.d2h_bytes <= 2 * 64,
+        "%s: %llu and %llu bytes to the host", name, (unsigned long long)a.d2h_bytes,
+        (unsigned long long)b.d2h_bytes);
+  CHECK(a.h2d_bytes == 0 && b.h2d_bytes == 0, "%s: %llu and %llu bytes to the device", name,
+        (unsigned long long)a.h2d_bytes, (unsigned long long)b.h2d_bytes);
+}
+
+struct job_ {
+  struct config cfg;
+  double loss[2];
+  float *w;
+  size_t n;
+  int rc;
+};
+
+static void *run_(void *arg) {
+  struct job_ *j = arg;
+  struct fox_err e = {0};
+  struct trial t;
+  j->rc = cuda_->bind(0, &e);
+  if (j->rc == 0)
+    j->rc = trial_run(&t, &j->cfg, &ds_, cuda_, &dev_, NULL, &e);
+  if (j->rc != 0) {
+    fprintf(stderr, "%s\n", e.msg);
+    return NULL;
+  }
+  struct net *p = agent_policy_net(&t.ag);
+  j->n = p->n_params;
+  j->w = malloc(j->n * sizeof *j->w);
+  j->rc = net_get_params(p, j->w, &e);
+  j->loss[0] = t.r.curve[0].loss, j->loss[1] = t.r.curve[1].loss;
+  trial_close(&t);
+  return NULL;
+}
+
+static void two_threads_(void) {
+  struct job_ alone[2] = {0}, together[2] = {0};
+  small_(&alone[0].cfg, FOX_ALGO_DQN, 1600);
+  small_(&alone[1].cfg, FOX_ALGO_PPO, 1600);
+  alone[1].cfg.seed = 8;
+  together[0].cfg = alone[0].cfg, together[1].cfg = alone[1].cfg;
+  for (int i = 0; i < 2; i++)
+    run_(&alone[i]);
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++)
+    CHECK(pthread_create(&th[i], NULL, run_, &together[i]) == 0, "pthread_create");
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  for (int i = 0; i < 2; i++) {
+    CHECK(alone[i].rc == 0 && together[i].rc == 0, "trial %d failed", i);
+    CHECK(alone[i].loss[0] == together[i].loss[0] && alone[i].loss[1] == together[i].loss[1],
+          "trial %d: losses %.17g %.17g alone, %.17g %.17g beside another", i, alone[i].loss[0],
+          alone[i].loss[1], together[i].loss[0], together[i].loss[1]);
+    CHECK(alone[i].n == together[i].n &&
+              memcmp(alone[i].w, together[i].w, alone[i].n * sizeof(float)) == 0,
+          "trial %d: weights differ when another trial shares the device", i);
+    free(alone[i].w), free(together[i].w);
+  }
+}
+
+int main(void) {
+  cuda_ = backend_cuda();
+  if (!cuda_ || backend_cuda_devices(NULL, 0) == 0) {
+    printf("skipped: %s\n", cuda_ ? "no CUDA device" : "built without CUDA");
+    return 77;
+  }
+  struct fox_err e = {0};
+  CHECK(synth_dataset(&ds_, 6000, 4, &e) == 0, "%s", e.msg);
+  CHECK(cuda_->dataset_upload(&ds_, &dev_, &e) == 0, "%s", e.msg);
+  counts_flat_(FOX_ALGO_DQN, "dqn");
+  counts_flat_(FOX_ALGO_PPO, "ppo");
+  two_threads_();
+  cuda_->dataset_release(&dev_);
+  dataset_free(&ds_);
+  return fox_check_done("test_trial_device");
+}
