@@ -72,6 +72,13 @@ __global__ void blend_kernel(float *dst, const float *src, size_t n, float tau) 
     dst[i] = opt_blend_elem(dst[i], src[i], tau);
 }
 
+/* A cuBLAS GEMM is a kernel launch too: counted beside FOX_LAUNCH's (backend/counters.h). */
+#define GEMM_(e, ...)                                                                          \
+  do {                                                                                         \
+    counters_launch();                                                                         \
+    cublasCheck(cublasSgemm(__VA_ARGS__), e);                                                  \
+  } while (0)
+
 static unsigned grid_(size_t n) { return (unsigned)((n + BLK_ - 1) / BLK_); }
 
 static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
@@ -169,8 +176,8 @@ int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
     int in = m->dims[l], o = m->dims[l + 1];
     const float *w = m->w + m->offset[l], *b = w + (size_t)o * in;
     /* Y^T [o, B] = (W^T)^T [o, in] X^T [in, B] */
-    cublasCheck(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, m->act[l],
-                            in, &zero, m->act[l + 1], o), e);
+    GEMM_(e, h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, m->act[l], in, &zero,
+          m->act[l + 1], o);
     size_t n = (size_t)batch * o;
     FOX_LAUNCH(bias_act_kernel, grid_(n), BLK_, 0, 0, m->act[l + 1], b, batch, o,
                l < m->n_layers - 1 ? m->activation : -1);
@@ -194,15 +201,13 @@ int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct f
     const float *w = m->w + m->offset[l];
     float *gw = m->g + m->offset[l], *gb = gw + (size_t)o * in;
     /* dW^T [in, o] += X^T [in, B] (dY^T)^T [B, o] */
-    cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, in, o, batch, &one, m->act[l], in, d, o,
-                            &one, gw, in), e);
+    GEMM_(e, h, CUBLAS_OP_N, CUBLAS_OP_T, in, o, batch, &one, m->act[l], in, d, o, &one, gw, in);
     FOX_LAUNCH(bias_grad_kernel, grid_((size_t)o), BLK_, 0, 0, gb, d, batch, o);
     cudaCheckLaunch(e);
     if (l == 0)
       break;
     /* dX^T [in, B] = W^T [in, o] dY^T [o, B], then through the activation of layer l-1 */
-    cublasCheck(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, in, batch, o, &one, w, in, d, o, &zero,
-                            dn, in), e);
+    GEMM_(e, h, CUBLAS_OP_N, CUBLAS_OP_N, in, batch, o, &one, w, in, d, o, &zero, dn, in);
     size_t n = (size_t)batch * in;
     FOX_LAUNCH(act_back_kernel, grid_(n), BLK_, 0, 0, dn, m->act[l], n, m->activation);
     cudaCheckLaunch(e);

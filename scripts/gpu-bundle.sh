@@ -9,7 +9,7 @@ bash scripts/setup.sh --preset default >/dev/null
 out=build/gpu-bundle
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-cp build/default/tests/gpu/test_gpu_* build/default/tests/bench/bench_gpu build/default/foxopt \
+cp build/default/tests/gpu/test_gpu_* build/default/tests/bench/bench_gpu build/default/tests/bench/bench_device build/default/foxopt \
   "$out/bin/"
 ldd "$out"/bin/* | awk '/=> \// { print $3 }' | sort -u |
   grep -vE '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda|libcuda|libcudart|libcublas' |

@@ -41,6 +41,9 @@ else
   bench=build/default/tests/bench/bench_gpu
 fi
 timeout 300 "$bench" "$out/bench_gpu.json" >"$out/bench_gpu.txt" 2>&1 || status=1
+# The device-resident loop's launches, syncs and memory (tests/bench/bench_device.c).
+timeout 300 "${bench%/*}/bench_device" "$out/bench_device.json" >"$out/bench_device.txt" 2>&1 ||
+  status=1
 
 # Studies on the device: a small synthetic dataset, the l4 config cut down to a minute.
 if [ -n "$bin" ]; then
@@ -106,6 +109,6 @@ headline
 
 echo "== gpu-check on $(cat "$out/gpu.txt")"
 printf '%s\n' "${rows[@]}"
-cat "$out/bench_gpu.txt"
+cat "$out/bench_gpu.txt" "$out/bench_device.txt"
 [ $status -eq 0 ] && echo "gpu-check: all passed" || echo "gpu-check: FAILED (logs in $out)"
 exit $status
