@@ -9,6 +9,7 @@
 #include "cuda_check.h"
 #include "dqn_step.h"
 #include "fox_launch.h"
+#include "policy_step.h"
 #include "ppo_step.h"
 
 static unsigned blocks_(size_t n) { return (unsigned)((n + FOX_CUDA_BLOCK - 1) / FOX_CUDA_BLOCK); }
@@ -113,6 +114,41 @@ __global__ void ppo_loss_sum_kernel(const double *terms, int m, double ent_coef,
   ppo_loss_sum(terms, m, ent_coef, vf_coef, transitions, acc);
 }
 
+/* The greedy policy over bars [b, e): one block; thread 0 keeps the portfolio and builds each
+ * bar's state, the block's threads share each layer's units (policy_unit), thread 0 picks the
+ * action and steps the portfolio. x [54] and two layer buffers [widest] are device scratch:
+ * global memory is visible to the whole block after __syncthreads. */
+__global__ void greedy_eval_kernel(struct market_params p, const float *__restrict__ prices,
+                                   const float *__restrict__ sigma,
+                                   const float *__restrict__ norm, struct policy_dev pol,
+                                   int32_t b, int32_t e, int widest, float *scratch,
+                                   uint8_t *actions) {
+  int tid = threadIdx.x, nt = blockDim.x;
+  struct env_state s; /* thread 0's is the portfolio */
+  env_portfolio_reset(&p, &s);
+  float *x = scratch, *y = scratch + widest;
+  for (int32_t k = b; k < e; k++) {
+    if (tid == 0)
+      env_observe(&p, &s, k, norm + (size_t)k * FOX_NFEATURES, prices[4 * (size_t)k + 3], x);
+    __syncthreads();
+    float *in = x, *out = y;
+    for (int l = 0; l < pol.n_layers; l++) {
+      for (int o = tid; o < pol.dims[l + 1]; o += nt)
+        out[o] = policy_unit(&pol, l, o, in);
+      __syncthreads();
+      float *t = in;
+      in = out, out = t;
+    }
+    if (tid == 0) {
+      int a = policy_action(&pol, in);
+      actions[k - b] = (uint8_t)a;
+      if (k + 1 < e)
+        env_bar(&p, &s, a, k + 1, prices + 4 * (size_t)(k + 1), sigma[k], k + 1 == e - 1);
+    }
+    __syncthreads(); /* the head's outputs are read before the next bar overwrites them */
+  }
+}
+
 #define LAUNCH_(kernel, n, ...)                                                                \
   do {                                                                                         \
     FOX_LAUNCH(kernel, blocks_((size_t)(n)), FOX_CUDA_BLOCK, 0, 0, __VA_ARGS__);               \
@@ -201,8 +237,49 @@ static int ppo_loss_sum_(const double *terms, int m, double ent_coef, double vf_
   LAUNCH1_(ppo_loss_sum_kernel, terms, m, ent_coef, vf_coef, transitions, acc);
 }
 
+/* The emulation runs a synchronising block's threads as host threads meeting at a barrier
+ * four times a bar: a few of them exercise the sharing of units without a context switch per
+ * unit. */
+#ifdef FOX_CUDA_EMU
+#define EVAL_THREADS_ 4
+#else
+#define EVAL_THREADS_ 256
+#endif
+
+static int greedy_eval_run_(const struct device_dataset *d, const struct market_params *p,
+                            const struct policy_dev *pol, int32_t b, int32_t en,
+                            uint8_t *actions, float **scratch, uint8_t **dev_actions,
+                            struct fox_err *e) {
+  int widest = FOX_STATE_DIM;
+  for (int l = 0; l < pol->n_layers; l++)
+    widest = pol->dims[l + 1] > widest ? pol->dims[l + 1] : widest;
+  size_t n = (size_t)(en - b);
+  cudaCheck(cudaMalloc((void **)scratch, 2 * (size_t)widest * sizeof(float)), e);
+  cudaCheck(cudaMalloc((void **)dev_actions, n), e);
+  /* A warp per 32 units of the widest layer, at most 256 threads: a bar's work is a few
+   * thousand multiply-adds, and every layer ends at a barrier. */
+  int threads = (widest + 31) / 32 * 32;
+  threads = threads > EVAL_THREADS_ ? EVAL_THREADS_ : threads;
+  FOX_LAUNCH_SYNC(greedy_eval_kernel, 1, threads, 0, 0, *p, d->prices, d->sigma, d->states,
+                  *pol, b, en, widest, *scratch, *dev_actions);
+  cudaCheckLaunch(e);
+  cudaCheck(cudaMemcpy(actions, *dev_actions, n, cudaMemcpyDeviceToHost), e);
+  return 0;
+}
+
+static int greedy_eval_(const struct device_dataset *d, const struct market_params *p,
+                        const struct policy_dev *pol, int32_t b, int32_t en, uint8_t *actions,
+                        struct fox_err *e) {
+  float *scratch = NULL;
+  uint8_t *dev_actions = NULL;
+  int rc = greedy_eval_run_(d, p, pol, b, en, actions, &scratch, &dev_actions, e);
+  cudaFree(scratch);
+  cudaFree(dev_actions);
+  return rc;
+}
+
 extern "C" const struct agent_ops agent_cuda_ops = {
     explore_,     dueling_,      dueling_backward_, replay_insert_, replay_sample_,
     dqn_loss_,    dqn_loss_sum_, ppo_sample_,       ppo_bootstrap_, ppo_gae_,
-    ppo_permute_, ppo_gather_,   ppo_loss_,         ppo_loss_sum_,
+    ppo_permute_, ppo_gather_,   ppo_loss_,         ppo_loss_sum_,  greedy_eval_,
 };

@@ -4,15 +4,24 @@
  * limits and every pointer argument against the allocation table, then runs the grid on the
  * calling thread: blocks in order, each block's threads in order, each thread a plain call.
  *
- * No foxopt kernel uses __syncthreads, shared memory or warp intrinsics (none appears in
- * kernels/ or tests/ as of this header), so threads need not run as fibers: __shared__ and
- * __syncthreads are compile errors here. A kernel that needs them must bring fibers with it. */
+ * A kernel that calls __syncthreads is launched with FOX_LAUNCH_SYNC (fox_launch.h): then each
+ * block's threads run as host threads that meet at a barrier at every __syncthreads, blocks
+ * one after another; such a kernel may not use the atomics below (they are atomic only among
+ * threads that run one at a time) and shares data through device memory (global memory is
+ * visible to the whole block after __syncthreads, as on a device). __syncthreads in a kernel
+ * launched plainly aborts naming it. Shared memory and warp intrinsics remain compile
+ * errors. */
 #ifndef FOX_CUDA_EMU_LAUNCH_H
 #define FOX_CUDA_EMU_LAUNCH_H
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 #define __global__
 #define __device__
@@ -21,7 +30,7 @@
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __shared__ _Pragma("GCC error \"cuda-emu: no shared memory (cuda_emu_launch.h)\"")
-#define __syncthreads() _Pragma("GCC error \"cuda-emu: no __syncthreads (cuda_emu_launch.h)\"")
+#define __syncthreads() cuda_emu::syncthreads_()
 
 /* One set per host thread: trials launch from their own threads, as on a device. */
 inline thread_local uint3 threadIdx;
@@ -29,6 +38,21 @@ inline thread_local uint3 blockIdx;
 inline thread_local dim3 blockDim;
 inline thread_local dim3 gridDim;
 constexpr int warpSize = 32;
+
+namespace cuda_emu {
+/* The barrier of the block the calling thread runs in (FOX_LAUNCH_SYNC), and its kernel. */
+inline thread_local pthread_barrier_t *block_barrier_;
+inline thread_local const char *sync_kernel_;
+
+inline void syncthreads_() {
+  if (!block_barrier_) {
+    fprintf(stderr, "cuda-emu: %s calls __syncthreads but was not launched with FOX_LAUNCH_SYNC "
+                    "(kernels/fox_launch.h)\n", sync_kernel_ ? sync_kernel_ : "a kernel");
+    abort();
+  }
+  pthread_barrier_wait(block_barrier_);
+}
+} // namespace cuda_emu
 
 /* A block's threads run one at a time, so a read-modify-write is atomic as it stands. */
 template <typename T> inline T atomicAdd(T *a, T v) {
@@ -94,6 +118,7 @@ template <typename... P> struct launch {
   dim3 grid, block;
   size_t shmem;
   cudaStream_t stream;
+  bool sync; /* FOX_LAUNCH_SYNC: a block's threads as host threads at a barrier */
 
   /* The arguments convert to the kernel's parameter types as in a real launch. */
   void operator()(P... args) const {
@@ -103,6 +128,11 @@ template <typename... P> struct launch {
     (check_arg_(name, file, line, index++, args), ...);
     gridDim = grid;
     blockDim = block;
+    sync_kernel_ = name;
+    if (sync) {
+      run_sync_(args...);
+      return;
+    }
     for (unsigned bz = 0; bz < grid.z; bz++)
       for (unsigned by = 0; by < grid.y; by++)
         for (unsigned bx = 0; bx < grid.x; bx++) {
@@ -115,12 +145,39 @@ template <typename... P> struct launch {
               }
         }
   }
+
+  void run_sync_(P... args) const {
+    unsigned n = block.x * block.y * block.z;
+    for (unsigned bz = 0; bz < grid.z; bz++)
+      for (unsigned by = 0; by < grid.y; by++)
+        for (unsigned bx = 0; bx < grid.x; bx++) {
+          pthread_barrier_t bar;
+          pthread_barrier_init(&bar, NULL, n);
+          std::vector<std::thread> threads;
+          threads.reserve(n);
+          for (unsigned t = 0; t < n; t++)
+            threads.emplace_back([&, t] {
+              gridDim = grid;
+              blockDim = block;
+              blockIdx = uint3{bx, by, bz};
+              threadIdx = uint3{t % block.x, t / block.x % block.y, t / (block.x * block.y)};
+              block_barrier_ = &bar;
+              sync_kernel_ = name;
+              kernel(args...);
+              block_barrier_ = nullptr;
+            });
+          for (auto &th : threads)
+            th.join();
+          pthread_barrier_destroy(&bar);
+        }
+  }
 };
 
 template <typename... P>
 inline launch<P...> launcher(void (*kernel)(P...), const char *name, const char *file, int line,
-                             dim3 grid, dim3 block, size_t shmem, cudaStream_t stream) {
-  return launch<P...>{kernel, name, file, line, grid, block, shmem, stream};
+                             dim3 grid, dim3 block, size_t shmem, cudaStream_t stream,
+                             bool sync = false) {
+  return launch<P...>{kernel, name, file, line, grid, block, shmem, stream, sync};
 }
 
 } // namespace cuda_emu

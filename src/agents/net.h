@@ -40,6 +40,8 @@ struct net_ops {
   /* Adam's moments (host arrays of n_params floats) and step count, for checkpoints. */
   int (*get_adam)(const void *impl, float *m, float *v, long *t, struct fox_err *e);
   int (*set_adam)(void *impl, const float *m, const float *v, long t, struct fox_err *e);
+  /* The parameters where the network keeps them (backend memory, mlp_layout.h's layout). */
+  const float *(*params)(const void *impl);
 };
 
 struct net {

@@ -12,11 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "util/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct policy_dev; /* kernels/policy_step.h */
 
 /* The DQN replay ring, compact: a transition's s is the dataset's normalised features of bar
  * `bar` plus 3 portfolio features, its s' those of bar + 1 (the next state is always the next
@@ -104,6 +107,12 @@ struct agent_ops {
                   double ent_coef, double vf_coef, double *terms, struct fox_err *e);
   int (*ppo_loss_sum)(const double *terms, int m, double ent_coef, double vf_coef,
                       long transitions, double *acc, struct fox_err *e);
+  /* Evaluation: the greedy policy `pol` over bars [b, e) of the dataset from initial capital,
+   * each action decided on the state (the bar's normalised features and the portfolio so far)
+   * after that bar's close; actions [e - b] come back to the host (one copy). */
+  int (*greedy_eval)(const struct device_dataset *d, const struct market_params *p,
+                     const struct policy_dev *pol, int32_t b, int32_t e, uint8_t *actions,
+                     struct fox_err *err);
 };
 
 extern const struct agent_ops agent_cpu_ops;

@@ -1,9 +1,12 @@
 /* The agents' operations on the CPU backend: loops over the step headers' item functions, the
  * twins of kernels/agent_kernels.cu (same functions, same order). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "agents/nn_real.h"
 #include "backend/agent_ops.h"
 #include "dqn_step.h"
+#include "policy_step.h"
 #include "ppo_step.h"
 
 static int explore_(const float *q, int n, double eps, uint64_t seed, uint64_t step,
@@ -110,8 +113,72 @@ static int ppo_loss_sum_(const double *terms, int m, double ent_coef, double vf_
   return 0;
 }
 
+/* A layer of policy_unit for all its units at once: the weights transposed (wt [in, out]) so
+ * that the loop runs across units, each unit's sum still in input order with no FMA
+ * (-ffp-contract=off): policy_unit's floats, vectorised. */
+FOX_CLONES static void layer_(const float *restrict wt, const float *restrict bias, int in,
+                              int out, int act, int hidden, const float *restrict x,
+                              float *restrict y) {
+  for (int o = 0; o < out; o++)
+    y[o] = 0.0f;
+  for (int i = 0; i < in; i++) {
+    const float xi = x[i], *restrict w = wt + (size_t)i * (size_t)out;
+    for (int o = 0; o < out; o++)
+      y[o] += w[o] * xi;
+  }
+  for (int o = 0; o < out; o++)
+    y[o] = hidden ? fox_act(act, y[o] + bias[o]) : y[o] + bias[o];
+}
+
+static int greedy_eval_(const struct device_dataset *d, const struct market_params *p,
+                        const struct policy_dev *pol, int32_t b, int32_t en, uint8_t *actions,
+                        struct fox_err *e) {
+  int widest = FOX_STATE_DIM;
+  size_t nw = 0;
+  for (int l = 0; l < pol->n_layers; l++) {
+    widest = pol->dims[l + 1] > widest ? pol->dims[l + 1] : widest;
+    nw += (size_t)pol->dims[l] * (size_t)pol->dims[l + 1];
+  }
+  float *wt = malloc(nw * sizeof *wt), *buf = malloc(2 * (size_t)widest * sizeof *buf);
+  if (!wt || !buf) {
+    free(wt), free(buf);
+    return fox_errf(e, FOX_EFAIL, "evaluation: out of memory for the policy's weights");
+  }
+  const float *lw[FOX_POLICY_MAX_LAYERS];
+  float *t = wt;
+  for (int l = 0; l < pol->n_layers; l++) {
+    int in = pol->dims[l], out = pol->dims[l + 1];
+    const float *w = pol->w + pol->offset[l];
+    for (int o = 0; o < out; o++)
+      for (int i = 0; i < in; i++)
+        t[(size_t)i * out + o] = w[(size_t)o * in + i];
+    lw[l] = t;
+    t += (size_t)in * out;
+  }
+  struct env_state s;
+  env_portfolio_reset(p, &s);
+  float *x = buf, *y = buf + widest;
+  for (int32_t k = b; k < en; k++) {
+    env_observe(p, &s, k, d->states + (size_t)k * FOX_NFEATURES, d->prices[4 * (size_t)k + 3], x);
+    float *in = x, *out = y;
+    for (int l = 0; l < pol->n_layers; l++) {
+      const float *bias = pol->w + pol->offset[l] + (size_t)pol->dims[l] * pol->dims[l + 1];
+      layer_(lw[l], bias, pol->dims[l], pol->dims[l + 1], pol->act, l < pol->n_layers - 1, in,
+             out);
+      float *tmp = in;
+      in = out, out = tmp;
+    }
+    int a = policy_action(pol, in);
+    actions[k - b] = (uint8_t)a;
+    if (k + 1 < en)
+      env_bar(p, &s, a, k + 1, d->prices + 4 * (size_t)(k + 1), d->sigma[k], k + 1 == en - 1);
+  }
+  free(wt), free(buf);
+  return 0;
+}
+
 const struct agent_ops agent_cpu_ops = {
     explore_,       dueling_,     dueling_backward_, replay_insert_, replay_sample_,
     dqn_loss_,      dqn_loss_sum_, ppo_sample_,      ppo_bootstrap_, ppo_gae_,
-    ppo_permute_,   ppo_gather_,  ppo_loss_,         ppo_loss_sum_,
+    ppo_permute_,   ppo_gather_,  ppo_loss_,         ppo_loss_sum_,  greedy_eval_,
 };

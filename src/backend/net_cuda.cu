@@ -93,8 +93,12 @@ static int set_adam_(void *impl, const float *m, const float *v, long t, struct 
   return 0;
 }
 
+static const float *params_(const void *impl) {
+  return ((const struct cuda_net_ *)impl)->m.w;
+}
+
 extern "C" const struct net_ops net_cuda_ops = {
     "cuda", create_, destroy_, set_params_, get_params_, forward_,
     backward_, zero_grad_, grad_sqnorm_, mlp_cuda_clip_coef, step_, blend_, get_adam_,
-    set_adam_,
+    set_adam_, params_,
 };

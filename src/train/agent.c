@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "norm_step.h"
+#include "mlp_layout.h"
+#include "policy_step.h"
 
 int agent_create(struct agent *a, const struct config *cfg, const struct backend *be,
                  const struct device_dataset *dev, long num_updates, uint64_t seed,
@@ -17,17 +18,9 @@ int agent_create(struct agent *a, const struct config *cfg, const struct backend
                ? dqn_create(&a->dqn, &cfg->dqn, be, cfg->num_envs, dev ? dev->states : NULL,
                             seed, e)
                : ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, be, seed, e);
-  if (rc != 0) {
+  if (rc != 0)
     memset(a, 0, sizeof *a);
-    return rc;
-  }
-  a->x = be->mem_alloc(FOX_STATE_DIM * sizeof(float), e);
-  a->y = a->x ? be->mem_alloc(FOX_NACTIONS * sizeof(float), e) : NULL;
-  if (!a->y) {
-    agent_free(a);
-    return e->code ? e->code : FOX_EFAIL;
-  }
-  return 0;
+  return rc;
 }
 
 void agent_free(struct agent *a) {
@@ -35,10 +28,6 @@ void agent_free(struct agent *a) {
     dqn_free(&a->dqn);
   else
     ppo_free(&a->ppo);
-  if (a->be && a->x)
-    a->be->mem_free(a->x);
-  if (a->be && a->y)
-    a->be->mem_free(a->y);
   memset(a, 0, sizeof *a);
 }
 
@@ -56,19 +45,16 @@ struct net *agent_policy_net(struct agent *a) {
   return a->algo == FOX_ALGO_DQN ? &a->dqn.online : &a->ppo.actor;
 }
 
-int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
-                 struct fox_err *e) {
-  const struct backend *be = a->be;
-  for (int i = 0; i < n; i++) {
-    float q[FOX_NACTIONS];
-    FOX_TRY(be->mem_h2d(a->x, states + (size_t)i * FOX_STATE_DIM, FOX_STATE_DIM * sizeof(float),
-                        e));
-    FOX_TRY(a->algo == FOX_ALGO_DQN ? dqn_q(&a->dqn, a->x, 1, a->y, e)
-                                    : net_forward(&a->ppo.actor, a->x, 1, a->y, e));
-    FOX_TRY(be->mem_d2h(q, a->y, sizeof q, e));
-    actions[i] = (uint8_t)dqn_argmax3(q);
-  }
-  return 0;
+/* The policy network as the evaluation kernel reads it, where the backend keeps it. */
+static struct policy_dev policy_(struct agent *a) {
+  const struct net *n = agent_policy_net(a);
+  struct policy_dev pol = {n->ops->params(n->impl), n->n_layers, n->activation,
+                           a->algo == FOX_ALGO_DQN && a->dqn.cfg.dueling, {0}, {0}};
+  int hidden[FOX_MAX_LAYERS];
+  for (int l = 0; l + 1 < n->n_layers; l++)
+    hidden[l] = n->dims[l + 1];
+  mlp_layout(n->dims[0], hidden, n->n_layers - 1, n->dims[n->n_layers], pol.dims, pol.offset);
+  return pol;
 }
 
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
@@ -81,21 +67,8 @@ int agent_backtest(struct agent *a, const struct backend *be, const struct datas
   uint8_t *actions = malloc(n);
   if (!actions)
     return fox_errf(e, FOX_EFAIL, "agent: out of memory for %zu actions", n);
-  struct env_state s;
-  env_portfolio_reset(&cfg->market, &s);
-  float norm[FOX_NFEAT], state[FOX_STATE_DIM];
-  int rc = 0;
-  for (int64_t k = b; rc == 0 && k < en; k++) {
-    const float *raw = ds->features + (size_t)k * FOX_NFEAT;
-    for (int f = 0; f < FOX_NFEAT; f++)
-      norm[f] = norm_feature(raw[f], ds->norm_mean[f], ds->norm_std[f]);
-    const float *px = ds->prices + 4 * (size_t)k;
-    env_observe(&cfg->market, &s, (int32_t)k, norm, px[3], state);
-    rc = agent_greedy(a, state, 1, &actions[k - b], e);
-    if (rc == 0 && k + 1 < en)
-      env_bar(&cfg->market, &s, actions[k - b], (int32_t)(k + 1), ds->prices + 4 * (size_t)(k + 1),
-              ds->features[(size_t)k * FOX_NFEAT + FOX_EWM_VOL_COL], k + 1 == en - 1);
-  }
+  struct policy_dev pol = policy_(a);
+  int rc = be->agents->greedy_eval(dev, &cfg->market, &pol, (int32_t)b, (int32_t)en, actions, e);
   if (rc == 0)
     rc = backtest_run(be, ds, dev, cfg, split, 1, actions, out, e);
   free(actions);

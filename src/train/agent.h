@@ -13,7 +13,6 @@ struct agent {
   const struct backend *be;
   struct dqn dqn;
   struct ppo ppo;
-  float *x, *y; /* backend scratch of agent_greedy: one state, its 3 outputs */
 };
 
 /* What the updates since the last agent_take did: their number, mean loss (NAN if none), and
@@ -35,11 +34,8 @@ int agent_take(struct agent *a, struct agent_stats *st, struct fox_err *e);
 void agent_free(struct agent *a);
 /* The network that decides: the Q-network (DQN) or the actor (PPO). */
 struct net *agent_policy_net(struct agent *a);
-/* Greedy actions for host states, one at a time through the backend: argmax Q or argmax
- * logits; ties take the lowest action. */
-int agent_greedy(struct agent *a, const float *states, int n, uint8_t *actions,
-                 struct fox_err *e);
-/* The greedy policy over a split, bar by bar from the portfolio it builds, then the very
+/* The greedy policy over a split, bar by bar from the portfolio it builds, on the backend
+ * (agent_ops.h greedy_eval: one kernel on CUDA, the actions copied back once), then the very
  * backtest that `foxopt backtest --actions` runs on those actions. */
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
                    const struct device_dataset *dev, const struct config *cfg, int split,

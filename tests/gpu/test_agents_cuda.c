@@ -65,6 +65,27 @@ static void compare_(const char *name, const struct config *cfg, const struct da
   CHECK(d <= 1e-4 * scale, "%s: policy weights differ by %g (scale %g)", name, d, scale);
   CHECK(tc.r.transitions == tg.r.transitions, "%s: transitions %ld / %ld", name,
         tc.r.transitions, tg.r.transitions);
+  /* The evaluation itself is bit for bit: the CPU's trained policy loaded on the device acts
+   * exactly as on the CPU (greedy_eval shares policy_unit), over the whole split. */
+  float *w = malloc(pc->n_params * sizeof *w);
+  CHECK(net_get_params(pc, w, &e) == 0 && net_set_params(pg, w, &e) == 0, "%s", e.msg);
+  free(w);
+  struct backtest_run bc, bg;
+  CHECK(agent_backtest(&tc.ag, backend_cpu(), ds, dc, &tc.cfg, cfg->eval_split, &bc, &e) == 0 &&
+            agent_backtest(&tg.ag, cuda, ds, dg, &tg.cfg, cfg->eval_split, &bg, &e) == 0,
+        "%s: %s", name, e.msg);
+  size_t nb = (size_t)(bc.end - bc.begin), first = nb;
+  for (size_t i = 0; i < nb && first == nb; i++)
+    if (bc.actions[i] != bg.actions[i] || bc.equity[i] != bg.equity[i])
+      first = i;
+  CHECK(first == nb, "%s: the same policy acts differently at bar %zu of %zu", name, first, nb);
+  CHECK(memcmp(&bc.mean, &bg.mean, sizeof bc.mean) == 0, "%s: evaluation metrics differ", name);
+  size_t trades = 0;
+  for (size_t i = 1; i < nb; i++)
+    trades += bc.actions[i] != bc.actions[i - 1];
+  CHECK(trades > 0, "%s: the policy never changes its action: a weak comparison", name);
+  backtest_free(&bc);
+  backtest_free(&bg);
   trial_close(&tc);
   trial_close(&tg);
 }

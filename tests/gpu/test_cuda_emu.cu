@@ -4,7 +4,9 @@
  * product worked by hand); each misuse aborts with a message naming it, in a child process: a
  * host pointer passed to a launch, a copy the wrong way or past an allocation's end, cudaFree of
  * a host pointer, a launch nobody checked, host matrices or device scalars given to cuBLAS;
- * under ASan, a kernel writing past the end of its allocation is AddressSanitizer's report.
+ * under ASan, a kernel writing past the end of its allocation is AddressSanitizer's report;
+ * FOX_LAUNCH_SYNC runs a block's threads to a real barrier at each __syncthreads, and a plain
+ * launch of a kernel that calls it aborts naming it.
  *   test_cuda_emu          the above
  *   test_cuda_emu nccl     (under mpiexec) ncclAllReduce on MPI: sums, maxima, averages */
 #define OMPI_SKIP_MPICXX 1
@@ -38,6 +40,18 @@ __global__ void fill_kernel(float *x, int n, float v) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     x[i] = v;
+}
+
+/* Each thread writes its slot, then, after the barrier, reads its right neighbour's: without a
+ * real barrier some neighbour has not written yet. Twice, so the barrier is reusable. */
+__global__ void rotate_kernel(int *a, int *out, int rounds) {
+  int t = threadIdx.x, n = blockDim.x, base = blockIdx.x * n;
+  for (int r = 0; r < rounds; r++) {
+    a[base + t] = (t + 1) * 100 + r;
+    __syncthreads();
+    out[(base + t) * rounds + r] = a[base + (t + 1) % n];
+    __syncthreads();
+  }
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -326,9 +340,42 @@ static int nccl_(int *argc, char ***argv) {
   return rc;
 }
 
+/* FOX_LAUNCH_SYNC: the block's threads meet at every __syncthreads. */
+static void block_sync_(void) {
+  enum { B = 3, T = 5, R = 4 };
+  int *a, *out, host[B * T * R];
+  CHECK(cudaMalloc((void **)&a, B * T * sizeof(int)) == cudaSuccess &&
+            cudaMalloc((void **)&out, sizeof host) == cudaSuccess,
+        "buffers");
+  FOX_LAUNCH_SYNC(rotate_kernel, B, T, 0, 0, a, out, (int)R);
+  CHECK(cudaGetLastError() == cudaSuccess, "FOX_LAUNCH_SYNC");
+  cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int b = 0; b < B; b++)
+    for (int t = 0; t < T; t++)
+      for (int r = 0; r < R; r++)
+        bad += host[(b * T + t) * R + r] != ((t + 1) % T + 1) * 100 + r;
+  CHECK(bad == 0, "%d reads saw a neighbour before the barrier", bad);
+  cudaFree(a);
+  cudaFree(out);
+}
+
+/* __syncthreads in a kernel launched without FOX_LAUNCH_SYNC aborts naming it. */
+static void plain_launch_of_sync_kernel_(void) {
+  int *a, *out;
+  cudaMalloc((void **)&a, 4 * sizeof(int));
+  cudaMalloc((void **)&out, 4 * sizeof(int));
+  FOX_LAUNCH(rotate_kernel, 1, 4, 0, 0, a, out, 1);
+  cudaGetLastError();
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "nccl") == 0)
     return nccl_(&argc, &argv);
+  block_sync_();
+  expect_death_("__syncthreads without FOX_LAUNCH_SYNC", plain_launch_of_sync_kernel_,
+                "rotate_kernel calls __syncthreads but was not launched with FOX_LAUNCH_SYNC",
+                NULL, 1);
   device_();
   launches_();
   gemm_();
