@@ -149,8 +149,12 @@ __global__ void greedy_eval_kernel(struct market_params p, const float *__restri
   }
 }
 
+/* No items, nothing to do (a grid of 0 blocks is a launch error on a device, and the CPU
+ * loops simply run 0 times). */
 #define LAUNCH_(kernel, n, ...)                                                                \
   do {                                                                                         \
+    if ((n) <= 0)                                                                              \
+      return 0;                                                                                \
     FOX_LAUNCH(kernel, blocks_((size_t)(n)), FOX_CUDA_BLOCK, 0, 0, __VA_ARGS__);               \
     cudaCheckLaunch(e);                                                                        \
     return 0;                                                                                  \
@@ -222,6 +226,8 @@ static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *per
 
 static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,
                        const struct minibatch_dev *mb, double *stats, struct fox_err *e) {
+  if (m <= 0)
+    return fox_errf(e, FOX_EUSAGE, "ppo_gather: an empty minibatch has no statistics");
   FOX_LAUNCH(ppo_gather_kernel, blocks_((size_t)m), FOX_CUDA_BLOCK, 0, 0, *ro, idx, m, *mb);
   cudaCheckLaunch(e);
   LAUNCH1_(ppo_adv_stats_kernel, mb->adv, m, stats);

@@ -94,6 +94,8 @@ static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *per
 
 static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,
                        const struct minibatch_dev *mb, double *stats, struct fox_err *e) {
+  if (m <= 0)
+    return fox_errf(e, FOX_EUSAGE, "ppo_gather: an empty minibatch has no statistics");
   for (int j = 0; j < m; j++)
     ppo_gather_row(ro, idx, j, mb);
   ppo_adv_stats(mb->adv, m, stats);

@@ -44,6 +44,10 @@ static int npool_;
 static const struct backend *be_[2];
 static struct fox_err e_;
 static struct rng rng_;
+/* On the emulation every op must match the CPU bit for bit. A real device's exp and log (PPO's
+ * softmax in double) may differ from glibc's in the last place: there, floats and doubles
+ * agree to a few ulps and the rest (actions, indices, flags) exactly. */
+static int exact_ = 1;
 
 #define P(t) ((t)->p[s])
 /* The call on the CPU backend's table, then on the CUDA one (s names the side for P). */
@@ -95,6 +99,9 @@ static void sync_(const char *op) {
         x = ((const float *)c)[i], y = ((const float *)g)[i];
       if (t->kind == 'd')
         x = ((const double *)c)[i], y = ((const double *)g)[i];
+      double ulps = t->kind == 'f' ? 4 * 1.2e-7 : 4 * 2.3e-16;
+      if (!exact_ && (t->kind == 'f' || t->kind == 'd') && fabs(x - y) <= ulps * fabs(x))
+        continue;
       if (!isnan(x) || !isnan(y))
         first = i;
     }
@@ -516,10 +523,12 @@ static void test_nets_(void) {
 
 int main(void) {
   const struct backend *cuda = backend_cuda();
-  if (!cuda || backend_cuda_devices(NULL, 0) == 0) {
+  char name[256];
+  if (!cuda || backend_cuda_devices(name, sizeof name) == 0) {
     printf("skipped: %s\n", cuda ? "no CUDA device" : "built without CUDA");
     return 77;
   }
+  exact_ = strstr(name, "emulation") != NULL;
   be_[0] = backend_cpu(), be_[1] = cuda;
   rng_seed(&rng_, 2024);
   test_dqn_();
