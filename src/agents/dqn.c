@@ -8,24 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-void dqn_targets(const float *q_target, const float *q_online, const float *r,
-                 const uint8_t *terminal, double gamma, size_t n, float *y) {
-  for (size_t i = 0; i < n; i++)
-    y[i] = dqn_target(q_target + i * FOX_NACTIONS, q_online ? q_online + i * FOX_NACTIONS : NULL,
-                      r[i], terminal[i], gamma);
-}
-
-void dqn_dueling(const float *raw, size_t n, float *q) {
-  for (size_t i = 0; i < n; i++)
-    dqn_dueling_row(raw + i * (FOX_NACTIONS + 1), q + i * FOX_NACTIONS);
-}
-
-void dqn_dueling_backward(const float *dq, size_t n, float *draw) {
-  for (size_t i = 0; i < n; i++)
-    dqn_dueling_back_row(dq + i * FOX_NACTIONS, draw + i * (FOX_NACTIONS + 1));
-}
-
 double dqn_epsilon(const struct dqn_config *c, long t, long total) {
   double span = c->eps_fraction * (double)total;
   double frac = span > 0 ? (double)t / span : 1.0;

@@ -52,15 +52,8 @@ int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *acti
 int dqn_observe(struct dqn *d, int n, const int32_t *bars, const float *s, const float *s2,
                 const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e);
 
-/* Targets y = r + gamma (1 - terminal) Q_target(s', a*), a* = argmax Q_online(s') (Double DQN,
- * q_online given) or argmax Q_target(s') (q_online NULL). Ties take the lowest action. */
-void dqn_targets(const float *q_target, const float *q_online, const float *r,
-                 const uint8_t *terminal, double gamma, size_t n, float *y);
 /* The target network follows the online one: a copy (tau 1) or target = tau online +
  * (1 - tau) target (SB3's soft update). */
 int dqn_sync_target(struct dqn *d, struct fox_err *e);
-/* Dueling: Q = V + A - mean(A) from raw [n, 4]; and its backward. */
-void dqn_dueling(const float *raw, size_t n, float *q);
-void dqn_dueling_backward(const float *dq, size_t n, float *draw);
 
 #endif

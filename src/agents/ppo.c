@@ -11,12 +11,6 @@
 
 #define NA_ 3
 
-void ppo_gae(int T, int N, const float *rewards, const float *values, const uint8_t *dones,
-             const float *last_values, double gamma, double lambda, float *adv, float *ret) {
-  for (int i = 0; i < N; i++)
-    ppo_gae_env(T, N, i, rewards, values, dones, last_values[i], gamma, lambda, adv, ret);
-}
-
 /* Minibatch size: the rollout split in cfg.minibatches (a remainder is left out). */
 static size_t mbs_(const struct ppo *p) {
   size_t n = (size_t)p->cfg.n_steps * (size_t)p->n_envs, m = n / (size_t)p->cfg.minibatches;

@@ -48,8 +48,4 @@ int ppo_rollout_full(const struct ppo *p);
 /* GAE over the rollout and the update; `last_states` are the states after the last step. */
 int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e);
 
-/* GAE: T steps of N envs, done[t] = the episode ended at step t; last_values V(s_T). */
-void ppo_gae(int T, int N, const float *rewards, const float *values, const uint8_t *dones,
-             const float *last_values, double gamma, double lambda, float *adv, float *ret);
-
 #endif

@@ -5,10 +5,25 @@
 
 #include "agents/dqn.h"
 #include "agents/ppo.h"
+#include "backend/agent_ops.h"
 #include "data/synth.h"
 #include "fox_check.h"
 #include "train/trial_h5.h"
 #include <unistd.h>
+
+/* The CPU backend's operations on host arrays (its memory is the host's). */
+static void gae_(int T, int N, float *r, float *v, uint8_t *d, float *last, double g, double l,
+                 float *adv, float *ret) {
+  struct rollout_dev ro = {.rewards = r, .values = v, .dones = d, .adv = adv, .ret = ret};
+  struct fox_err e = {0};
+  CHECK(backend_cpu()->agents->ppo_gae(T, N, &ro, last, g, l, &e) == 0, "%s", e.msg);
+}
+
+static void targets_(const float *qt, const float *qo, const float *r, const uint8_t *term,
+                     double gamma, int n, float *y) {
+  for (int i = 0; i < n; i++)
+    y[i] = dqn_target(qt + 3 * i, qo ? qo + 3 * i : NULL, r[i], term[i], gamma);
+}
 
 int main(void) {
   /* GAE with T = 3, N = 1, gamma 0.5, lambda 0.5; rewards 1, 2, 3; values 0.5, 1, 1.5; V(s3)
@@ -16,20 +31,20 @@ int main(void) {
    * A1 = 1.75 + 0.25*2.5 = 2.375; delta0 = 1 + 0.5*1 - 0.5 = 1, A0 = 1 + 0.25*2.375. */
   float r[3] = {1, 2, 3}, v[3] = {0.5f, 1, 1.5f}, last = 2, adv[3], ret[3];
   uint8_t none[3] = {0, 0, 0}, mid[3] = {0, 1, 0};
-  ppo_gae(3, 1, r, v, none, &last, 0.5, 0.5, adv, ret);
+  gae_(3, 1, r, v, none, &last, 0.5, 0.5, adv, ret);
   CHECK_NEAR(adv[2], 2.5, 1e-6, 0);
   CHECK_NEAR(adv[1], 2.375, 1e-6, 0);
   CHECK_NEAR(adv[0], 1 + 0.25 * 2.375, 1e-6, 0);
   CHECK_NEAR(ret[0], adv[0] + 0.5, 1e-6, 0);
   /* An episode ending at step 1 cuts both the bootstrap and the trace there. */
-  ppo_gae(3, 1, r, v, mid, &last, 0.5, 0.5, adv, ret);
+  gae_(3, 1, r, v, mid, &last, 0.5, 0.5, adv, ret);
   CHECK_NEAR(adv[1], 2 - 1, 1e-6, 0);              /* delta1 = r1 - v1, nothing after */
   CHECK_NEAR(adv[0], 1 + 0.5 * 1 - 0.5 + 0.25 * 1, 1e-6, 0);
   CHECK_NEAR(adv[2], 2.5, 1e-6, 0);
   /* Two environments interleaved [t][env]: the second sees its own values only. */
   float r2[4] = {1, 10, 1, 10}, v2[4] = {0, 0, 0, 0}, last2[2] = {0, 0}, a2[4], rt2[4];
   uint8_t d2[4] = {0};
-  ppo_gae(2, 2, r2, v2, d2, last2, 1.0, 1.0, a2, rt2);
+  gae_(2, 2, r2, v2, d2, last2, 1.0, 1.0, a2, rt2);
   CHECK_NEAR(a2[0], 2, 1e-6, 0);
   CHECK_NEAR(a2[1], 20, 1e-6, 0);
 
@@ -38,20 +53,21 @@ int main(void) {
    * argmax: 1 and 5. The second transition is terminal: y = r. */
   float qt[6] = {1, 3, 2, 5, 4, 6}, qo[6] = {4, 0, 1, 0, 0, 0}, rr[2] = {0.5f, -1}, y[2];
   uint8_t term[2] = {0, 1};
-  dqn_targets(qt, NULL, rr, term, 0.9, 2, y);
+  targets_(qt, NULL, rr, term, 0.9, 2, y);
   CHECK_NEAR(y[0], 0.5 + 0.9 * 3, 1e-6, 0);
   CHECK_NEAR(y[1], -1, 0, 0);
   term[1] = 0;
-  dqn_targets(qt, qo, rr, term, 0.9, 2, y);
+  targets_(qt, qo, rr, term, 0.9, 2, y);
   CHECK_NEAR(y[0], 0.5 + 0.9 * 1, 1e-6, 0);
   CHECK_NEAR(y[1], -1 + 0.9 * 5, 1e-6, 0);
 
   /* Dueling: V 1, A (1, 2, 6): mean 3 -> Q = (-1, 0, 4); backward of dQ = (1, 0, 0): dV 1,
    * dA = (1 - 1/3, -1/3, -1/3). */
   float raw[4] = {1, 1, 2, 6}, q[3], dq[3] = {1, 0, 0}, draw[4];
-  dqn_dueling(raw, 1, q);
+  struct fox_err de = {0};
+  CHECK(backend_cpu()->agents->dqn_dueling(raw, 1, q, &de) == 0, "%s", de.msg);
   CHECK(q[0] == -1 && q[1] == 0 && q[2] == 4, "dueling Q = (%g, %g, %g)", q[0], q[1], q[2]);
-  dqn_dueling_backward(dq, 1, draw);
+  CHECK(backend_cpu()->agents->dqn_dueling_backward(dq, 1, draw, &de) == 0, "%s", de.msg);
   CHECK_NEAR(draw[0], 1, 0, 0);
   CHECK_NEAR(draw[1], 2.0 / 3, 1e-7, 0);
   CHECK_NEAR(draw[2], -1.0 / 3, 1e-7, 0);
