@@ -1,8 +1,7 @@
 /* The agents' operations on the device (src/backend/agent_ops.h): one thread per environment,
  * sample or ring entry around the step headers' item functions, which the CPU backend loops
  * over (src/backend/cpu_agents.c). The sums that must match the CPU's order (losses,
- * advantage statistics) and the Fisher-Yates shuffle run on one thread: they are over a batch
- * of at most a few thousand items, once per update. Every launch goes to the calling thread's
+ * advantage statistics) run on one thread: they are over a minibatch, once per minibatch. Every launch goes to the calling thread's
  * default stream; nothing here waits for the device. */
 #include "backend/agent_ops.h"
 #include "cuda_backend.h"
@@ -87,8 +86,8 @@ __global__ void ppo_gae_kernel(int T, int N, struct rollout_dev ro, const float 
 }
 
 __global__ void ppo_permute_kernel(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm) {
-  ITEM_(1);
-  ppo_permute(perm, n, seed, round);
+  ITEM_((int)n);
+  perm[i] = ppo_perm_at((uint32_t)i, n, seed, round);
 }
 
 __global__ void ppo_gather_kernel(struct rollout_dev ro, const uint32_t *idx, int m,
@@ -221,7 +220,7 @@ static int ppo_gae_(int T, int N, const struct rollout_dev *ro, const float *las
 
 static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
                         struct fox_err *e) {
-  LAUNCH1_(ppo_permute_kernel, n, seed, round, perm);
+  LAUNCH_(ppo_permute_kernel, n, n, seed, round, perm);
 }
 
 static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,

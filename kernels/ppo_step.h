@@ -108,18 +108,31 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
   *dv = vf_coef * inv * g; /* d(0.5 max(...)) = (x - R) dx */
 }
 
-/* Fisher-Yates over 0 .. n-1 with counter-based draws: the permutation is a function of
- * (seed, round). One thread: the swaps depend on each other. */
-FOX_HD static inline void ppo_permute(uint32_t *perm, uint32_t n, uint64_t seed,
-                                      uint64_t round) {
-  for (uint32_t i = 0; i < n; i++)
-    perm[i] = i;
-  for (uint32_t i = n - 1; n > 0 && i > 0; i--) {
-    uint32_t j = (uint32_t)(fox_u01(seed, FOX_RS_PERMUTE, round, i) * (double)(i + 1));
-    uint32_t t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
+/* Entry i of a pseudo-random permutation of 0 .. n-1 drawn for (seed, round): a 4-round
+ * Feistel network (splitmix rounds) on the smallest domain of an even number of bits that
+ * holds n, cycle-walked into [0, n) (under 4 steps on average: the domain is below 4n; it
+ * always ends, the walk's cycle returning to i at worst). Every entry is independent of the
+ * others, so the device computes one per thread and the CPU loops over the same function, where
+ * a Fisher-Yates shuffle would be one thread's serial walk over the whole rollout. */
+FOX_HD static inline uint32_t ppo_perm_at(uint32_t i, uint32_t n, uint64_t seed,
+                                          uint64_t round) {
+  int h = 1;
+  while (((uint64_t)1 << (2 * h)) < (uint64_t)n)
+    h++;
+  uint32_t mask = (uint32_t)(((uint64_t)1 << h) - 1);
+  uint64_t key = fox_mix3(seed, FOX_RS_PERMUTE, round);
+  uint32_t x = i;
+  do {
+    uint32_t l = x >> h, r = x & mask;
+    for (int k = 0; k < 4; k++) {
+      uint32_t f = (uint32_t)fox_splitmix(key ^ ((uint64_t)k << 40) ^ r) & mask;
+      uint32_t t = r;
+      r = l ^ f;
+      l = t;
+    }
+    x = (l << h) | r;
+  } while (x >= n);
+  return x;
 }
 
 /* A truncated environment's reward gets gamma V(s'), the cut-off future bootstrapped. */
@@ -171,7 +184,8 @@ FOX_HD static inline void ppo_loss_item(const struct minibatch_dev *mb, int m, i
   o[0] = t.pg, o[1] = t.vl, o[2] = t.ent, o[3] = t.kl, o[4] = t.clipped;
 }
 
-/* The minibatch's loss and statistics from its terms, summed in order, into acc. */
+/* The minibatch's loss from its terms, summed in order, into acc (the approximate KL and clip
+ * fraction are kept in the terms for a report that wants them). */
 FOX_HD static inline void ppo_loss_sum(const double *terms, int m, double ent_coef,
                                        double vf_coef, long transitions, double *acc) {
   double s[5] = {0, 0, 0, 0, 0}, inv = 1.0 / (double)m;
@@ -182,11 +196,6 @@ FOX_HD static inline void ppo_loss_sum(const double *terms, int m, double ent_co
   double loss = pg - ent_coef * ent + vf_coef * vl;
   acc[FOX_ACC_LOSS] += loss;
   acc[FOX_ACC_UPDATES] += 1.0;
-  acc[FOX_ACC_PG] += pg;
-  acc[FOX_ACC_VLOSS] += vl;
-  acc[FOX_ACC_ENTROPY] += ent;
-  acc[FOX_ACC_KL] += s[3] * inv;
-  acc[FOX_ACC_CLIPFRAC] += s[4] * inv;
   if (!isfinite(loss) && acc[FOX_ACC_BAD] == 0.0)
     acc[FOX_ACC_BAD] = 1.0 + (double)transitions;
 }

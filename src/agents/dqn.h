@@ -28,7 +28,7 @@ struct dqn {
   double credit; /* transitions not yet paid for by an update (train_freq) */
   /* Backend scratch. Acting: q [n_envs, 3], raw [n_envs, 4]. A batch: bs holds its s then its
    * s' ([2 batch, 54]), so that Double DQN runs both through the online network in one
-   * forward. acc: the losses of the updates since the last dqn_take (agent_ops.h FOX_ACC_*). */
+   * forward. acc: the losses of the updates since the last agent_take (agent_ops.h FOX_ACC_*). */
   float *q, *raw, *bs, *br, *bq, *bqo, *braw, *bdq, *bdraw, *coef;
   uint8_t *ba, *bterm;
   double *terms, *lanes, *acc;

@@ -269,11 +269,6 @@ void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict p, const fox_real *r
   adam_(a, p, g, 1.0, lr);
 }
 
-void NN_(adam_step_scaled)(struct NN_(adam) *a, fox_real *restrict p,
-                           const fox_real *restrict g, double scale, double lr) {
-  adam_(a, p, g, scale, lr);
-}
-
 void NN_(adam_free)(struct NN_(adam) *a) {
   free(a->m);
   free(a->v);

@@ -60,9 +60,6 @@ struct NN_(adam) {
 int NN_(adam_create)(struct NN_(adam) *a, size_t n, double eps, struct fox_err *e);
 void NN_(adam_step)(struct NN_(adam) *a, fox_real *restrict params,
                     const fox_real *restrict grads, double lr);
-/* The same on the gradients times `scale` (clipping), without writing them back. */
-void NN_(adam_step_scaled)(struct NN_(adam) *a, fox_real *restrict params,
-                           const fox_real *restrict grads, double scale, double lr);
 void NN_(adam_free)(struct NN_(adam) *a);
 
 #endif

@@ -113,10 +113,9 @@ int ppo_observe(struct ppo *p, const float *next_states, const float *rewards,
   FOX_TRY(p->be->agents->ppo_bootstrap((int)N, rewards, dones, p->v_next, p->cfg.gamma,
                                        p->ro.rewards + k, p->ro.dones + k, e));
   p->t++;
-  return ppo_rollout_full(p) ? ppo_update(p, states, e) : 0;
+  return p->t >= p->cfg.n_steps ? ppo_update(p, states, e) : 0;
 }
 
-int ppo_rollout_full(const struct ppo *p) { return p->t >= p->cfg.n_steps; }
 
 int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e) {
   const struct agent_ops *ops = p->be->agents;

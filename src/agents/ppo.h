@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "agents/net.h"
-#include "agents/ppo_loss.h"
 #include "backend/agent_ops.h"
 #include "backend/backend.h"
 #include "config/config.h"
@@ -25,7 +24,7 @@ struct ppo {
   /* Backend memory: the rollout [n_steps * n_envs], a minibatch, acting's logits [n_envs, 3]
    * and values of the next states [n_envs], the permutation, the clipping's lanes and
    * coefficient, the loss terms [mbs, 5], the advantages' statistics [2], and acc: the
-   * minibatches' losses since the last ppo_take (agent_ops.h FOX_ACC_*). */
+   * minibatches' losses since the last agent_take (agent_ops.h FOX_ACC_*). */
   struct rollout_dev ro;
   struct minibatch_dev mb;
   float *logits, *v_next, *coef;
@@ -44,7 +43,6 @@ int ppo_act(struct ppo *p, const float *states, uint8_t *actions, struct fox_err
  * update when the rollout is full. */
 int ppo_observe(struct ppo *p, const float *next_states, const float *rewards,
                 const uint8_t *dones, const float *states, struct fox_err *e);
-int ppo_rollout_full(const struct ppo *p);
 /* GAE over the rollout and the update; `last_states` are the states after the last step. */
 int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e);
 

@@ -25,7 +25,13 @@ int replay_create(struct replay *b, const struct backend *be, size_t cap, struct
 
 int replay_push(struct replay *b, int n, const int32_t *bars, const float *s, const float *s2,
                 const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e) {
-  FOX_TRY(b->be->agents->replay_insert(&b->d, b->pos, n, bars, s, s2, a, r, dones, e));
+  /* More transitions than the ring holds: only the last cap survive (the CPU's last write
+   * wins), and on a device two threads must never write one entry's fields. */
+  int skip = (size_t)n > b->d.cap ? n - (int)b->d.cap : 0;
+  size_t k = (size_t)skip;
+  FOX_TRY(b->be->agents->replay_insert(&b->d, (b->pos + k) % b->d.cap, n - skip, bars + k,
+                                       s + k * FOX_STATE_DIM, s2 + k * FOX_STATE_DIM, a + k,
+                                       r + k, dones + k, e));
   b->pos = (b->pos + (size_t)n) % b->d.cap;
   b->size = b->size + (size_t)n < b->d.cap ? b->size + (size_t)n : b->d.cap;
   return 0;

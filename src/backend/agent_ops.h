@@ -4,8 +4,8 @@
  * operation's arithmetic is a FOX_HD function of kernels/dqn_step.h, ppo_step.h or
  * rng_step.h: the CPU backend loops over it (src/backend/cpu_agents.c), the CUDA backend
  * launches one thread per item (kernels/agent_kernels.cu). Reductions that must agree with
- * the CPU bit for bit (loss sums, advantage statistics, the permutation) run on one thread in
- * the CPU's order: they are over a batch, not over the dataset. */
+ * the CPU bit for bit (loss sums, advantage statistics) run on one thread in the CPU's order:
+ * they are over a minibatch, not over the dataset. */
 #ifndef FOX_AGENT_OPS_H
 #define FOX_AGENT_OPS_H
 
@@ -50,11 +50,6 @@ enum {
   FOX_ACC_LOSS,     /* sum of the updates' losses */
   FOX_ACC_UPDATES,  /* their number */
   FOX_ACC_BAD,      /* 1 + transitions when the first non-finite loss came; 0: none */
-  FOX_ACC_PG,       /* PPO: sums of the minibatches' policy loss, value loss, entropy, */
-  FOX_ACC_VLOSS,    /* approximate KL and clip fraction */
-  FOX_ACC_ENTROPY,
-  FOX_ACC_KL,
-  FOX_ACC_CLIPFRAC,
   FOX_ACC_N
 };
 
@@ -94,7 +89,8 @@ struct agent_ops {
   /* GAE(lambda), one thread per environment walking back over T steps (ppo_gae_env). */
   int (*ppo_gae)(int T, int N, const struct rollout_dev *ro, const float *last_values,
                  double gamma, double lambda, struct fox_err *e);
-  /* perm [n] = a Fisher-Yates shuffle of 0 .. n-1 drawn for `round` (one thread). */
+  /* perm [n] = a pseudo-random permutation of 0 .. n-1 drawn for `round` (ppo_perm_at: one
+   * thread per entry). */
   int (*ppo_permute)(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
                      struct fox_err *e);
   /* Minibatch rows idx[0 .. m-1] of the rollout; stats [2] = the advantages' mean and std

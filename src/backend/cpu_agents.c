@@ -88,7 +88,8 @@ static int ppo_gae_(int T, int N, const struct rollout_dev *ro, const float *las
 
 static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
                         struct fox_err *e) {
-  ppo_permute(perm, n, seed, round);
+  for (uint32_t i = 0; i < n; i++)
+    perm[i] = ppo_perm_at(i, n, seed, round);
   return 0;
 }
 

@@ -25,7 +25,7 @@ struct venv {
   struct reward_stats *rstats;
   uint8_t *actions;   /* [N]: the step's actions (venv_step may copy host ones in) */
   float *states;      /* [N, 54]: what to act on next */
-  float *states_prev; /* [N, 54]: what the last step acted on (its states, swapped) */
+  float *states_prev; /* [N, 54]: what the last VENV_STATES step acted on (swapped in) */
   int32_t *bars;      /* [N]: the bar states_prev showed; the next state is bar + 1's */
   float *next_states; /* [N, 54]: the state each step reached, before any reset */
   float *rewards;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "act_step.h"
 #include "util/h5io.h"
 
 static int write_net_(hid_t g, const char *name, const struct net *m, struct fox_err *e) {

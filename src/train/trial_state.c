@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "act_step.h"
 #include "util/h5io.h"
 
 /* 2: networks record their activation, the checkpoint the reward scale its buffers hold, and
@@ -157,7 +158,19 @@ static int replay_write_(hid_t g, const struct replay *b, struct fox_err *e) {
   return rc;
 }
 
-static int replay_read_body_(hid_t g, struct replay *b, const char *file,
+/* A transition's bar and the next one must be rows of this dataset: the ring rebuilds both
+ * states from them. */
+static int replay_bars_check_(const int32_t *bar, size_t n, size_t rows, const char *file,
+                              struct fox_err *e) {
+  for (size_t i = 0; i < n; i++)
+    if (bar[i] < 0 || (size_t)bar[i] + 1 >= rows)
+      return fox_errf(e, FOX_EDATA, "%s: /dqn/replay/bar[%zu] = %d: not a bar of this dataset "
+                                    "(%zu rows, the next bar included)", file, i, (int)bar[i],
+                      rows);
+  return 0;
+}
+
+static int replay_read_body_(hid_t g, struct replay *b, size_t rows, const char *file,
                              struct replay_host_ *h, struct fox_err *e) {
   int64_t pos, cap;
   size_t n, d1;
@@ -173,12 +186,14 @@ static int replay_read_body_(hid_t g, struct replay *b, const char *file,
   FOX_TRY(h5io_read(g, "a", H5T_NATIVE_UINT8, h->a, n, 0, file, e));
   FOX_TRY(h5io_read(g, "r", H5T_NATIVE_FLOAT, h->r, n, 0, file, e));
   FOX_TRY(h5io_read(g, "terminal", H5T_NATIVE_UINT8, h->term, n, 0, file, e));
+  FOX_TRY(replay_bars_check_(h->bar, n, rows, file, e));
   return replay_upload(b, n, (size_t)pos, h->bar, h->pf, h->r, h->a, h->term, e);
 }
 
-static int replay_read_(hid_t g, struct replay *b, const char *file, struct fox_err *e) {
+static int replay_read_(hid_t g, struct replay *b, size_t rows, const char *file,
+                        struct fox_err *e) {
   struct replay_host_ h = {0};
-  int rc = replay_read_body_(g, b, file, &h, e);
+  int rc = replay_read_body_(g, b, rows, file, &h, e);
   replay_host_free_(&h);
   return rc;
 }
@@ -194,7 +209,8 @@ static int dqn_write_(hid_t g, const struct dqn *d, struct fox_err *e) {
   return 0;
 }
 
-static int dqn_read_(hid_t g, struct dqn *d, const char *file, struct fox_err *e) {
+static int dqn_read_(hid_t g, struct dqn *d, size_t rows, const char *file,
+                     struct fox_err *e) {
   int64_t tr, up;
   FOX_TRY(i64_read_(g, "transitions", &tr, file, e));
   FOX_TRY(i64_read_(g, "updates", &up, file, e));
@@ -204,7 +220,7 @@ static int dqn_read_(hid_t g, struct dqn *d, const char *file, struct fox_err *e
   FOX_TRY(rng_read_(g, &d->rng, file, e));
   IN_GROUP_(o, open_(g, "online", file, e), net_read_(o, &d->online, file, e));
   IN_GROUP_(t, open_(g, "target", file, e), net_read_(t, &d->target, file, e));
-  IN_GROUP_(r, open_(g, "replay", file, e), replay_read_(r, &d->rb, file, e));
+  IN_GROUP_(r, open_(g, "replay", file, e), replay_read_(r, &d->rb, rows, file, e));
   return 0;
 }
 
@@ -336,6 +352,17 @@ static int venv_write_(hid_t g, struct trial *t, struct fox_err *e) {
   return rc;
 }
 
+/* An environment's bar and episode end must lie in this trial's train split: the next step
+ * reads the bar after them. */
+static int cursor_check_(const struct env_cursor *c, const struct venv_shape *v, size_t i,
+                         const char *file, struct fox_err *e) {
+  if (c->t < v->split_b || c->t >= v->split_e - 1 || c->end <= c->t || c->end > v->split_e - 1)
+    return fox_errf(e, FOX_EDATA, "%s: /venv/cursor of environment %zu (bar %d, episode end %d) "
+                                  "is outside the train split [%d, %d)", file, i, (int)c->t,
+                    (int)c->end, (int)v->split_b, (int)v->split_e);
+  return 0;
+}
+
 static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err *e) {
   size_t n = (size_t)t->cfg.num_envs, d0, d1;
   FOX_TRY(h5io_dims(g, "env", &d0, &d1, file, e));
@@ -355,6 +382,8 @@ static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err
     rc = h5io_read(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, file, e);
   if (rc == 0)
     rc = h5io_read(g, "states", H5T_NATIVE_FLOAT, states, n, FOX_STATE_DIM, file, e);
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    rc = cursor_check_(&cur[i], &t->venv.shape, i, file, e);
   if (rc == 0)
     rc = venv_write_env(&t->venv, env, cur, rs, e);
   if (rc == 0)
@@ -446,7 +475,7 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
   FOX_TRY(curve_read_(g, t, file, e));
   IN_GROUP_(v, open_(g, "venv", file, e), venv_read_(v, t, file, e));
   if (t->ag.algo == FOX_ALGO_DQN)
-    IN_GROUP_(a, open_(g, "dqn", file, e), dqn_read_(a, &t->ag.dqn, file, e));
+    IN_GROUP_(a, open_(g, "dqn", file, e), dqn_read_(a, &t->ag.dqn, t->ds->n, file, e));
   else
     IN_GROUP_(a, open_(g, "ppo", file, e), ppo_read_(a, &t->ag.ppo, file, e));
   return 0;

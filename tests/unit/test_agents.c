@@ -72,6 +72,22 @@ int main(void) {
   CHECK_NEAR(draw[1], 2.0 / 3, 1e-7, 0);
   CHECK_NEAR(draw[2], -1.0 / 3, 1e-7, 0);
 
+  /* A vector step of 5 transitions into a ring of 3: the last 3 survive where one by one they
+   * would land (2 at slot 2, 3 at 0, 4 at 1), and the write position moves on by 5. */
+  {
+    struct replay rb;
+    struct fox_err re = {0};
+    CHECK(replay_create(&rb, backend_cpu(), 3, &re) == 0, "%s", re.msg);
+    float rs[5 * FOX_STATE_DIM] = {0}, rs2[5 * FOX_STATE_DIM] = {0}, rr5[5] = {0, 1, 2, 3, 4};
+    int32_t bars5[5] = {10, 11, 12, 13, 14};
+    uint8_t a5[5] = {0, 1, 2, 0, 1}, d5[5] = {0};
+    CHECK(replay_push(&rb, 5, bars5, rs, rs2, a5, rr5, d5, &re) == 0, "%s", re.msg);
+    CHECK(rb.size == 3 && rb.pos == 2 && rb.d.bar[0] == 13 && rb.d.bar[1] == 14 &&
+              rb.d.bar[2] == 12 && rb.d.r[0] == 3 && rb.d.a[1] == 1,
+          "ring of 3 after 5: size %zu pos %zu bars %d %d %d", rb.size, rb.pos, rb.d.bar[0],
+          rb.d.bar[1], rb.d.bar[2]);
+    replay_free(&rb);
+  }
   /* Epsilon: 1 -> 0.05 over half of 1000 transitions, then flat. */
   struct config cfg;
   config_defaults(&cfg);
