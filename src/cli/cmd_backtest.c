@@ -25,7 +25,7 @@ static const char usage_[] =
     "  --policy T.h5    the greedy policy of a trained trial (foxopt train), with the trial's\n"
     "                   market settings; reproduces its recorded metrics\n"
     "  --study D --trial ID  the policy of trial ID of the study in D (foxopt run), from the\n"
-    "                   rank file that ran it; reproduces the metrics in D/trials.csv\n"
+    "                   trial file; reproduces the metrics in D/trials.csv\n"
     "  --split S        the split to run (default val; with --policy the trial's eval.split)\n"
     "  --folds K        K consecutive folds, each from initial capital: per-fold and mean metrics\n"
     "  --set K=V        market.initial_capital (10000), market.spread (0.0005), market.fee\n"

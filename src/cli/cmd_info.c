@@ -81,13 +81,25 @@ static int info_rank_(hid_t f, const char *path, struct fox_err *e) {
     FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
     printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
   }
-  H5G_info_t gi;
-  hid_t g = H5Gopen2(f, "/trials", H5P_DEFAULT);
-  h5Check(g, e, "/trials");
-  herr_t rc = H5Gget_info(g, &gi);
-  H5Gclose(g);
-  h5Check(rc, e, "/trials");
-  printf("  trials         %llu groups under /trials\n", (unsigned long long)gi.nlinks);
+  return 0;
+}
+
+/* OUTDIR/trials/ID.h5 of a test-function trial or of one whose parameters could not run (an
+ * agent trial's file is a trial.h5). */
+static int info_study_trial_(hid_t f, const char *path, struct fox_err *e) {
+  int epochs, rank;
+  FOX_TRY(h5io_attr_read(f, "epochs", H5T_NATIVE_INT, &epochs, 1, path, e));
+  FOX_TRY(h5io_attr_read(f, "rank", H5T_NATIVE_INT, &rank, 1, path, e));
+  printf("%s: foxopt study trial, %d epochs, last run on rank %d\n", path, epochs, rank);
+  if (H5Aexists(f, "value") > 0) {
+    double v;
+    FOX_TRY(h5io_attr_read(f, "value", H5T_NATIVE_DOUBLE, &v, 1, path, e));
+    printf("  value          %.17g\n", v);
+  } else {
+    char reason[512];
+    FOX_TRY(h5io_attr_read_str(f, "reason", reason, sizeof reason, path, e));
+    printf("  status         failed: %s\n", reason);
+  }
   return 0;
 }
 
@@ -186,10 +198,13 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
         rc = info_backtest_(f, path, e);
       else if (strcmp(kind, "rank") == 0)
         rc = info_rank_(f, path, e);
+      else if (strcmp(kind, "study trial") == 0)
+        rc = info_study_trial_(f, path, e);
       H5Fclose(f);
       if (strcmp(kind, "study") == 0)
         return info_study_(path, e);
-      if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0 || !strcmp(kind, "rank"))
+      if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0 ||
+          strcmp(kind, "rank") == 0 || strcmp(kind, "study trial") == 0)
         return rc;
     }
   }

@@ -172,8 +172,8 @@ static void summary_(const struct study *s, const char *outdir, int ranks) {
          s->wall_seconds > 0
              ? 100.0 * busy / (s->wall_seconds * ranks * s->cfg.study.trials_per_device)
              : 0.0);
-  printf("wrote %s/study.h5, %s/trials.csv and %d rank file%s (%s/rank-NNNN.h5)\n", outdir,
-         outdir, ranks, ranks > 1 ? "s" : "", outdir);
+  printf("wrote %s/study.h5, %s/trials.csv, %d rank file%s (%s/rank-NNNN.h5) and the trial "
+         "files (%s/trials/ID.h5)\n", outdir, outdir, ranks, ranks > 1 ? "s" : "", outdir, outdir);
 }
 
 /* The status rank 0 (or the first failing rank) reached, on every rank; the others stay quiet. */
@@ -190,19 +190,6 @@ static int agree_(struct world *w, int rc, struct fox_err *e) {
     e->quiet = 1;
   }
   return code;
-}
-
-/* A trial whose segment ran on another rank than its last one lives in that rank's file now. */
-static int move_groups_(const struct study *s, const struct work_result *res, int n,
-                        const char *outdir, struct fox_err *e) {
-  for (int i = 0; i < n; i++) {
-    if (res[i].done != FOX_WORK_DONE)
-      continue;
-    int old = s->trials[res[i].trial].rank;
-    if (old >= 0 && old != res[i].rank)
-      FOX_TRY(rankfile_drop(outdir, old, res[i].trial, e));
-  }
-  return 0;
 }
 
 /* Rank 0's checkpoint of the last recorded step, written while the next step's trials run. */
@@ -285,8 +272,6 @@ static int run_(struct world *w, struct run_args_ *a, const volatile sig_atomic_
       pending = sv.rc;
     }
     if (w->rank == 0 && pending == 0) {
-      /* The files are only read back in order, so moving groups must precede the record. */
-      pending = move_groups_(&s, res, n, outdir, e);
       study_record(&s, res, n);
       s.steps++;
       s.wall_seconds = wall0 + now_() - t0;

@@ -1,5 +1,6 @@
-/* Rank files: the uploaded dataset once, then one group per trial, replaced after each of its
- * segments. */
+/* Rank files (the uploaded dataset, written once per run) and trial files (one per trial,
+ * replaced after each of its segments): every file is written whole under a temporary name and
+ * renamed, so a full disk or a kill mid-write leaves the previous one intact. */
 #include "study/rankfile.h"
 
 #include <dirent.h>
@@ -16,6 +17,32 @@
 
 void rankfile_path(const char *outdir, int rank, char *out, size_t n) {
   snprintf(out, n, "%s/rank-%04d.h5", outdir, rank);
+}
+
+void rankfile_trial_path(const char *outdir, int id, char *out, size_t n) {
+  snprintf(out, n, "%s/trials/%d.h5", outdir, id);
+}
+
+/* Calls f(path, id) for every trials/ID.h5 in outdir; stops at the first non-zero. */
+static int each_trial_file_(const char *outdir, int (*f)(const char *path, int id, void *ctx),
+                            void *ctx) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/trials", outdir);
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int rc = 0;
+  struct dirent *de;
+  while (rc == 0 && (de = readdir(d))) {
+    int id, len = 0;
+    if (sscanf(de->d_name, "%d.h5%n", &id, &len) != 1 || de->d_name[len] != '\0' || id < 0)
+      continue;
+    char path[4500];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    rc = f(path, id, ctx);
+  }
+  closedir(d);
+  return rc;
 }
 
 /* Calls f(path) for every rank-NNNN.h5 in outdir; stops at the first non-zero. */
@@ -78,18 +105,7 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
   if (c->dev)
     FOX_TRY(dataset_group_(f, c, e));
-  hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  h5Check(g, e, "/trials");
-  H5Gclose(g);
   return 0;
-}
-
-static hid_t open_rw_(const char *path, struct fox_err *e) {
-  h5io_quiet();
-  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  if (f < 0)
-    h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  return f;
 }
 
 int rankfile_create(const char *outdir, int rank, const struct backend *be,
@@ -98,24 +114,9 @@ int rankfile_create(const char *outdir, int rank, const struct backend *be,
   char path[4200];
   rankfile_path(outdir, rank, path, sizeof path);
   struct create_ctx_ c = {be, dev, data_path, host, device, rank};
-  if (!fs_exists(path) || H5Fis_hdf5(path) <= 0)
-    return h5io_create_atomic(path, create_body_, &c, e);
-  /* A resumed study: the file goes on, and says where this run of the rank is. */
-  hid_t f = open_rw_(path, e);
-  if (f < 0)
-    return e->code;
-  int rc = 0;
-  static const char *const attrs[] = {"host", "device", "backend"};
-  const char *vals[] = {host, device, be ? be->name : "none"};
-  for (int i = 0; rc == 0 && i < 3; i++) {
-    if (H5Aexists(f, attrs[i]) > 0 && H5Adelete(f, attrs[i]) < 0)
-      rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-    if (rc == 0)
-      rc = h5io_attr_write_str(f, attrs[i], vals[i], e);
-  }
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  return rc;
+  /* A resume writes it anew too: the dataset again (the same arrays, read back from this run's
+   * device), host, device and backend this run's, and nothing ever changes in place. */
+  return h5io_create_atomic(path, create_body_, &c, e);
 }
 
 /* /trials/ID/params: one string attribute per active parameter, as --set takes it. */
@@ -159,186 +160,101 @@ static int trial_group_(hid_t tg, const struct study *s, const double *x, struct
                           b->labels, b->states, e);
 }
 
-/* The file of `rank` open for writing, the group name of trial `id`, and any old group of it
- * removed. */
-static hid_t open_trial_(const char *outdir, int rank, int id, char *path, size_t np, char *name,
-                         size_t nn, struct fox_err *e) {
-  rankfile_path(outdir, rank, path, np);
-  snprintf(name, nn, "/trials/%d", id);
-  hid_t f = open_rw_(path, e);
-  if (f >= 0 && h5io_exists(f, name) && H5Ldelete(f, name, H5P_DEFAULT) < 0) {
-    h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
-    H5Fclose(f);
-    return -1;
-  }
-  return f;
+struct put_ctx_ {
+  const struct study *s;
+  const double *x;
+  struct trial *t;
+  double value;
+  const char *failed;
+  int epochs, rank;
+};
+
+static int put_body_(hid_t f, const void *ctx, struct fox_err *e) {
+  const struct put_ctx_ *c = ctx;
+  /* An agent trial's file is a trial.h5 (kind "trial": info and backtest --policy read it);
+   * a test-function or failed one says what it is. */
+  if (!c->t || c->failed)
+    FOX_TRY(h5io_attr_write_str(f, "kind", "study trial", e));
+  FOX_TRY(h5io_attr_write(f, "epochs", H5T_NATIVE_INT, &c->epochs, 1, e));
+  FOX_TRY(h5io_attr_write(f, "rank", H5T_NATIVE_INT, &c->rank, 1, e));
+  return trial_group_(f, c->s, c->x, c->t, c->value, c->failed, e);
 }
 
 int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
                        const double *x, int epochs, struct trial *t, double value,
                        const char *failed, struct fox_err *e) {
-  char path[4200], name[64];
-  hid_t f = open_trial_(outdir, rank, id, path, sizeof path, name, sizeof name, e);
-  if (f < 0)
-    return fox_err_wrap(e, "%s", path);
-  int rc = 0;
-  hid_t tg = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (tg < 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name);
-  if (rc == 0)
-    rc = h5io_attr_write(tg, "epochs", H5T_NATIVE_INT, &epochs, 1, e);
-  if (rc == 0)
-    rc = trial_group_(tg, s, x, t, value, failed, e);
-  if (tg >= 0)
-    H5Gclose(tg);
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  if (rc != 0)
-    fox_err_wrap(e, "%s", path);
-  return rc;
+  char dir[4200], path[4200];
+  snprintf(dir, sizeof dir, "%s/trials", outdir);
+  FOX_TRY(fs_mkdirs(dir, e));
+  rankfile_trial_path(outdir, id, path, sizeof path);
+  struct put_ctx_ c = {s, x, t, value, failed, epochs, rank};
+  return h5io_create_atomic(path, put_body_, &c, e);
 }
 
-int rankfile_drop(const char *outdir, int rank, int id, struct fox_err *e) {
-  char path[4200], name[64];
-  hid_t f = open_trial_(outdir, rank, id, path, sizeof path, name, sizeof name, e);
-  if (f < 0)
-    return fox_err_wrap(e, "%s", path);
-  if (H5Fclose(f) < 0)
-    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  return 0;
-}
-
-struct scrub_ {
-  const struct study *s;
-  int rank;
-  char drop[4096][16];
-  int n_drop;
-};
-
-static herr_t visit_(hid_t g, const char *name, const H5L_info_t *info, void *data) {
-  struct scrub_ *sc = data;
-  char *end;
-  long id = strtol(name, &end, 10);
-  int keep = *end == '\0' && id >= 0 && id < sc->s->n && sc->s->trials[id].rank == sc->rank;
-  if (keep) {
-    int epochs = -1;
-    hid_t tg = H5Gopen2(g, name, H5P_DEFAULT);
-    if (tg >= 0) {
-      if (H5Aexists(tg, "epochs") > 0) {
-        hid_t a = H5Aopen(tg, "epochs", H5P_DEFAULT);
-        if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &epochs) < 0)
-          epochs = -1;
-        if (a >= 0)
-          H5Aclose(a);
-      }
-      H5Gclose(tg);
+/* A trial file is kept when it holds the segment the study recorded (its epochs); one the
+ * study did not record (a run stopped between the file and study.h5) or cannot be read (a
+ * damaged copy from before files were atomic) goes, and rankfile_check names what is lost. */
+static int scrub_one_(const char *path, int id, void *ctx) {
+  const struct study *s = ctx;
+  int epochs = -1;
+  h5io_quiet();
+  hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  if (f >= 0) {
+    if (H5Aexists(f, "epochs") > 0) {
+      hid_t a = H5Aopen(f, "epochs", H5P_DEFAULT);
+      if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &epochs) < 0)
+        epochs = -1;
+      if (a >= 0)
+        H5Aclose(a);
     }
-    keep = epochs == sc->s->trials[id].epochs;
+    H5Fclose(f);
   }
-  if (!keep && sc->n_drop < 4096)
-    snprintf(sc->drop[sc->n_drop++], 16, "%s", name);
-  return 0;
-}
-
-static int scrub_file_(const char *path, int rank, const struct study *s, struct fox_err *e) {
-  hid_t f = open_rw_(path, e);
-  if (f < 0)
-    return e->code;
-  struct scrub_ *sc = calloc(1, sizeof *sc);
-  mallocCheck(sc, e);
-  sc->s = s;
-  sc->rank = rank;
-  int rc = 0;
-  hid_t g = H5Gopen2(f, "trials", H5P_DEFAULT);
-  if (g >= 0) {
-    if (H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, visit_, sc) < 0)
-      rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-    for (int i = 0; rc == 0 && i < sc->n_drop; i++)
-      if (H5Ldelete(g, sc->drop[i], H5P_DEFAULT) < 0)
-        rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-    H5Gclose(g);
-  }
-  free(sc);
-  if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  return rc;
-}
-
-struct scrub_args_ {
-  const struct study *s;
-  struct fox_err *e;
-};
-
-/* A rank file that cannot be scrubbed was damaged (a rank killed while it wrote: HDF5 changes
- * files in place): it is moved aside, the rank starts a new one, and rankfile_check names the
- * trials whose outputs went with it. The study itself lives in study.h5 and loses nothing. */
-static int scrub_one_(const char *path, int rank, void *ctx) {
-  struct scrub_args_ *a = ctx;
-  int rc = scrub_file_(path, rank, a->s, a->e);
-  if (rc == 0)
+  H5Eclear2(H5E_DEFAULT);
+  if (id < s->n && epochs >= 0 && epochs == s->trials[id].epochs)
     return 0;
-  char aside[4300];
-  snprintf(aside, sizeof aside, "%s.damaged", path);
-  if (rename(path, aside) != 0)
-    return rc;
-  fprintf(stderr, "foxopt run: warning: %s (moved to %s; the rank starts a new file)\n",
-          a->e->msg, aside);
-  fox_err_clear(a->e);
+  if (f < 0)
+    fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
+  remove(path);
   return 0;
 }
 
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e) {
-  struct scrub_args_ a = {s, e};
-  return each_rank_file_(outdir, scrub_one_, &a);
+  (void)e;
+  return each_trial_file_(outdir, scrub_one_, (void *)s);
 }
 
 static int remove_one_(const char *path, int rank, void *ctx) {
   (void)rank;
   struct fox_err *e = ctx;
   if (remove(path) != 0)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot remove this rank file of an unfinished study: %s",
+    return fox_errf(e, FOX_EFAIL, "%s: cannot remove this file of an unfinished study: %s",
                     path, strerror(errno));
   fprintf(stderr, "foxopt run: removed %s (left by a run that recorded no step)\n", path);
   return 0;
 }
 
 int rankfile_remove_all(const char *outdir, struct fox_err *e) {
-  return each_rank_file_(outdir, remove_one_, e);
+  FOX_TRY(each_rank_file_(outdir, remove_one_, e));
+  return each_trial_file_(outdir, remove_one_, e);
 }
 
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {
-  int missing_total = 0, ranks = 0;
-  for (int i = 0; i < s->n; i++)
-    ranks = s->trials[i].rank >= ranks ? s->trials[i].rank + 1 : ranks;
-  for (int rank = 0; rank < ranks; rank++) {
-    int missing = 0;
-    char path[4200], list[256] = "";
-    rankfile_path(outdir, rank, path, sizeof path);
-    hid_t f = -1;
-    if (fs_exists(path)) {
-      h5io_quiet();
-      f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    }
-    for (int i = 0; i < s->n; i++) {
-      const struct study_trial *t = &s->trials[i];
-      char name[32];
-      snprintf(name, sizeof name, "/trials/%d", i);
-      if (t->rank != rank || (f >= 0 && h5io_exists(f, name)))
-        continue;
-      if (missing++ < 8)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", missing > 1 ? ", " : "",
-                 i);
-    }
-    if (f >= 0)
-      H5Fclose(f);
-    if (missing)
-      fprintf(warn, "foxopt run: warning: %s lacks %d trial%s the study recorded there (%s%s): "
-                    "their outputs are lost (backtest --study cannot replay them); the study "
-                    "goes on\n", path, missing, missing > 1 ? "s" : "", list,
-              missing > 8 ? ", ..." : "");
-    missing_total += missing;
+  int missing = 0;
+  char list[256] = "";
+  for (int i = 0; i < s->n; i++) {
+    char path[4200];
+    rankfile_trial_path(outdir, i, path, sizeof path);
+    if (s->trials[i].epochs == 0 || s->trials[i].rank < 0 || fs_exists(path))
+      continue;
+    if (missing++ < 8)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", missing > 1 ? ", " : "",
+               i);
   }
-  return missing_total;
+  if (missing)
+    fprintf(warn, "foxopt run: warning: %s/trials lacks %d trial%s the study recorded (%s%s): "
+                  "their outputs are lost (backtest --study cannot replay them); the study goes "
+                  "on\n", outdir, missing, missing > 1 ? "s" : "", list, missing > 8 ? ", ..." : "");
+  return missing;
 }
 
 int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
@@ -359,22 +275,16 @@ int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
     rank = s.trials[id].rank;
   study_free(&s);
   FOX_TRY(rc);
-  char path[4200], name[64], where[4300];
-  rankfile_path(outdir, rank, path, sizeof path);
-  snprintf(name, sizeof name, "/trials/%ld", id);
-  snprintf(where, sizeof where, "%s:%s", path, name);
+  char path[4200];
+  rankfile_trial_path(outdir, (int)id, path, sizeof path);
+  if (!fs_exists(path))
+    return fox_errf(e, FOX_EDATA, "%s: missing (the study records trial %ld, last run on rank "
+                                  "%d)", path, id, rank);
   hid_t f;
-  FOX_TRY(h5io_open_read(path, "a rank file from foxopt run", &f, e));
-  hid_t g = h5io_exists(f, name) ? H5Gopen2(f, name, H5P_DEFAULT) : -1;
-  if (g < 0) {
-    H5Fclose(f);
-    return fox_errf(e, FOX_EDATA, "%s: missing (the study records trial %ld on rank %d)", where,
-                    id, rank);
-  }
-  rc = h5io_attr_read_str(g, "backend", backend, nb, where, e);
+  FOX_TRY(h5io_open_read(path, "a trial file from foxopt run", &f, e));
+  rc = h5io_attr_read_str(f, "backend", backend, nb, path, e);
   if (rc == 0 && be)
-    rc = trial_read_group(g, where, be, cfg, agent, e);
-  H5Gclose(g);
+    rc = trial_read_group(f, path, be, cfg, agent, e);
   H5Fclose(f);
   return rc;
 }

@@ -192,20 +192,18 @@ static int history_(const struct plot_ *p, struct fox_err *e) {
   return draw_(p, script, "history.png", e);
 }
 
-/* The evaluation equity of trial t from its rank file; *n = 0 and a note when there is none
- * to draw (a failed first epoch, a missing rank file, a group being rewritten by a study that
- * is still running): the table and the other plots are worth having all the same. */
+/* The evaluation equity of trial t from its trial file; *n = 0 and a note when there is none
+ * to draw (a failed first epoch, a missing file, a segment newer than study.h5 records in a
+ * study that is still running): the table and the other plots are worth having all the same. */
 static int equity_read_(const struct plot_ *p, const struct study_trial *t, double **eq,
                         size_t *n, struct fox_err *e) {
-  char path[PATH_LEN_], group[64], name[96];
-  rankfile_path(p->outdir, t->rank, path, sizeof path);
-  snprintf(group, sizeof group, "/trials/%d", t->id);
-  snprintf(name, sizeof name, "%s/backtest/equity", group);
+  char path[PATH_LEN_], group[64] = "/", name[96] = "/backtest/equity";
+  rankfile_trial_path(p->outdir, t->id, path, sizeof path);
   *eq = NULL;
   *n = 0;
   struct fox_err why = {0};
   hid_t f;
-  if (h5io_open_read(path, "a rank file from foxopt run", &f, &why) != 0) {
+  if (h5io_open_read(path, "a trial file from foxopt run", &f, &why) != 0) {
     fprintf(p->notes, "note: best_equity.png skipped: %s\n", why.msg);
     return 0;
   }
@@ -219,8 +217,8 @@ static int equity_read_(const struct plot_ *p, const struct study_trial *t, doub
   else if (h5io_attr_read(g, "epochs", H5T_NATIVE_INT, &epochs, 1, path, &why) != 0)
     ;
   else if (epochs != t->epochs)
-    fox_errf(&why, FOX_EDATA, "%s: %s holds epoch %d where study.h5 records %d (is the study "
-             "still running?)", path, group, epochs, t->epochs);
+    fox_errf(&why, FOX_EDATA, "%s holds epoch %d where study.h5 records %d (is the study "
+             "still running?)", path, epochs, t->epochs);
   else if (h5io_dims(f, name, &d0, &d1, path, &why) != 0)
     ;
   else if (d1 != 0 || d0 < 2)

@@ -8,17 +8,29 @@
 #include <string.h>
 
 void h5io_quiet(void) {
-  static int done;
+  /* The error stack's printer is per thread in a thread-safe HDF5: study trials write from
+   * their own threads. */
+  static _Thread_local int done;
   if (!done) {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     done = 1;
   }
 }
 
+/* The innermost message, up to its first line break; and the system's own words when a
+ * deeper frame quotes them (the sec2 driver: "error message = 'No space left on device'"). */
 static herr_t walk_(unsigned n, const H5E_error2_t *err, void *data) {
   char *out = data;
-  if (n == 0)
+  if (n == 0) {
     snprintf(out, 256, "%s", err->desc);
+    out[strcspn(out, "\n")] = '\0';
+  }
+  const char *sys = strstr(err->desc, "error message = '");
+  if (sys && !strstr(out, " (")) {
+    sys += strlen("error message = '");
+    size_t len = strcspn(sys, "'"), have = strlen(out);
+    snprintf(out + have, 256 - have, " (%.*s)", (int)len, sys);
+  }
   return 0;
 }
 

@@ -67,19 +67,23 @@ contains "$ERR_TXT" "--set without CONFIG.yaml"
 run_rc 0 "$FOXOPT" run -o "$WORK/fs" --resume
 same_table "stop + resume" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
 
-# A rank file damaged by a kill mid-write: the resume moves it aside and names what it lost.
+# Files damaged behind foxopt's back (foxopt itself only renames finished files into place): a
+# rank file is written anew by the resume; an unreadable trial file is removed and named.
 cp -r "$WORK/f1" "$WORK/fd" && truncate -s 3000 "$WORK/fd/rank-0000.h5"
+truncate -s 100 "$WORK/fd/trials/3.h5"
 run_rc 0 "$FOXOPT" run -o "$WORK/fd" --resume
-contains "$ERR_TXT" "moved to $WORK/fd/rank-0000.h5.damaged"
-contains "$ERR_TXT" "rank-0000.h5 lacks 24 trials the study recorded there (0, 1, 2"
-same_table "resume over a damaged rank file" "$WORK/f1/trials.csv" "$WORK/fd/trials.csv"
+contains "$ERR_TXT" "$WORK/fd/trials/3.h5 cannot be read: removed"
+contains "$ERR_TXT" "$WORK/fd/trials lacks 1 trial the study recorded (3)"
+same_table "resume over damaged files" "$WORK/f1/trials.csv" "$WORK/fd/trials.csv"
+run_rc 0 "$FOXOPT" info "$WORK/fd/rank-0000.h5"
+run_rc 0 "$FOXOPT" info "$WORK/fd/trials/5.h5"
+contains "$OUT_TXT" "foxopt study trial, "
 # Rank files without a study.h5 (a run killed before its first step) are not reused.
 mkdir -p "$WORK/fr" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/rank-0005.h5"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fr" --set study.trials=6
 contains "$ERR_TXT" "removed $WORK/fr/rank-0005.h5"
 check "stale rank files gone" test ! -e "$WORK/fr/rank-0005.h5"
-run_rc 0 "$FOXOPT" info "$WORK/fr/rank-0000.h5"
-contains "$OUT_TXT" "6 groups under /trials"
+check "6 trial files" test "$(ls "$WORK/fr/trials" | wc -l)" -eq 6
 
 # --- Agent studies ----------------------------------------------------------------------------
 "$FOXOPT" synth -o "$WORK/s.csv" --bars 16000 --seed 8 >/dev/null
@@ -112,8 +116,11 @@ check "2 complete" test "$(grep -c ',complete,' "$WORK/a1/trials.csv")" -eq 2
 run_rc 0 "$FOXOPT" info "$WORK/a1/study.h5"
 contains "$OUT_TXT" "2 complete, 4 pruned, 0 failed, 0 running"
 run_rc 0 "$FOXOPT" info "$WORK/a1/rank-0000.h5"
-contains "$OUT_TXT" "6 groups under /trials"
 contains "$OUT_TXT" "16000 bars x 51 features"
+check "6 trial files" test "$(ls "$WORK/a1/trials" | wc -l)" -eq 6
+# An agent trial's file is a trial.h5: info reads it.
+run_rc 0 "$FOXOPT" info "$WORK/a1/trials/0.h5"
+contains "$OUT_TXT" "foxopt trial"
 check "no checkpoint left" test -z "$(ls "$WORK/a1/state")"
 
 # Every trial's policy reproduces its row of trials.csv, digit for digit.
@@ -150,8 +157,7 @@ if want != have:
 PY
 run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a2" --resume
 same_table "agents stop + resume" "$WORK/a1/trials.csv" "$WORK/a2/trials.csv"
-run_rc 0 "$FOXOPT" info "$WORK/a2/rank-0000.h5"
-contains "$OUT_TXT" "6 groups under /trials"
+check "6 trial files after the resume" test "$(ls "$WORK/a2/trials" | wc -l)" -eq 6
 
 # A parameter that makes some trials unusable: recorded as failed with the reason, the rest run.
 cat >"$WORK/fail.yaml" <<YAML

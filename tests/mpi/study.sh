@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # foxopt run as an MPI job (DESIGN.md s9), oversubscribed on one machine: the same trials.csv
 # (rank and seconds aside) with 1, 2, 3 and 4 ranks for a test-function and an agent study;
-# every trial in exactly one rank file; each rank file's /dataset equal to the dataset's
-# features and prices as f32; SIGTERM to one rank stops every rank with 75 and --resume (on
+# each trial's file naming the rank trials.csv names; each rank file's /dataset equal to the
+# dataset's features and prices as f32; SIGTERM to one rank stops every rank with 75 and --resume (on
 # another rank count) completes the uninterrupted table; kill -9 of a rank ends the job in
 # under 10 s and --resume loses nothing.
 . "$(dirname "$0")/../e2e/lib.sh"
 need_python
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" "$@"; }
-# Every trial of OUTDIR in exactly one rank file, the one trials.csv names; /dataset as uploaded.
+# Every trial file of OUTDIR naming the rank trials.csv names; /dataset as uploaded.
 rank_files_ok() {
   "$FOX_PYTHON" - "$1" "${2:-}" <<'PY'
 import csv, glob, sys
@@ -17,13 +17,11 @@ import h5py, numpy as np
 out, data = sys.argv[1], sys.argv[2]
 rows = {int(r["id"]): int(r["rank"]) for r in csv.DictReader(open(f"{out}/trials.csv"))}
 where = {}
+for p in glob.glob(f"{out}/trials/*.h5"):
+    with h5py.File(p) as f:
+        where[int(p.rsplit("/", 1)[1][:-3])] = int(f.attrs["rank"])
 for p in sorted(glob.glob(f"{out}/rank-*.h5")):
     with h5py.File(p) as f:
-        rank = int(f.attrs["rank"])
-        for k in f["trials"]:
-            if int(k) in where:
-                sys.exit(f"trial {k} in rank files {where[int(k)]} and {rank}")
-            where[int(k)] = rank
         if data:
             with h5py.File(data) as d:
                 for name in ("features", "prices"):
@@ -31,7 +29,7 @@ for p in sorted(glob.glob(f"{out}/rank-*.h5")):
                     if a.dtype != np.float32 or not np.array_equal(a, b, equal_nan=True):
                         sys.exit(f"{p}: /dataset/{name} differs from {data}:/{name}")
 if where != rows:
-    sys.exit(f"rank files hold {sorted(where.items())}, trials.csv says {sorted(rows.items())}")
+    sys.exit(f"trial files say {sorted(where.items())}, trials.csv says {sorted(rows.items())}")
 PY
 }
 
