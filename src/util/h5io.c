@@ -3,6 +3,7 @@
 
 #include "util/fsutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,23 +75,102 @@ out:
   return rc;
 }
 
+void h5io_shape(size_t d0, size_t d1, char *buf, size_t n) {
+  if (d1)
+    snprintf(buf, n, "[%zu, %zu]", d0, d1);
+  else
+    snprintf(buf, n, "[%zu]", d0);
+}
+
+static const char *class_name_(H5T_class_t c) {
+  switch (c) {
+  case H5T_INTEGER:
+    return "integers";
+  case H5T_FLOAT:
+    return "floats";
+  case H5T_STRING:
+    return "strings";
+  case H5T_ENUM:
+    return "an enum (h5py's bool?)";
+  case H5T_COMPOUND:
+    return "a compound type";
+  case H5T_ARRAY:
+    return "an array type";
+  case H5T_VLEN:
+    return "variable-length sequences";
+  case H5T_OPAQUE:
+    return "opaque bytes";
+  default:
+    return "an unsupported type";
+  }
+}
+
+/* HDF5 converts between every integer and float type (h5py writes Python ints as int64 and
+ * floats as f64), but not from strings or compounds to numbers: say so rather than pass on its
+ * "no appropriate function for conversion path". */
+static int check_numeric_(hid_t file_type, hid_t mem_type, const char *what, struct fox_err *e) {
+  H5T_class_t want = H5Tget_class(mem_type), got = H5Tget_class(file_type);
+  if (want != H5T_INTEGER && want != H5T_FLOAT)
+    return 0;
+  if (got == H5T_INTEGER || got == H5T_FLOAT)
+    return 0;
+  if (got == H5T_NO_CLASS)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  return fox_errf(e, FOX_EDATA, "%s: holds %s, expected numbers", what, class_name_(got));
+}
+
+/* Dataset `name` of loc, open; -1 with e set when it is missing, is a group or a committed type,
+ * or its header cannot be read (damaged metadata). */
+static hid_t dataset_open_(hid_t loc, const char *name, const char *file, struct fox_err *e) {
+  int has = h5io_find(loc, name, file, e);
+  if (has <= 0) {
+    if (has == 0)
+      fox_errf(e, FOX_EDATA, "%s: missing dataset %s", file, name);
+    return -1;
+  }
+  hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
+  if (o < 0) {
+    char what[600];
+    snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file, name);
+    h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+    return -1;
+  }
+  H5I_type_t t = H5Iget_type(o);
+  if (t == H5I_DATASET)
+    return o;
+  H5Oclose(o);
+  fox_errf(e, FOX_EDATA, "%s: %s is a %s, expected a dataset", file, name,
+           t == H5I_GROUP ? "group" : "named datatype");
+  return -1;
+}
+
 int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *file,
               struct fox_err *e) {
   char what[512];
   snprintf(what, sizeof what, "%s: dataset %s", file, name);
-  if (!h5io_exists(loc, name))
-    return fox_errf(e, FOX_EDATA, "%s: missing dataset %s", file, name);
-  hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+  hid_t ds = dataset_open_(loc, name, file, e);
   if (ds < 0)
-    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+    return e->code;
   hid_t space = H5Dget_space(ds);
-  hsize_t dims[2] = {0, 0};
-  int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
+  /* Ask the rank first: a foreign file may hold more dimensions than foxopt ever writes. */
+  int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  hsize_t dims[H5S_MAX_RANK] = {0};
+  if (rank > 0 && H5Sget_simple_extent_dims(space, dims, NULL) < 0)
+    rank = -1;
   if (space >= 0)
     H5Sclose(space);
   H5Dclose(ds);
-  if (rank < 1 || rank > 2)
-    return fox_errf(e, FOX_EDATA, "%s: expected rank 1 or 2, got %d", what, rank);
+  if (rank < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  if (rank == 0)
+    return fox_errf(e, FOX_EDATA, "%s: holds a single value (no dimensions), expected an array",
+                    what);
+  if (rank > 2)
+    return fox_errf(e, FOX_EDATA, "%s: has %d dimensions, expected 1 or 2", what, rank);
+  /* d1 == 0 stands for rank 1 everywhere: a rank-2 [N, 0] would pass for [N] and read nothing. */
+  if (rank == 2 && dims[1] == 0)
+    return fox_errf(e, FOX_EDATA, "%s: has shape [%llu, 0], an empty second dimension", what,
+                    (unsigned long long)dims[0]);
   *d0 = dims[0];
   *d1 = rank == 2 ? dims[1] : 0;
   return 0;
@@ -100,18 +180,57 @@ int h5io_read(hid_t loc, const char *name, hid_t type, void *data, size_t d0, si
               const char *file, struct fox_err *e) {
   size_t g0, g1;
   FOX_TRY(h5io_dims(loc, name, &g0, &g1, file, e));
-  if (g0 != d0 || g1 != d1)
-    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape [%zu, %zu], expected [%zu, %zu]", file,
-                    name, g0, g1, d0, d1);
+  if (g0 != d0 || g1 != d1) {
+    char got[64], want[64];
+    h5io_shape(g0, g1, got, sizeof got);
+    h5io_shape(d0, d1, want, sizeof want);
+    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape %s, expected %s", file, name, got,
+                    want);
+  }
   char what[512];
   snprintf(what, sizeof what, "%s: reading %s", file, name);
-  hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
-  h5Check(ds, e, what);
-  herr_t rc = d0 > 0 ? H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
+  hid_t ds = dataset_open_(loc, name, file, e);
+  if (ds < 0)
+    return e->code;
+  hid_t ft = H5Dget_type(ds);
+  int st = ft < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what)
+                  : check_numeric_(ft, type, what, e);
+  if (ft >= 0)
+    H5Tclose(ft);
   /* Take HDF5's message before H5Dclose clears its error stack. */
-  int st = rc < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what) : 0;
+  if (st == 0 && d0 > 0 && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    st = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
   H5Dclose(ds);
   return st;
+}
+
+/* The message of a value that fails h5io_read_finite: its index as the dataset has it. */
+static int bad_value_(const char *file, const char *name, size_t k, size_t d1, double v,
+                      double min, struct fox_err *e) {
+  char at[64], need[64] = "a finite number";
+  if (d1)
+    snprintf(at, sizeof at, "[%zu, %zu]", k / d1, k % d1);
+  else
+    snprintf(at, sizeof at, "[%zu]", k);
+  if (min > -INFINITY)
+    snprintf(need, sizeof need, "a finite number >= %g", min);
+  return fox_errf(e, FOX_EDATA, "%s: %s%s = %g, expected %s", file, name, at, v, need);
+}
+
+int h5io_read_finite(hid_t loc, const char *name, hid_t type, void *data, size_t d0, size_t d1,
+                     size_t from, double min, const char *file, struct fox_err *e) {
+  int is_f32 = H5Tequal(type, H5T_NATIVE_FLOAT) > 0;
+  if (!is_f32 && H5Tequal(type, H5T_NATIVE_DOUBLE) <= 0)
+    return fox_errf(e, FOX_EFAIL, "%s:%d: %s: h5io_read_finite reads floats or doubles",
+                    __FILE__, __LINE__, name);
+  FOX_TRY(h5io_read(loc, name, type, data, d0, d1, file, e));
+  size_t w = d1 ? d1 : 1;
+  for (size_t k = from * w; k < d0 * w; k++) {
+    double v = is_f32 ? (double)((const float *)data)[k] : ((const double *)data)[k];
+    if (!isfinite(v) || v < min)
+      return bad_value_(file, name, k, d1, v, min, e);
+  }
+  return 0;
 }
 
 int h5io_attr_write(hid_t loc, const char *name, hid_t type, const void *data, size_t n,
@@ -128,24 +247,40 @@ int h5io_attr_write(hid_t loc, const char *name, hid_t type, const void *data, s
   return 0;
 }
 
+/* Opens attribute `name` of loc: missing and unreadable (damaged metadata) are told apart. */
+static hid_t attr_open_(hid_t loc, const char *name, const char *what, const char *file,
+                        struct fox_err *e) {
+  htri_t has = H5Aexists(loc, name);
+  if (has == 0) {
+    fox_errf(e, FOX_EDATA, "%s: missing attribute '%s'", file, name);
+    return -1;
+  }
+  hid_t a = has > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
+  if (a < 0)
+    h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  return a;
+}
+
 int h5io_attr_read(hid_t loc, const char *name, hid_t type, void *data, size_t n,
                    const char *file, struct fox_err *e) {
-  if (H5Aexists(loc, name) <= 0)
-    return fox_errf(e, FOX_EDATA, "%s: missing attribute '%s'", file, name);
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
   char what[512];
   snprintf(what, sizeof what, "%s: attribute '%s'", file, name);
-  h5Check(a, e, what);
+  hid_t a = attr_open_(loc, name, what, file, e);
+  if (a < 0)
+    return e->code;
   hid_t space = H5Aget_space(a);
   hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
   if (space >= 0)
     H5Sclose(space);
-  if (count != (hssize_t)n) {
-    H5Aclose(a);
-    return fox_errf(e, FOX_EDATA, "%s: expected %zu values, got %lld", what, n, (long long)count);
-  }
-  herr_t rc = H5Aread(a, type, data);
-  int st = rc < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what) : 0;
+  hid_t ft = H5Aget_type(a);
+  int st = ft < 0 || count < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what)
+                               : check_numeric_(ft, type, what, e);
+  if (ft >= 0)
+    H5Tclose(ft);
+  if (st == 0 && count != (hssize_t)n)
+    st = fox_errf(e, FOX_EDATA, "%s: expected %zu values, got %lld", what, n, (long long)count);
+  if (st == 0 && H5Aread(a, type, data) < 0)
+    st = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
   H5Aclose(a);
   return st;
 }
@@ -161,49 +296,125 @@ int h5io_attr_write_str(hid_t loc, const char *name, const char *s, struct fox_e
   return rc;
 }
 
+/* An attribute or a dataset, for the string reader. */
+struct h5obj_ {
+  hid_t id;
+  int is_attr;
+};
+
+static hid_t obj_type_(struct h5obj_ o) {
+  return o.is_attr ? H5Aget_type(o.id) : H5Dget_type(o.id);
+}
+static hid_t obj_space_(struct h5obj_ o) {
+  return o.is_attr ? H5Aget_space(o.id) : H5Dget_space(o.id);
+}
+static herr_t obj_read_(struct h5obj_ o, hid_t mt, void *buf) {
+  return o.is_attr ? H5Aread(o.id, mt, buf) : H5Dread(o.id, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+}
+
+/* Copies string i (len bytes) into its slot of buf, refusing one that does not fit. */
+static int put_str_(char *buf, size_t i, size_t width, const char *s, size_t len, size_t n,
+                    const char *what, struct fox_err *e) {
+  if (len >= width) {
+    if (n == 1)
+      return fox_errf(e, FOX_EDATA, "%s: %zu characters, more than the %zu expected", what, len,
+                      width - 1);
+    return fox_errf(e, FOX_EDATA, "%s: string %zu has %zu characters, more than the %zu expected",
+                    what, i, len, width - 1);
+  }
+  memcpy(buf + i * width, s, len);
+  buf[i * width + len] = '\0';
+  return 0;
+}
+
+/* Fixed-length strings read as stored (no conversion) and unpadded here: HDF5's own conversion
+ * to a NULLTERM type of the same size drops the last character of a NULLPAD string (h5py's
+ * numpy bytes), and it converts neither way between ASCII and UTF-8. */
+static int read_fixed_(struct h5obj_ o, hid_t ft, char *buf, size_t n, size_t width,
+                       const char *what, struct fox_err *e) {
+  size_t sz = H5Tget_size(ft);
+  H5T_str_t pad = H5Tget_strpad(ft);
+  if (sz == 0 || pad == H5T_STR_ERROR)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  char *raw = calloc(n ? n : 1, sz);
+  mallocCheck(raw, e);
+  int rc = n > 0 && obj_read_(o, ft, raw) < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what)
+                                               : 0;
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    const char *s = raw + i * sz;
+    size_t len = strnlen(s, sz);
+    while (pad == H5T_STR_SPACEPAD && len > 0 && s[len - 1] == ' ')
+      len--;
+    rc = put_str_(buf, i, width, s, len, n, what, e);
+  }
+  free(raw);
+  return rc;
+}
+
+/* Variable-length strings (h5py's default for a Python str) in their own character set. */
+static int read_var_(struct h5obj_ o, hid_t ft, char *buf, size_t n, size_t width,
+                     const char *what, struct fox_err *e) {
+  char **v = calloc(n ? n : 1, sizeof *v);
+  mallocCheck(v, e);
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  int rc = mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Tset_cset(mt, H5Tget_cset(ft)) < 0 ||
+                   (n > 0 && obj_read_(o, mt, v) < 0)
+               ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what)
+               : 0;
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    rc = put_str_(buf, i, width, v[i] ? v[i] : "", v[i] ? strlen(v[i]) : 0, n, what, e);
+  for (size_t i = 0; i < n; i++)
+    if (v[i])
+      H5free_memory(v[i]);
+  if (mt >= 0)
+    H5Tclose(mt);
+  free(v);
+  return rc;
+}
+
+/* The n strings of an attribute or dataset into buf (n slots of `width` bytes, NUL-terminated),
+ * whatever string form it was written in: fixed NULLTERM, NULLPAD or SPACEPAD, or variable
+ * length, ASCII or UTF-8. */
+static int read_strings_(struct h5obj_ o, char *buf, size_t n, size_t width, const char *what,
+                         struct fox_err *e) {
+  hid_t space = obj_space_(o);
+  hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+  if (space >= 0)
+    H5Sclose(space);
+  hid_t ft = obj_type_(o);
+  if (ft < 0 || count < 0) {
+    if (ft >= 0)
+      H5Tclose(ft);
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  }
+  H5T_class_t cls = H5Tget_class(ft);
+  htri_t var = cls == H5T_STRING ? H5Tis_variable_str(ft) : 0;
+  int rc = 0;
+  if (cls != H5T_STRING)
+    rc = fox_errf(e, FOX_EDATA, "%s: holds %s, expected %s", what, class_name_(cls),
+                  n == 1 ? "a string" : "strings");
+  else if (count != (hssize_t)n && n == 1)
+    rc = fox_errf(e, FOX_EDATA, "%s: holds %lld strings, expected one", what, (long long)count);
+  else if (count != (hssize_t)n)
+    rc = fox_errf(e, FOX_EDATA, "%s: holds %lld strings, expected %zu", what, (long long)count,
+                  n);
+  else if (var < 0)
+    rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  else
+    rc = var ? read_var_(o, ft, buf, n, width, what, e)
+             : read_fixed_(o, ft, buf, n, width, what, e);
+  H5Tclose(ft);
+  return rc;
+}
+
 int h5io_attr_read_str(hid_t loc, const char *name, char *s, size_t n, const char *file,
                        struct fox_err *e) {
-  if (H5Aexists(loc, name) <= 0)
-    return fox_errf(e, FOX_EDATA, "%s: missing attribute '%s'", file, name);
   char what[512];
   snprintf(what, sizeof what, "%s: attribute '%s'", file, name);
-  hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-  h5Check(a, e, what);
-  hid_t ft = H5Aget_type(a);
-  size_t sz = ft >= 0 ? H5Tget_size(ft) : 0;
-  int is_var = ft >= 0 && H5Tis_variable_str(ft) > 0;
-  int rc = 0;
-  if (ft < 0 || H5Tget_class(ft) != H5T_STRING) {
-    rc = fox_errf(e, FOX_EDATA, "%s: expected a string", what);
-  } else if (is_var) {
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    char *v = NULL;
-    if (H5Aread(a, mt, &v) < 0)
-      rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
-    else
-      snprintf(s, n, "%s", v ? v : "");
-    if (v)
-      H5free_memory(v);
-    H5Tclose(mt);
-  } else {
-    char *buf = calloc(1, sz + 1);
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, sz ? sz : 1);
-    if (!buf)
-      rc = fox_errf(e, FOX_EFAIL, "%s: out of memory", what);
-    else if (H5Aread(a, mt, buf) < 0)
-      rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
-    else if (strlen(buf) >= n)
-      rc = fox_errf(e, FOX_EDATA, "%s: %zu characters, more than the %zu expected", what,
-                    strlen(buf), n - 1);
-    else
-      snprintf(s, n, "%s", buf);
-    free(buf);
-    H5Tclose(mt);
-  }
-  if (ft >= 0)
-    H5Tclose(ft);
+  hid_t a = attr_open_(loc, name, what, file, e);
+  if (a < 0)
+    return e->code;
+  int rc = read_strings_((struct h5obj_){a, 1}, s, 1, n, what, e);
   H5Aclose(a);
   return rc;
 }
@@ -248,30 +459,64 @@ int h5io_write_strs(hid_t loc, const char *name, const char *buf, size_t n, size
 
 int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t width,
                    const char *file, struct fox_err *e) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  h5Check(t, e, name);
-  int rc = H5Tset_size(t, width) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0
-               ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, name)
-               : h5io_read(loc, name, t, buf, n, 0, file, e);
-  H5Tclose(t);
+  size_t g0, g1;
+  FOX_TRY(h5io_dims(loc, name, &g0, &g1, file, e));
+  if (g0 != n || g1 != 0) {
+    char got[64];
+    h5io_shape(g0, g1, got, sizeof got);
+    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape %s, expected [%zu]", file, name, got,
+                    n);
+  }
+  char what[512];
+  snprintf(what, sizeof what, "%s: dataset %s", file, name);
+  hid_t ds = dataset_open_(loc, name, file, e);
+  if (ds < 0)
+    return e->code;
+  int rc = read_strings_((struct h5obj_){ds, 0}, buf, n, width, what, e);
+  H5Dclose(ds);
   return rc;
 }
 
-int h5io_exists(hid_t loc, const char *path) {
+/* Whether `path` names an object: 1, 0, or -1 when HDF5 cannot tell (damaged metadata). A
+ * prefix that is not a group has nothing under it. */
+static int lookup_(hid_t loc, const char *path) {
   /* H5Lexists fails on a missing intermediate group, so test each prefix. */
   char buf[512];
   snprintf(buf, sizeof buf, "%s", path);
   for (char *p = buf + (buf[0] == '/'); ; p++) {
-    if (*p == '/' || *p == '\0') {
-      char save = *p;
-      *p = '\0';
-      if (H5Lexists(loc, buf, H5P_DEFAULT) <= 0)
-        return 0;
-      *p = save;
-      if (save == '\0')
-        return 1;
-    }
+    if (*p != '/' && *p != '\0')
+      continue;
+    char save = *p;
+    *p = '\0';
+    htri_t has = H5Lexists(loc, buf, H5P_DEFAULT);
+    if (has <= 0)
+      return has < 0 ? -1 : 0;
+    if (save == '\0')
+      return 1;
+    hid_t o = H5Oopen(loc, buf, H5P_DEFAULT);
+    if (o < 0)
+      return -1;
+    H5I_type_t t = H5Iget_type(o);
+    H5Oclose(o);
+    if (t != H5I_GROUP)
+      return 0;
+    *p = save;
   }
+}
+
+int h5io_exists(hid_t loc, const char *path) {
+  int rc = lookup_(loc, path);
+  H5Eclear2(H5E_DEFAULT);
+  return rc;
+}
+
+int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e) {
+  int rc = lookup_(loc, path);
+  if (rc >= 0)
+    return rc;
+  char what[600];
+  snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file, path);
+  return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
 }
 
 int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),

@@ -23,17 +23,30 @@ int h5io_fail(struct fox_err *e, int code, const char *src, int line, const char
 /* Datasets: rank 1 or 2 (dims[1] == 0 means rank 1); chunked + shuffle + deflate when level > 0. */
 int h5io_write(hid_t loc, const char *name, hid_t type, const void *data, size_t d0, size_t d1,
                int deflate, struct fox_err *e);
+/* Reads a numeric dataset of exactly [d0, d1] (FOX_EDATA naming the file and dataset when it is
+ * missing, unreadable, of another shape or not numbers); HDF5 converts between number types. */
 int h5io_read(hid_t loc, const char *name, hid_t type, void *data, size_t d0, size_t d1,
               const char *file, struct fox_err *e);
-/* The extent of a dataset (d1 = 0 for rank 1); fails naming the path when it is missing. */
+/* h5io_read of floats or doubles (`type` H5T_NATIVE_FLOAT or _DOUBLE) that must be finite and
+ * >= min (-INFINITY: any finite value) from row `from` on; the first that is not fails naming
+ * the dataset and its index: "FILE: /norm/std[7] = -1, expected a finite number >= 0". */
+int h5io_read_finite(hid_t loc, const char *name, hid_t type, void *data, size_t d0, size_t d1,
+                     size_t from, double min, const char *file, struct fox_err *e);
+/* The extent of a dataset (d1 = 0 for rank 1); FOX_EDATA naming the path when it is missing,
+ * unreadable, a single value, of rank > 2 or [N, 0]. */
 int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *file,
               struct fox_err *e);
+/* "[d0]" for rank 1 (d1 == 0), "[d0, d1]" for rank 2: how h5py and h5dump show shapes. */
+void h5io_shape(size_t d0, size_t d1, char *buf, size_t n);
 
 int h5io_attr_write(hid_t loc, const char *name, hid_t type, const void *data, size_t n,
                     struct fox_err *e);
 int h5io_attr_read(hid_t loc, const char *name, hid_t type, void *data, size_t n,
                    const char *file, struct fox_err *e);
 int h5io_attr_write_str(hid_t loc, const char *name, const char *s, struct fox_err *e);
+/* One string, in any form h5py writes: fixed-length NULLTERM, NULLPAD or SPACEPAD, or
+ * variable-length, ASCII or UTF-8 (bytes kept as stored). FOX_EDATA when it is missing, not a
+ * string, not exactly one, or n - 1 characters would not hold it. */
 int h5io_attr_read_str(hid_t loc, const char *name, char *s, size_t n, const char *file,
                        struct fox_err *e);
 /* A fixed-length string array dataset or attribute (names of features). */
@@ -42,9 +55,15 @@ int h5io_attr_write_strs(hid_t loc, const char *name, const char *const *s, size
 /* A dataset of n fixed-width strings (buf holds n * width bytes, each NUL-padded). */
 int h5io_write_strs(hid_t loc, const char *name, const char *buf, size_t n, size_t width,
                     struct fox_err *e);
+/* A rank-1 dataset of n strings in any form h5io_attr_read_str takes, into n slots of width
+ * bytes. */
 int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t width,
                    const char *file, struct fox_err *e);
+/* Whether `path` names an object: 1, 0, or -1 when HDF5 cannot tell (damaged metadata). */
 int h5io_exists(hid_t loc, const char *path);
+/* The same for readers: 1, 0, or FOX_EDATA naming the file and path when the metadata on the
+ * way to it cannot be read (never "missing" for a damaged file). */
+int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e);
 
 /* A whole new file that appears only complete: `body` writes into a temporary sibling, which is
  * renamed over `path` when it succeeds and removed when it fails. */
