@@ -84,16 +84,30 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
   char name[64];
   for (int i = 0; i < 5; i++) {
     snprintf(name, sizeof name, "/bars/%s", bar_cols_[i + 1]);
-    FOX_TRY(h5io_read(f, name, H5T_NATIVE_DOUBLE, cols[i], n, 0, path, e));
+    FOX_TRY(h5io_read_finite(f, name, H5T_NATIVE_DOUBLE, cols[i], n, 0, 0, -INFINITY, path, e));
   }
+  /* The warm-up first: it says from which row the features must be numbers. */
+  FOX_TRY(h5io_attr_read(f, "warmup", H5T_NATIVE_INT64, &ds->warmup, 1, path, e));
+  /* Everything downstream indexes prices and features by these: check them once here. */
+  if (ds->warmup != FOX_WARMUP)
+    return fox_errf(e, FOX_EDATA, "%s: attribute warmup = %lld, this foxopt computes %d", path,
+                    (long long)ds->warmup, FOX_WARMUP);
   ds->features = malloc((n ? n : 1) * FOX_NFEAT * sizeof *ds->features);
   ds->prices = malloc((n ? n : 1) * 4 * sizeof *ds->prices);
   mallocCheck(ds->features, e);
   mallocCheck(ds->prices, e);
-  FOX_TRY(h5io_read(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, path, e));
-  FOX_TRY(h5io_read(f, "/prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, path, e));
-  FOX_TRY(h5io_read(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, path, e));
-  FOX_TRY(h5io_read(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, FOX_NFEAT, 0, path, e));
+  /* NaN before the warm-up by design (FEATURES.md), never after: a NaN or inf there would reach
+   * the networks as clamp(NaN) through every state of that bar. */
+  size_t from = n < FOX_WARMUP ? n : FOX_WARMUP;
+  FOX_TRY(h5io_read_finite(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, from,
+                           -INFINITY, path, e));
+  FOX_TRY(h5io_read_finite(f, "/prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, 0, -INFINITY, path,
+                           e));
+  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, 0,
+                           -INFINITY, path, e));
+  /* A zero std is a constant feature (the network sees 0); a negative one is no statistic. */
+  FOX_TRY(h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, FOX_NFEAT, 0, 0, 0.0,
+                           path, e));
   FOX_TRY(h5io_attr_read(f, "bar_seconds", H5T_NATIVE_INT64, &ds->bar_seconds, 1, path, e));
   FOX_TRY(h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &ds->bars_per_year, 1, path, e));
   for (int s = 0; s < 3; s++) {
@@ -102,11 +116,6 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
       return fox_errf(e, FOX_EDATA, "%s: attribute %s = [%lld, %lld) is outside [0, %zu]", path,
                       split_attr_[s], (long long)ds->split[s][0], (long long)ds->split[s][1], n);
   }
-  FOX_TRY(h5io_attr_read(f, "warmup", H5T_NATIVE_INT64, &ds->warmup, 1, path, e));
-  /* Everything downstream indexes prices and features by these: check them once here. */
-  if (ds->warmup != FOX_WARMUP)
-    return fox_errf(e, FOX_EDATA, "%s: attribute warmup = %lld, this foxopt computes %d", path,
-                    (long long)ds->warmup, FOX_WARMUP);
   if (ds->split[0][0] < ds->warmup || ds->split[0][1] != ds->split[1][0] ||
       ds->split[1][1] != ds->split[2][0] || ds->split[2][1] != (int64_t)n)
     return fox_errf(e, FOX_EDATA,

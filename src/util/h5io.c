@@ -205,16 +205,18 @@ int h5io_read(hid_t loc, const char *name, hid_t type, void *data, size_t d0, si
 }
 
 /* The message of a value that fails h5io_read_finite: its index as the dataset has it. */
-static int bad_value_(const char *file, const char *name, size_t k, size_t d1, double v,
-                      double min, struct fox_err *e) {
-  char at[64], need[64] = "a finite number";
+static int bad_value_(const char *file, const char *name, size_t k, size_t d1, size_t from,
+                      double v, double min, struct fox_err *e) {
+  char at[64], need[64] = "a finite number", rows[64] = "";
   if (d1)
     snprintf(at, sizeof at, "[%zu, %zu]", k / d1, k % d1);
   else
     snprintf(at, sizeof at, "[%zu]", k);
   if (min > -INFINITY)
     snprintf(need, sizeof need, "a finite number >= %g", min);
-  return fox_errf(e, FOX_EDATA, "%s: %s%s = %g, expected %s", file, name, at, v, need);
+  if (from > 0)
+    snprintf(rows, sizeof rows, " from row %zu on", from);
+  return fox_errf(e, FOX_EDATA, "%s: %s%s = %g, expected %s%s", file, name, at, v, need, rows);
 }
 
 int h5io_read_finite(hid_t loc, const char *name, hid_t type, void *data, size_t d0, size_t d1,
@@ -228,7 +230,7 @@ int h5io_read_finite(hid_t loc, const char *name, hid_t type, void *data, size_t
   for (size_t k = from * w; k < d0 * w; k++) {
     double v = is_f32 ? (double)((const float *)data)[k] : ((const double *)data)[k];
     if (!isfinite(v) || v < min)
-      return bad_value_(file, name, k, d1, v, min, e);
+      return bad_value_(file, name, k, d1, from, v, min, e);
   }
   return 0;
 }
