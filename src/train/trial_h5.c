@@ -29,15 +29,30 @@ static int write_net_(hid_t g, const char *name, const struct net *m, struct fox
 
 /* The hidden activation a stored network was trained with. Files written before it was a
  * setting have no attribute: they are all ReLU networks. */
+/* The weights dataset `name`, open; FOX_EDATA when it is missing or unreadable. */
+static hid_t open_net_(hid_t f, const char *name, const char *path, struct fox_err *e) {
+  int has = h5io_find(f, name, path, e);
+  if (has == 0)
+    fox_errf(e, FOX_EDATA, "%s: missing %s (not a trained foxopt trial?)", path, name);
+  hid_t d = has > 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1;
+  if (has > 0 && d < 0) {
+    char what[4400];
+    snprintf(what, sizeof what, "%s: %s", path, name);
+    h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  }
+  return d;
+}
+
 static int stored_activation_(hid_t f, const char *name, int *act, const char *path,
                               struct fox_err *e) {
   *act = FOX_ACT_RELU;
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t d = open_net_(f, name, path, e);
   if (d < 0)
-    return fox_errf(e, FOX_EDATA, "%s: missing %s (not a trained foxopt trial?)", path, name);
+    return e->code;
   char s[32] = "";
   int rc = 0;
-  if (H5Aexists(d, "activation") > 0) {
+  /* Unreadable (< 0) is not absent: the string reader names the damage. */
+  if (H5Aexists(d, "activation") != 0) {
     rc = h5io_attr_read_str(d, "activation", s, sizeof s, path, e);
     if (rc == 0 && strcmp(s, fox_act_name(FOX_ACT_TANH)) == 0)
       *act = FOX_ACT_TANH;
@@ -154,9 +169,9 @@ int trial_write_group(hid_t g, const struct config *cfg, struct agent *agent,
 static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
                      struct fox_err *e) {
   int dims[FOX_MAX_LAYERS + 2];
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t d = open_net_(f, name, path, e);
   if (d < 0)
-    return fox_errf(e, FOX_EDATA, "%s: missing %s (not a trained foxopt trial?)", path, name);
+    return e->code;
   int rc = h5io_attr_read(d, "dims", H5T_NATIVE_INT, dims, (size_t)m->n_layers + 1, path, e);
   H5Dclose(d);
   FOX_TRY(rc);
@@ -167,7 +182,9 @@ static int read_net_(hid_t f, const char *name, struct net *m, const char *path,
   float *w = malloc(m->n_params * sizeof *w);
   if (!w)
     return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
-  rc = h5io_read(f, name, H5T_NATIVE_FLOAT, w, m->n_params, 0, path, e);
+  /* A complete trial's weights are numbers (a diverging one ends failed, with no policy): NaN
+   * weights made every action the same and the backtest all zeros. */
+  rc = h5io_read_finite(f, name, H5T_NATIVE_FLOAT, w, m->n_params, 0, 0, -INFINITY, path, e);
   if (rc == 0)
     rc = net_set_params(m, w, e);
   free(w);
