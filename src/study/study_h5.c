@@ -287,6 +287,12 @@ static int check_trial_(const struct study *s, const struct study_trial *t, cons
   for (int i = 0; i < s->space.n; i++) {
     const struct space_param *p = &s->space.p[i];
     double x = t->x[i];
+    /* NaN marks an inactive parameter only: an active one without a value ran as the config's
+     * default while the table showed it empty, and TPE learnt from a point it never ran. */
+    if (isnan(x) && space_active(&s->space, i, t->x))
+      return fox_errf(e, FOX_EDATA, "%s: /trials/params/%s[%d] = nan, expected a value: the "
+                                    "parameter is active in trial %d", path, p->key, t->id,
+                      t->id);
     int ok = isnan(x);
     if (!ok && (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED))
       ok = x == floor(x) && x >= 0 && x < p->n_choices;
