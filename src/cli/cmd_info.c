@@ -6,6 +6,7 @@
 #include "backtest/metrics.h"
 #include "cli/cli.h"
 #include "data/dataset.h"
+#include "env/experience_h5.h"
 #include "study/study_h5.h"
 #include "util/h5io.h"
 
@@ -76,7 +77,10 @@ static int info_rank_(hid_t f, const char *path, struct fox_err *e) {
   FOX_TRY(h5io_attr_read_str(f, "backend", backend, sizeof backend, path, e));
   printf("%s: foxopt rank file, rank %d on %s (%s, %s backend)\n", path, rank, host, device,
          backend);
-  if (h5io_exists(f, "/dataset/features")) {
+  int has = h5io_find(f, "/dataset", path, e);
+  if (has < 0)
+    return has;
+  if (has) {
     size_t n, d1;
     FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
     printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
@@ -116,7 +120,10 @@ static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
   printf("  transitions    %lld\n", (long long)transitions);
   const char *nets[3] = {"/weights/q", "/weights/actor", "/weights/critic"};
   for (int i = 0; i < 3; i++) {
-    if (!h5io_exists(f, nets[i]))
+    int has = h5io_find(f, nets[i], path, e);
+    if (has < 0)
+      return has;
+    if (!has)
       continue;
     size_t np, d1;
     FOX_TRY(h5io_dims(f, nets[i], &np, &d1, path, e));
@@ -151,19 +158,34 @@ static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
 static int info_backtest_(hid_t f, const char *path, struct fox_err *e) {
   char split[16];
   size_t n, d1, k, two;
+  int has = h5io_find(f, "/backtest", path, e);
+  if (has <= 0)
+    return has < 0 ? has : fox_errf(e, FOX_EDATA, "%s: missing group /backtest", path);
   hid_t g = H5Gopen2(f, "backtest", H5P_DEFAULT);
-  if (g < 0)
-    return fox_errf(e, FOX_EDATA, "%s: missing /backtest", path);
+  if (g < 0) {
+    char what[4200];
+    snprintf(what, sizeof what, "%s: /backtest", path);
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  }
   int rc = h5io_attr_read_str(g, "split", split, sizeof split, path, e);
   H5Gclose(g);
   FOX_TRY(rc);
   FOX_TRY(h5io_dims(f, "/backtest/equity", &n, &d1, path, e));
   FOX_TRY(h5io_dims(f, "/backtest/folds", &k, &two, path, e));
+  if (d1 != 0 || two != 2) {
+    char eq[64], folds[64];
+    h5io_shape(n, d1, eq, sizeof eq);
+    h5io_shape(k, two, folds, sizeof folds);
+    return fox_errf(e, FOX_EDATA, "%s: /backtest/equity %s and /backtest/folds %s, expected "
+                    "[bars] and [folds, 2]", path, eq, folds);
+  }
+  int level;
+  FOX_TRY(experience_check(f, "/experience", n, &level, path, e));
   printf("%s: foxopt backtest output\n  split          %s, %zu bars, %zu fold%s\n", path, split,
          n, k, k == 1 ? "" : "s");
-  printf("  experience     %s\n", !h5io_exists(f, "/experience")          ? "none"
-                                  : h5io_exists(f, "/experience/states") ? "full (with states)"
-                                                                         : "summary");
+  printf("  experience     %s\n", level == FOX_EXP_NONE      ? "none"
+                                  : level == FOX_EXP_FULL ? "full (with states)"
+                                                          : "summary");
   return 0;
 }
 
@@ -189,9 +211,14 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
   if (H5Fis_hdf5(path) > 0) {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f >= 0) {
-      struct fox_err ignore = {0};
-      h5io_attr_read_str(f, "kind", kind, sizeof kind, path, &ignore);
-      int rc = 0;
+      /* Datasets may predate `kind`; one that is there but unreadable is a damaged file, which
+       * the dataset reader would misreport as a dataset missing /bars. */
+      htri_t has_kind = H5Aexists(f, "kind");
+      int rc = has_kind != 0 ? h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) : 0;
+      if (rc != 0) {
+        H5Fclose(f);
+        return rc;
+      }
       if (strcmp(kind, "trial") == 0)
         rc = info_trial_(f, path, e);
       else if (strcmp(kind, "backtest") == 0)
@@ -206,6 +233,9 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
       if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0 ||
           strcmp(kind, "rank") == 0 || strcmp(kind, "study trial") == 0)
         return rc;
+      if (strcmp(kind, "dataset") != 0)
+        return fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
+                                      "backtest, study, study trial or rank", path, kind);
     }
   }
   struct dataset ds;

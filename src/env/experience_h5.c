@@ -1,6 +1,10 @@
 /* The experience group: the per-step record of what an agent did and got. */
 #include "env/experience_h5.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "config/config.h"
 #include "env_step.h"
 #include "util/h5io.h"
@@ -22,5 +26,45 @@ int experience_write(hid_t loc, const char *name, int level, size_t n, const uin
   if (rc == 0 && level == FOX_EXP_FULL)
     rc = h5io_write(g, "states", H5T_NATIVE_FLOAT, states, n, FOX_STATE_DIM, EXP_DEFLATE, e);
   H5Gclose(g);
+  return rc;
+}
+
+/* An integer series of n values in [0, hi] (actions or barrier labels). */
+static int check_codes_(hid_t loc, const char *path, size_t n, int hi, const char *file,
+                        struct fox_err *e) {
+  int *v = malloc((n ? n : 1) * sizeof *v);
+  mallocCheck(v, e);
+  int rc = h5io_read(loc, path, H5T_NATIVE_INT, v, n, 0, file, e);
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    if (v[i] < 0 || v[i] > hi)
+      rc = fox_errf(e, FOX_EDATA, "%s: %s[%zu] = %d, expected 0 to %d", file, path, i, v[i], hi);
+  free(v);
+  return rc;
+}
+
+int experience_check(hid_t loc, const char *name, size_t n, int *level, const char *file,
+                     struct fox_err *e) {
+  *level = FOX_EXP_NONE;
+  int has = h5io_find(loc, name, file, e);
+  if (has <= 0)
+    return has;
+  char path[4][256];
+  static const char *const parts[4] = {"actions", "barrier_labels", "rewards", "states"};
+  for (int i = 0; i < 4; i++)
+    snprintf(path[i], sizeof path[i], "%s/%s", name, parts[i]);
+  FOX_TRY(check_codes_(loc, path[0], n, 2, file, e));
+  FOX_TRY(check_codes_(loc, path[1], n, FOX_LABEL_TIME, file, e));
+  int full = h5io_find(loc, path[3], file, e);
+  if (full < 0)
+    return full;
+  float *x = malloc((n ? n : 1) * (full ? FOX_STATE_DIM : 1) * sizeof *x);
+  mallocCheck(x, e);
+  int rc = h5io_read_finite(loc, path[2], H5T_NATIVE_FLOAT, x, n, 0, 0, -INFINITY, file, e);
+  if (rc == 0 && full)
+    rc = h5io_read_finite(loc, path[3], H5T_NATIVE_FLOAT, x, n, FOX_STATE_DIM, 0, -INFINITY,
+                          file, e);
+  free(x);
+  if (rc == 0)
+    *level = full ? FOX_EXP_FULL : FOX_EXP_SUMMARY;
   return rc;
 }

@@ -14,5 +14,11 @@
 int experience_write(hid_t loc, const char *name, int level, size_t n, const uint8_t *actions,
                      const float *rewards, const int8_t *labels, const float *states,
                      struct fox_err *e);
+/* Reads group `name` under `loc` back as experience_write leaves it for n bars: actions 0-2,
+ * barrier labels 0-3, finite rewards and (full) states [n, 54]. *level is the level it holds
+ * (FOX_EXP_NONE without the group). FOX_EDATA naming `file`, the dataset and the first bad
+ * index. */
+int experience_check(hid_t loc, const char *name, size_t n, int *level, const char *file,
+                     struct fox_err *e);
 
 #endif
