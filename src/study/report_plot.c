@@ -209,8 +209,12 @@ static int equity_read_(const struct plot_ *p, const struct study_trial *t, doub
   }
   int rc = 0, epochs = -1;
   size_t d0 = 0, d1 = 0;
+  char shape[64];
   hid_t g = -1;
-  if (!h5io_exists(f, name))
+  int has = h5io_find(f, name, path, &why);
+  if (has < 0)
+    ;
+  else if (!has)
     fox_errf(&why, FOX_EDATA, "%s: trial %d has no %s", path, t->id, name);
   else if ((g = H5Gopen2(f, group, H5P_DEFAULT)) < 0)
     h5io_fail(&why, FOX_EDATA, __FILE__, __LINE__, group);
@@ -221,10 +225,11 @@ static int equity_read_(const struct plot_ *p, const struct study_trial *t, doub
              "still running?)", path, epochs, t->epochs);
   else if (h5io_dims(f, name, &d0, &d1, path, &why) != 0)
     ;
-  else if (d1 != 0 || d0 < 2)
-    fox_errf(&why, FOX_EDATA, "%s: %s has shape [%zu, %zu], expected a series of bars", path,
-             name, d0, d1);
-  else if (!(*eq = malloc(d0 * sizeof **eq)))
+  else if (d1 != 0 || d0 < 2) {
+    h5io_shape(d0, d1, shape, sizeof shape);
+    fox_errf(&why, FOX_EDATA, "%s: %s has shape %s, expected a series of bars", path, name,
+             shape);
+  } else if (!(*eq = malloc(d0 * sizeof **eq)))
     rc = fox_errf(e, FOX_EFAIL, "%s: out of memory for %zu bars", path, d0);
   else if (h5io_read(f, name, H5T_NATIVE_DOUBLE, *eq, d0, 0, path, &why) == 0)
     *n = d0;

@@ -23,8 +23,10 @@ static hid_t group_(hid_t loc, const char *name, struct fox_err *e) {
 }
 
 static hid_t open_(hid_t loc, const char *name, const char *file, struct fox_err *e) {
-  if (!h5io_exists(loc, name)) {
-    fox_errf(e, FOX_EDATA, "%s: checkpoint lacks %s", file, name);
+  int has = h5io_find(loc, name, file, e);
+  if (has <= 0) {
+    if (has == 0)
+      fox_errf(e, FOX_EDATA, "%s: checkpoint lacks %s", file, name);
     return -1;
   }
   hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
