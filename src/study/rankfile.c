@@ -282,7 +282,7 @@ int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
                                   "%d)", path, id, rank);
   hid_t f;
   FOX_TRY(h5io_open_read(path, "a trial file from foxopt run", &f, e));
-  rc = h5io_attr_read_str(f, "backend", backend, nb, path, e);
+  rc = trial_backend_group(f, path, backend, nb, e);
   if (rc == 0 && be)
     rc = trial_read_group(f, path, be, cfg, agent, e);
   H5Fclose(f);

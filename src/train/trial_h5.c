@@ -236,6 +236,15 @@ int trial_read_h5(const char *path, const struct backend *be, struct config *cfg
   return rc;
 }
 
+int trial_backend_group(hid_t g, const char *path, char *name, size_t n, struct fox_err *e) {
+  FOX_TRY(h5io_attr_read_str(g, "backend", name, n, path, e));
+  /* The file's word, not the user's --backend: anything else is a damaged file (exit 3). */
+  if (strcmp(name, "cpu") != 0 && strcmp(name, "cuda") != 0)
+    return fox_errf(e, FOX_EDATA, "%s: attribute 'backend' is '%s', expected cpu or cuda", path,
+                    name);
+  return 0;
+}
+
 int trial_backend_h5(const char *path, char *name, size_t n, struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_open_read(path, "trial.h5 from foxopt train", &f, e));
@@ -244,7 +253,7 @@ int trial_backend_h5(const char *path, char *name, size_t n, struct fox_err *e) 
   h5io_attr_read_str(f, "kind", kind, sizeof kind, path, &ignore);
   int rc = strcmp(kind, "trial") != 0
                ? fox_errf(e, FOX_EDATA, "%s: not a trial file from foxopt train", path)
-               : h5io_attr_read_str(f, "backend", name, n, path, e);
+               : trial_backend_group(f, path, name, n, e);
   H5Fclose(f);
   return rc;
 }
