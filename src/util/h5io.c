@@ -119,19 +119,34 @@ static int check_numeric_(hid_t file_type, hid_t mem_type, const char *what, str
   return fox_errf(e, FOX_EDATA, "%s: holds %s, expected numbers", what, class_name_(got));
 }
 
+/* The absolute path of `name` under loc, as h5py and h5dump name it: a relative name is joined
+ * to loc's own path (a rank file's /trials/ID group), so that messages say where to look. */
+static const char *abs_name_(hid_t loc, const char *name, char *buf, size_t n) {
+  char at[512];
+  ssize_t len = name[0] == '/' ? 0 : H5Iget_name(loc, at, sizeof at);
+  if (len <= 0 || (size_t)len >= sizeof at) {
+    H5Eclear2(H5E_DEFAULT);
+    return name;
+  }
+  snprintf(buf, n, "%s%s%s", at, strcmp(at, "/") != 0 ? "/" : "", name);
+  return buf;
+}
+
 /* Dataset `name` of loc, open; -1 with e set when it is missing, is a group or a committed type,
  * or its header cannot be read (damaged metadata). */
 static hid_t dataset_open_(hid_t loc, const char *name, const char *file, struct fox_err *e) {
+  char full[600];
+  const char *nm = abs_name_(loc, name, full, sizeof full);
   int has = h5io_find(loc, name, file, e);
   if (has <= 0) {
     if (has == 0)
-      fox_errf(e, FOX_EDATA, "%s: missing dataset %s", file, name);
+      fox_errf(e, FOX_EDATA, "%s: missing dataset %s", file, nm);
     return -1;
   }
   hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
   if (o < 0) {
-    char what[600];
-    snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file, name);
+    char what[1200];
+    snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file, nm);
     h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
     return -1;
   }
@@ -139,15 +154,15 @@ static hid_t dataset_open_(hid_t loc, const char *name, const char *file, struct
   if (t == H5I_DATASET)
     return o;
   H5Oclose(o);
-  fox_errf(e, FOX_EDATA, "%s: %s is a %s, expected a dataset", file, name,
+  fox_errf(e, FOX_EDATA, "%s: %s is a %s, expected a dataset", file, nm,
            t == H5I_GROUP ? "group" : "named datatype");
   return -1;
 }
 
 int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *file,
               struct fox_err *e) {
-  char what[512];
-  snprintf(what, sizeof what, "%s: dataset %s", file, name);
+  char what[1200], full[600];
+  snprintf(what, sizeof what, "%s: dataset %s", file, abs_name_(loc, name, full, sizeof full));
   hid_t ds = dataset_open_(loc, name, file, e);
   if (ds < 0)
     return e->code;
@@ -180,15 +195,17 @@ int h5io_read(hid_t loc, const char *name, hid_t type, void *data, size_t d0, si
               const char *file, struct fox_err *e) {
   size_t g0, g1;
   FOX_TRY(h5io_dims(loc, name, &g0, &g1, file, e));
+  char full[600];
+  const char *nm = abs_name_(loc, name, full, sizeof full);
   if (g0 != d0 || g1 != d1) {
     char got[64], want[64];
     h5io_shape(g0, g1, got, sizeof got);
     h5io_shape(d0, d1, want, sizeof want);
-    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape %s, expected %s", file, name, got,
+    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape %s, expected %s", file, nm, got,
                     want);
   }
-  char what[512];
-  snprintf(what, sizeof what, "%s: reading %s", file, name);
+  char what[1200];
+  snprintf(what, sizeof what, "%s: reading %s", file, nm);
   hid_t ds = dataset_open_(loc, name, file, e);
   if (ds < 0)
     return e->code;
@@ -226,11 +243,13 @@ int h5io_read_finite(hid_t loc, const char *name, hid_t type, void *data, size_t
     return fox_errf(e, FOX_EFAIL, "%s:%d: %s: h5io_read_finite reads floats or doubles",
                     __FILE__, __LINE__, name);
   FOX_TRY(h5io_read(loc, name, type, data, d0, d1, file, e));
+  char full[600];
+  const char *nm = abs_name_(loc, name, full, sizeof full);
   size_t w = d1 ? d1 : 1;
   for (size_t k = from * w; k < d0 * w; k++) {
     double v = is_f32 ? (double)((const float *)data)[k] : ((const double *)data)[k];
     if (!isfinite(v) || v < min)
-      return bad_value_(file, name, k, d1, from, v, min, e);
+      return bad_value_(file, nm, k, d1, from, v, min, e);
   }
   return 0;
 }
@@ -463,14 +482,16 @@ int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t widt
                    const char *file, struct fox_err *e) {
   size_t g0, g1;
   FOX_TRY(h5io_dims(loc, name, &g0, &g1, file, e));
+  char full[600];
+  const char *nm = abs_name_(loc, name, full, sizeof full);
   if (g0 != n || g1 != 0) {
     char got[64];
     h5io_shape(g0, g1, got, sizeof got);
-    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape %s, expected [%zu]", file, name, got,
+    return fox_errf(e, FOX_EDATA, "%s: dataset %s has shape %s, expected [%zu]", file, nm, got,
                     n);
   }
-  char what[512];
-  snprintf(what, sizeof what, "%s: dataset %s", file, name);
+  char what[1200];
+  snprintf(what, sizeof what, "%s: dataset %s", file, nm);
   hid_t ds = dataset_open_(loc, name, file, e);
   if (ds < 0)
     return e->code;
@@ -479,8 +500,9 @@ int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t widt
   return rc;
 }
 
-/* Whether `path` names an object: 1, 0, or -1 when HDF5 cannot tell (damaged metadata). A
- * prefix that is not a group has nothing under it. */
+/* Whether `path` names an object: 1, 0, or -1 when HDF5 cannot tell (damaged metadata). Each
+ * object on the way is opened, the last one too, so that a damaged header is found here and
+ * not taken for absence by a later open; a prefix that is not a group has nothing under it. */
 static int lookup_(hid_t loc, const char *path) {
   /* H5Lexists fails on a missing intermediate group, so test each prefix. */
   char buf[512];
@@ -493,13 +515,13 @@ static int lookup_(hid_t loc, const char *path) {
     htri_t has = H5Lexists(loc, buf, H5P_DEFAULT);
     if (has <= 0)
       return has < 0 ? -1 : 0;
-    if (save == '\0')
-      return 1;
     hid_t o = H5Oopen(loc, buf, H5P_DEFAULT);
     if (o < 0)
       return -1;
     H5I_type_t t = H5Iget_type(o);
     H5Oclose(o);
+    if (save == '\0')
+      return 1;
     if (t != H5I_GROUP)
       return 0;
     *p = save;
@@ -516,8 +538,9 @@ int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e) 
   int rc = lookup_(loc, path);
   if (rc >= 0)
     return rc;
-  char what[600];
-  snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file, path);
+  char what[1200], full[600];
+  snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file,
+           abs_name_(loc, path, full, sizeof full));
   return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
 }
 
