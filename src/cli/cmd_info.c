@@ -206,38 +206,29 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
   if (!path)
     return fox_errf(e, FOX_EUSAGE, "info: FILE.h5 is required\n%s", usage_);
   /* What kind of file: trials and backtest outputs say so; datasets may predate `kind`. */
-  h5io_quiet();
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "a foxopt dataset, trial, backtest, study or rank file", &f, e));
+  /* A `kind` that is there but unreadable is a damaged file, which the dataset reader would
+   * misreport as a dataset missing /bars. */
   char kind[32] = "dataset";
-  if (H5Fis_hdf5(path) > 0) {
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f >= 0) {
-      /* Datasets may predate `kind`; one that is there but unreadable is a damaged file, which
-       * the dataset reader would misreport as a dataset missing /bars. */
-      htri_t has_kind = H5Aexists(f, "kind");
-      int rc = has_kind != 0 ? h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e) : 0;
-      if (rc != 0) {
-        H5Fclose(f);
-        return rc;
-      }
-      if (strcmp(kind, "trial") == 0)
-        rc = info_trial_(f, path, e);
-      else if (strcmp(kind, "backtest") == 0)
-        rc = info_backtest_(f, path, e);
-      else if (strcmp(kind, "rank") == 0)
-        rc = info_rank_(f, path, e);
-      else if (strcmp(kind, "study trial") == 0)
-        rc = info_study_trial_(f, path, e);
-      H5Fclose(f);
-      if (strcmp(kind, "study") == 0)
-        return info_study_(path, e);
-      if (strcmp(kind, "trial") == 0 || strcmp(kind, "backtest") == 0 ||
-          strcmp(kind, "rank") == 0 || strcmp(kind, "study trial") == 0)
-        return rc;
-      if (strcmp(kind, "dataset") != 0)
-        return fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
-                                      "backtest, study, study trial or rank", path, kind);
-    }
-  }
+  int rc = H5Aexists(f, "kind") != 0 ? h5io_attr_read_str(f, "kind", kind, sizeof kind, path, e)
+                                     : 0;
+  if (rc == 0 && strcmp(kind, "trial") == 0)
+    rc = info_trial_(f, path, e);
+  else if (rc == 0 && strcmp(kind, "backtest") == 0)
+    rc = info_backtest_(f, path, e);
+  else if (rc == 0 && strcmp(kind, "rank") == 0)
+    rc = info_rank_(f, path, e);
+  else if (rc == 0 && strcmp(kind, "study trial") == 0)
+    rc = info_study_trial_(f, path, e);
+  else if (rc == 0 && strcmp(kind, "study") != 0 && strcmp(kind, "dataset") != 0)
+    rc = fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
+                                "backtest, study, study trial or rank", path, kind);
+  H5Fclose(f);
+  if (rc == 0 && strcmp(kind, "study") == 0)
+    return info_study_(path, e);
+  if (rc != 0 || strcmp(kind, "dataset") != 0)
+    return rc;
   struct dataset ds;
   FOX_TRY(dataset_read_h5(&ds, path, e));
   char t0[32] = "-", t1[32] = "-";
