@@ -535,13 +535,12 @@ int h5io_exists(hid_t loc, const char *path) {
 }
 
 int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e) {
-  int rc = lookup_(loc, path);
-  if (rc >= 0)
-    return rc;
+  /* The name first: any HDF5 call between the failure and h5io_fail clears HDF5's message. */
   char what[1200], full[600];
   snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file,
            abs_name_(loc, path, full, sizeof full));
-  return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  int rc = lookup_(loc, path);
+  return rc >= 0 ? rc : h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
 }
 
 int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
