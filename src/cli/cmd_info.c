@@ -107,6 +107,26 @@ static int info_study_trial_(hid_t f, const char *path, struct fox_err *e) {
   return 0;
 }
 
+/* A study's trial file (OUTDIR/trials/ID.h5) also holds its last evaluation: the equity and
+ * the experience, read back and checked like a backtest output's. */
+static int info_evaluation_(hid_t f, const char *path, struct fox_err *e) {
+  int has = h5io_find(f, "/backtest/equity", path, e);
+  if (has <= 0)
+    return has;
+  size_t n, d1;
+  FOX_TRY(h5io_dims(f, "/backtest/equity", &n, &d1, path, e));
+  if (d1 != 0) {
+    char shape[64];
+    h5io_shape(n, d1, shape, sizeof shape);
+    return fox_errf(e, FOX_EDATA, "%s: /backtest/equity %s, expected [bars]", path, shape);
+  }
+  int level;
+  FOX_TRY(experience_check(f, "/experience", n, &level, path, e));
+  printf("  evaluation     %zu bars, experience %s\n", n,
+         level == FOX_EXP_NONE ? "none" : level == FOX_EXP_FULL ? "full (with states)" : "summary");
+  return 0;
+}
+
 /* A trial.h5: status, config summary, the curve and the final metrics. */
 static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
   char status[32], reason[512], version[32];
@@ -151,7 +171,7 @@ static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
     free(ev), free(loss), free(sps);
     FOX_TRY(rc);
   }
-  return 0;
+  return info_evaluation_(f, path, e);
 }
 
 /* A backtest --output file: its split, folds and experience datasets. */
