@@ -169,6 +169,7 @@ int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *f
   hid_t space = H5Dget_space(ds);
   /* Ask the rank first: a foreign file may hold more dimensions than foxopt ever writes. */
   int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+  H5S_class_t kind = space >= 0 ? H5Sget_simple_extent_type(space) : H5S_NO_CLASS;
   hsize_t dims[H5S_MAX_RANK] = {0};
   if (rank > 0 && H5Sget_simple_extent_dims(space, dims, NULL) < 0)
     rank = -1;
@@ -178,8 +179,8 @@ int h5io_dims(hid_t loc, const char *name, size_t *d0, size_t *d1, const char *f
   if (rank < 0)
     return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
   if (rank == 0)
-    return fox_errf(e, FOX_EDATA, "%s: holds a single value (no dimensions), expected an array",
-                    what);
+    return fox_errf(e, FOX_EDATA, "%s: %s, expected an array", what,
+                    kind == H5S_NULL ? "is empty (h5py.Empty)" : "holds a single value");
   if (rank > 2)
     return fox_errf(e, FOX_EDATA, "%s: has %d dimensions, expected 1 or 2", what, rank);
   /* d1 == 0 stands for rank 1 everywhere: a rank-2 [N, 0] would pass for [N] and read nothing. */
@@ -277,8 +278,11 @@ static hid_t attr_open_(hid_t loc, const char *name, const char *what, const cha
     return -1;
   }
   hid_t a = has > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
-  if (a < 0)
-    h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+  if (a < 0) {
+    char damaged[1200];
+    snprintf(damaged, sizeof damaged, "%s: damaged HDF5 metadata", what);
+    h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, damaged);
+  }
   return a;
 }
 

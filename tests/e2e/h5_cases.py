@@ -170,7 +170,9 @@ def dataset_cases():
     case("prices_3d", lambda f: replace(f, "prices", np.ones((3000, 4, 1), "f4")), 3,
          "FILE: dataset /prices: has 3 dimensions, expected 1 or 2")
     case("prices_scalar", lambda f: replace(f, "prices", 1.0), 3,
-         "FILE: dataset /prices: holds a single value")
+         "FILE: dataset /prices: holds a single value, expected an array")
+    case("std_null", lambda f: replace(f, "norm/std", h5py.Empty("f4")), 3,
+         "FILE: dataset /norm/std: is empty (h5py.Empty), expected an array")
     case("std_strings", lambda f: replace(f, "norm/std", np.array([b"1"] * 51)), 3,
          "FILE: reading /norm/std: holds strings, expected numbers")
     case("std_f64", lambda f: replace(f, "norm/std", f["norm/std"][...].astype("f8")), 0,
