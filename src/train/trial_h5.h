@@ -18,7 +18,7 @@ int trial_read_group(hid_t g, const char *path, const struct backend *be, struct
                      struct agent *agent, struct fox_err *e);
 /* The backend the trial's networks ran on ("cpu" or "cuda"; FOX_EDATA for anything else). */
 int trial_backend_h5(const char *path, char *name, size_t n, struct fox_err *e);
-/* The same from an open trial group (a rank file's /trials/ID); `path` names it in messages. */
+/* The same from a trial file already open (a study's OUTDIR/trials/ID.h5); `path` names it. */
 int trial_backend_group(hid_t g, const char *path, char *name, size_t n, struct fox_err *e);
 /* Refuses a failed trial (exit 3, with its reason). Loads the config and the trained networks into an agent made here on `be` (a policy: no replay ring) (free it with
  * agent_free). */

@@ -120,7 +120,7 @@ static int check_numeric_(hid_t file_type, hid_t mem_type, const char *what, str
 }
 
 /* The absolute path of `name` under loc, as h5py and h5dump name it: a relative name is joined
- * to loc's own path (a rank file's /trials/ID group), so that messages say where to look. */
+ * to loc's own path (study.h5's /trials group), so that messages say where to look. */
 static const char *abs_name_(hid_t loc, const char *name, char *buf, size_t n) {
   char at[512];
   ssize_t len = name[0] == '/' ? 0 : H5Iget_name(loc, at, sizeof at);
