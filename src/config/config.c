@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "act_step.h"
+#include "config/config_yaml.h"
 #include "data/dataset.h"
 
 /* P_STEPS and P_AUTO take `auto` as well, stored as 0 (an integer and a number > 0). */
@@ -502,15 +503,16 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
 }
 
 /* YAML lets a mapping repeat a key and libyaml keeps both; a config where the last one would
- * silently win is refused instead, at any depth (parameters: included). */
-static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path, int depth,
+ * silently win is refused instead, at any depth (parameters: included). The loader bounds the
+ * depth, and the nodes visited with aliases followed. */
+static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path,
                         struct fox_err *e) {
-  if (!n || depth > 64)
+  if (!n)
     return 0;
   if (n->type == YAML_SEQUENCE_NODE)
     for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
          it++)
-      FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, *it), path, depth + 1, e));
+      FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, *it), path, e));
   if (n->type != YAML_MAPPING_NODE)
     return 0;
   for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
@@ -523,7 +525,7 @@ static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path, 
                                        "line %zu)", path, k->start_mark.line + 1, scalar_(k),
                         k0->start_mark.line + 1);
     }
-    FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, p->value), path, depth + 1, e));
+    FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, p->value), path, e));
   }
   return 0;
 }
@@ -531,24 +533,12 @@ static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path, 
 /* Parses `len` bytes of YAML named `name` in messages. */
 static int load_text_(struct config *c, const char *text, size_t len, const char *name,
                       const char *const *extra, struct fox_err *e) {
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser))
-    return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  int rc = 0;
-  if (!yaml_parser_load(&parser, &doc)) {
-    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", name,
-                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                  parser.problem ? parser.problem : "invalid YAML",
-                  parser.context ? " " : "", parser.context ? parser.context : "");
-  } else {
-    rc = unique_keys_(&doc, yaml_document_get_root_node(&doc), name, 0, e);
-    if (rc == 0)
-      rc = load_doc_(c, &doc, name, extra, e);
-    yaml_document_delete(&doc);
-  }
-  yaml_parser_delete(&parser);
+  FOX_TRY(config_yaml_load(&doc, text, len, name, e));
+  int rc = unique_keys_(&doc, yaml_document_get_root_node(&doc), name, e);
+  if (rc == 0)
+    rc = load_doc_(c, &doc, name, extra, e);
+  yaml_document_delete(&doc);
   return rc;
 }
 
@@ -557,24 +547,26 @@ int config_load_text(struct config *c, const char *text, const char *name,
   return load_text_(c, text, strlen(text), name, extra, e);
 }
 
+/* Reads one byte past the bound at most, so that a huge file (or /dev/zero) costs 1 MiB and
+ * a clear refusal rather than its size in memory. */
 int config_read_file(const char *path, char **text, struct fox_err *e) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return fox_errf(e, FOX_EUSAGE, "%s: cannot open config: %s", path, strerror(errno));
-  size_t cap = 4096, len = 0;
+  size_t cap = 4096, len = 0, got;
   char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+  while (buf && len <= FOX_CONFIG_MAX_BYTES && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
     len += got;
-    if (cap - len - 1 == 0) {
-      char *nb = realloc(buf, cap * 2);
+    if (len == cap - 1 && len <= FOX_CONFIG_MAX_BYTES) {
+      size_t ncap = 2 * cap < FOX_CONFIG_MAX_BYTES + 2 ? 2 * cap : FOX_CONFIG_MAX_BYTES + 2;
+      char *nb = realloc(buf, ncap);
       if (!nb) {
         free(buf);
         buf = NULL;
         break;
       }
       buf = nb;
-      cap *= 2;
+      cap = ncap;
     }
   }
   int bad = ferror(f);
@@ -586,6 +578,11 @@ int config_read_file(const char *path, char **text, struct fox_err *e) {
   if (!buf)
     return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
   buf[len] = '\0';
+  int rc = config_yaml_check(buf, len, path, e);
+  if (rc != 0) {
+    free(buf);
+    return rc;
+  }
   *text = buf;
   return 0;
 }

@@ -1,0 +1,264 @@
+/* The bounded YAML loader: libyaml's events built into a libyaml document by hand, so that each
+ * bound of config.h is checked as the text is read, before it can cost anything. */
+#include "config/config_yaml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+
+/* An open sequence or mapping. */
+struct frame_ {
+  int node;      /* its id in the document */
+  int key;       /* a mapping's key still waiting for its value, or 0 */
+  size_t count0; /* the values counted before it opened */
+  int anchor;    /* its anchor's index, or -1 */
+};
+
+struct anchor_ {
+  char *name;
+  int node;
+  size_t weight; /* the values an alias to it repeats; 0 while the node is still open */
+};
+
+struct builder_ {
+  yaml_document_t *doc;
+  int have_doc;
+  const char *name;
+  struct frame_ open[FOX_CONFIG_MAX_DEPTH];
+  int depth;
+  struct anchor_ *anchors;
+  size_t n_anchors, cap_anchors;
+  size_t count; /* values so far, an alias counting as every value it repeats */
+};
+
+void config_yaml_position(const char *text, size_t off, size_t *line, size_t *col) {
+  size_t start = 0;
+  *line = 1;
+  for (size_t i = 0; i < off; i++)
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == off || text[i + 1] != '\n'))) {
+      (*line)++;
+      start = i + 1;
+    }
+  *col = 1;
+  for (size_t i = start; i < off; i++)
+    *col += ((unsigned char)text[i] & 0xC0) != 0x80; /* UTF-8 continuation bytes add nothing */
+}
+
+static size_t line_(const yaml_event_t *ev) { return ev->start_mark.line + 1; }
+
+static int parse_error_(const yaml_parser_t *p, const char *text, const char *name,
+                        struct fox_err *e) {
+  if (p->error == YAML_MEMORY_ERROR)
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory reading YAML", name);
+  const char *problem = p->problem ? p->problem : "invalid YAML";
+  return fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", name,
+                  p->problem_mark.line + 1, p->problem_mark.column + 1, problem,
+                  p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* Counts `n` more values; `alias` names the alias that brings them, for the message. */
+static int count_(struct builder_ *b, size_t n, const yaml_event_t *ev, const char *alias,
+                  struct fox_err *e) {
+  b->count += n;
+  if (b->count <= FOX_CONFIG_MAX_VALUES)
+    return 0;
+  if (alias)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: alias *%s repeats %zu values, past the %d a config "
+                                   "may hold in all (aliases count as what they repeat)",
+                    b->name, line_(ev), alias, n, FOX_CONFIG_MAX_VALUES);
+  return fox_errf(e, FOX_EUSAGE, "%s:%zu: more than %d values (keys, items and scalars): a "
+                                 "config holds a few hundred", b->name, line_(ev),
+                  FOX_CONFIG_MAX_VALUES);
+}
+
+static int memory_(struct builder_ *b, struct fox_err *e) {
+  return fox_errf(e, FOX_EFAIL, "%s: out of memory reading YAML", b->name);
+}
+
+/* Anchors are searched one by one: the values bound keeps them and the aliases to a few
+ * thousand, and real configs have a handful. */
+static struct anchor_ *anchor_find_(struct builder_ *b, const char *name) {
+  for (size_t i = 0; i < b->n_anchors; i++)
+    if (strcmp(b->anchors[i].name, name) == 0)
+      return &b->anchors[i];
+  return NULL;
+}
+
+/* Records the anchor of node `id` (none when `name` is NULL) and returns its index or -1.
+ * libyaml's own loader refuses a second anchor of one name, and so does this one. */
+static int anchor_add_(struct builder_ *b, const char *name, int id, size_t weight,
+                       const yaml_event_t *ev, int *index, struct fox_err *e) {
+  *index = -1;
+  if (!name)
+    return 0;
+  if (anchor_find_(b, name))
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: anchor &%s given twice", b->name, line_(ev), name);
+  if (b->n_anchors == b->cap_anchors) {
+    size_t cap = b->cap_anchors ? 2 * b->cap_anchors : 16;
+    struct anchor_ *a = realloc(b->anchors, cap * sizeof *a);
+    if (!a)
+      return memory_(b, e);
+    b->anchors = a;
+    b->cap_anchors = cap;
+  }
+  char *copy = strdup(name);
+  if (!copy)
+    return memory_(b, e);
+  b->anchors[b->n_anchors] = (struct anchor_){copy, id, weight};
+  *index = (int)b->n_anchors++;
+  return 0;
+}
+
+/* Puts node `id` where the document has reached: the root, a sequence's next item, a mapping's
+ * key or that key's value. */
+static int attach_(struct builder_ *b, int id, struct fox_err *e) {
+  if (b->depth == 0)
+    return 0; /* the root: the document's first node */
+  struct frame_ *f = &b->open[b->depth - 1];
+  yaml_node_t *parent = yaml_document_get_node(b->doc, f->node);
+  int ok = 1;
+  if (parent->type == YAML_SEQUENCE_NODE) {
+    ok = yaml_document_append_sequence_item(b->doc, f->node, id);
+  } else if (f->key == 0) {
+    f->key = id;
+  } else {
+    ok = yaml_document_append_mapping_pair(b->doc, f->node, f->key, id);
+    f->key = 0;
+  }
+  return ok ? 0 : memory_(b, e);
+}
+
+static void mark_(struct builder_ *b, int id, const yaml_event_t *ev) {
+  yaml_node_t *n = yaml_document_get_node(b->doc, id);
+  n->start_mark = ev->start_mark;
+  n->end_mark = ev->end_mark;
+}
+
+static int on_scalar_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  size_t len = ev->data.scalar.length;
+  FOX_TRY(count_(b, 1, ev, NULL, e));
+  int id = yaml_document_add_scalar(b->doc, ev->data.scalar.tag, ev->data.scalar.value,
+                                    (int)len, ev->data.scalar.style);
+  if (!id)
+    return memory_(b, e);
+  mark_(b, id, ev);
+  int anchor;
+  FOX_TRY(anchor_add_(b, (const char *)ev->data.scalar.anchor, id, 1, ev, &anchor, e));
+  return attach_(b, id, e);
+}
+
+static int on_open_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  if (b->depth == FOX_CONFIG_MAX_DEPTH)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: nested more than %d levels deep (a config has 4)",
+                    b->name, line_(ev), FOX_CONFIG_MAX_DEPTH);
+  size_t count0 = b->count;
+  FOX_TRY(count_(b, 1, ev, NULL, e));
+  int seq = ev->type == YAML_SEQUENCE_START_EVENT;
+  int id = seq ? yaml_document_add_sequence(b->doc, ev->data.sequence_start.tag,
+                                            ev->data.sequence_start.style)
+               : yaml_document_add_mapping(b->doc, ev->data.mapping_start.tag,
+                                           ev->data.mapping_start.style);
+  if (!id)
+    return memory_(b, e);
+  mark_(b, id, ev);
+  const yaml_char_t *name = seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor;
+  int anchor;
+  FOX_TRY(anchor_add_(b, (const char *)name, id, 0, ev, &anchor, e));
+  FOX_TRY(attach_(b, id, e));
+  b->open[b->depth++] = (struct frame_){id, 0, count0, anchor};
+  return 0;
+}
+
+static void on_close_(struct builder_ *b, const yaml_event_t *ev) {
+  struct frame_ *f = &b->open[--b->depth];
+  yaml_document_get_node(b->doc, f->node)->end_mark = ev->end_mark;
+  if (f->anchor >= 0)
+    b->anchors[f->anchor].weight = b->count - f->count0;
+}
+
+/* An alias is a reference to its node, as in libyaml's loader, but costs every value it
+ * repeats: walking the document then visits at most FOX_CONFIG_MAX_VALUES nodes. */
+static int on_alias_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  const char *name = (const char *)ev->data.alias.anchor;
+  struct anchor_ *a = anchor_find_(b, name);
+  if (!a)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: alias *%s: no anchor &%s before it", b->name,
+                    line_(ev), name, name);
+  if (a->weight == 0)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: alias *%s inside the node it names (a cycle)",
+                    b->name, line_(ev), name);
+  FOX_TRY(count_(b, a->weight, ev, name, e));
+  return attach_(b, a->node, e);
+}
+
+static int on_document_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  if (!yaml_document_initialize(b->doc, NULL, NULL, NULL, 1, 1))
+    return memory_(b, e);
+  b->have_doc = 1;
+  return 0;
+}
+
+static int on_event_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  switch (ev->type) {
+  case YAML_DOCUMENT_START_EVENT: return on_document_(b, ev, e);
+  case YAML_SCALAR_EVENT: return on_scalar_(b, ev, e);
+  case YAML_SEQUENCE_START_EVENT:
+  case YAML_MAPPING_START_EVENT: return on_open_(b, ev, e);
+  case YAML_SEQUENCE_END_EVENT:
+  case YAML_MAPPING_END_EVENT: on_close_(b, ev); return 0;
+  case YAML_ALIAS_EVENT: return on_alias_(b, ev, e);
+  case YAML_STREAM_END_EVENT:
+    /* No document at all (an empty or comment-only text): an empty one, all defaults. */
+    if (!b->have_doc && !yaml_document_initialize(b->doc, NULL, NULL, NULL, 1, 1))
+      return memory_(b, e);
+    b->have_doc = 1;
+    return 0;
+  default: return 0;
+  }
+}
+
+/* The events until the first document's end; the parser asks the scanner for tokens only as
+ * it needs them, so a refusal stops the reading where it arises. */
+static int build_(struct builder_ *b, yaml_parser_t *parser, const char *text,
+                  struct fox_err *e) {
+  for (;;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(parser, &ev))
+      return parse_error_(parser, text, b->name, e);
+    int rc = on_event_(b, &ev, e);
+    int end = ev.type == YAML_STREAM_END_EVENT || ev.type == YAML_DOCUMENT_END_EVENT;
+    yaml_event_delete(&ev);
+    if (rc != 0 || end)
+      return rc;
+  }
+}
+
+int config_yaml_check(const char *text, size_t len, const char *name, struct fox_err *e) {
+  size_t line, col;
+  if (len > FOX_CONFIG_MAX_BYTES) {
+    config_yaml_position(text, FOX_CONFIG_MAX_BYTES, &line, &col);
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: the config goes on past %d bytes (1 MiB): a config "
+                                   "is a few KB", name, line, FOX_CONFIG_MAX_BYTES);
+  }
+  return 0;
+}
+
+int config_yaml_load(yaml_document_t *doc, const char *text, size_t len, const char *name,
+                     struct fox_err *e) {
+  FOX_TRY(config_yaml_check(text, len, name, e));
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser))
+    return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  memset(doc, 0, sizeof *doc);
+  struct builder_ b = {.doc = doc, .name = name};
+  int rc = build_(&b, &parser, text, e);
+  for (size_t i = 0; i < b.n_anchors; i++)
+    free(b.anchors[i].name);
+  free(b.anchors);
+  yaml_parser_delete(&parser);
+  if (rc != 0 && b.have_doc)
+    yaml_document_delete(doc);
+  return rc;
+}

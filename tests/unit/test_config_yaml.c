@@ -1,0 +1,212 @@
+/* Hostile config text (issue 12): nesting, aliases, key counts and sizes past the bounds of
+ * config.h, each refused at once with FILE:LINE and what was expected, and the largest text
+ * within each bound still read. Every input is generated here. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "fox_check.h"
+
+static char path_[64];
+
+/* A growing string for the generated inputs. */
+struct text_ {
+  char *s;
+  size_t n, cap;
+};
+
+static void add_(struct text_ *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (t->n + (size_t)need + 1 > t->cap) {
+    t->cap = 2 * (t->n + (size_t)need + 1);
+    t->s = realloc(t->s, t->cap);
+    if (!t->s) {
+      fprintf(stderr, "test_config_yaml: out of memory\n");
+      exit(1);
+    }
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->n, (size_t)need + 1, fmt, ap);
+  va_end(ap);
+  t->n += (size_t)need;
+}
+
+static void repeat_(struct text_ *t, const char *unit, int n) {
+  for (int i = 0; i < n; i++)
+    add_(t, "%s", unit);
+}
+
+static void write_(const char *bytes, size_t len) {
+  FILE *f = fopen(path_, "wb");
+  if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0) {
+    fprintf(stderr, "test_config_yaml: cannot write %s\n", path_);
+    exit(1);
+  }
+}
+
+/* Loads `len` bytes as a config file (study and parameters skipped, as `foxopt run` does). */
+static int load_(struct config *c, const char *bytes, size_t len, struct fox_err *e) {
+  write_(bytes, len);
+  config_defaults(c);
+  fox_err_clear(e);
+  return config_load(c, path_, (const char *const[]){"study", "parameters", NULL}, e);
+}
+
+/* The text must be refused as a file and as text (trial.h5's path), with exit-2 status and a
+ * message naming NAME:LINE and saying `what`. */
+static void refused_(const char *case_, const struct text_ *t, const char *line,
+                     const char *what) {
+  struct config c;
+  struct fox_err e;
+  char where[96];
+  int rc = load_(&c, t->s, t->n, &e);
+  snprintf(where, sizeof where, "%s:%s", path_, line);
+  CHECK(rc == FOX_EUSAGE && strstr(e.msg, where) && strstr(e.msg, what),
+        "%s: rc %d, message '%s' should name '%s' and say '%s'", case_, rc, e.msg, where, what);
+  if (strlen(t->s) != t->n)
+    return;
+  config_defaults(&c);
+  fox_err_clear(&e);
+  rc = config_load_text(&c, t->s, "text", NULL, &e);
+  snprintf(where, sizeof where, "text:%s", line);
+  CHECK(rc == FOX_EUSAGE && strstr(e.msg, where) && strstr(e.msg, what),
+        "%s as text: rc %d, message '%s' should name '%s' and say '%s'", case_, rc, e.msg, where,
+        what);
+}
+
+static void read_(const char *case_, const struct text_ *t) {
+  struct config c;
+  struct fox_err e;
+  CHECK(load_(&c, t->s, t->n, &e) == 0, "%s: %s", case_, e.msg);
+}
+
+static void depth_(void) {
+  struct text_ t = {0};
+  /* The issue's 4,000 levels: each of these overflowed the loader's stack or took minutes. */
+  add_(&t, "train: ");
+  repeat_(&t, "[", 4000);
+  repeat_(&t, "]", 4000);
+  refused_("4000 nested lists", &t, "1:", "nested more than 64 levels deep");
+  t.n = 0;
+  add_(&t, "train: ");
+  repeat_(&t, "{a: ", 4000);
+  add_(&t, "1");
+  repeat_(&t, "}", 4000);
+  refused_("4000 nested mappings", &t, "1:", "nested more than 64 levels deep");
+  t.n = 0;
+  for (int i = 0; i < 100; i++)
+    add_(&t, "%*sk%d:\n", 2 * i, "", i);
+  refused_("100 nested blocks", &t, "65:", "nested more than 64 levels deep");
+  /* The root mapping is level 1: 63 lists under it are the deepest a config may be. */
+  t.n = 0;
+  add_(&t, "parameters: ");
+  repeat_(&t, "[", FOX_CONFIG_MAX_DEPTH - 1);
+  repeat_(&t, "]", FOX_CONFIG_MAX_DEPTH - 1);
+  read_("64 levels", &t);
+  t.n = 0;
+  add_(&t, "parameters: ");
+  repeat_(&t, "[", FOX_CONFIG_MAX_DEPTH);
+  repeat_(&t, "]", FOX_CONFIG_MAX_DEPTH);
+  refused_("65 levels", &t, "1:", "nested more than 64 levels deep");
+  free(t.s);
+}
+
+static void aliases_(void) {
+  struct text_ t = {0};
+  /* 10 levels of 10 aliases: 10^10 values when expanded (the loader took longer than a
+   * minute); refused at the first alias past the bound, which repeats 1,111 values. */
+  add_(&t, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+  for (int i = 1; i < 10; i++) {
+    add_(&t, "a%d: &a%d [*a%d", i, i, i - 1);
+    for (int j = 1; j < 10; j++)
+      add_(&t, ", *a%d", i - 1);
+    add_(&t, "]\n");
+  }
+  refused_("10 levels of 10 aliases", &t, "4:", "alias *a2 repeats 1111 values, past the 10000");
+  t.n = 0;
+  add_(&t, "train: &a {epochs: 2, x: *a}\n");
+  refused_("an alias inside its own node", &t, "1:", "alias *a inside the node it names");
+  t.n = 0;
+  add_(&t, "train: {epochs: *e}\n");
+  refused_("an alias without its anchor", &t, "1:", "alias *e: no anchor &e before it");
+  t.n = 0;
+  add_(&t, "dqn: {hidden: &h [64, 32]}\nppo: {hidden: &h [8]}\n");
+  refused_("an anchor given twice", &t, "2:", "anchor &h given twice");
+  /* Aliases within the bound stand for their node, as YAML defines them. */
+  t.n = 0;
+  add_(&t, "dqn: {hidden: &h [64, 32], lr: &r 0.001}\nppo: {hidden: *h, lr: *r}\n");
+  struct config c;
+  struct fox_err e;
+  CHECK(load_(&c, t.s, t.n, &e) == 0 && c.ppo.n_hidden == 2 && c.ppo.hidden[0] == 64 &&
+            c.ppo.hidden[1] == 32 && c.ppo.lr == 0.001,
+        "aliases to a list and a scalar: %s", e.msg);
+  free(t.s);
+}
+
+static void values_(void) {
+  struct text_ t = {0};
+  /* The issue's 80,000 unknown keys (39 s before the error): refused at the 10,001st value,
+   * market: and its mapping being values 2 and 3 under the root. */
+  add_(&t, "market:\n");
+  for (int i = 0; i < 80000; i++)
+    add_(&t, "  k%d: 1\n", i);
+  refused_("80,000 keys", &t, "5000:", "more than 10000 values");
+  /* The root, parameters: and its list are 3 values: 9,997 items are the most. */
+  t.n = 0;
+  add_(&t, "parameters: [");
+  for (int i = 0; i < FOX_CONFIG_MAX_VALUES - 3; i++)
+    add_(&t, "%s1", i ? "," : "");
+  add_(&t, "]\n");
+  read_("10,000 values", &t);
+  t.n -= 2; /* "]\n" */
+  add_(&t, ",1]\n");
+  refused_("10,001 values", &t, "1:", "more than 10000 values");
+  free(t.s);
+}
+
+/* 40 MB of a list (2.9 GB of memory before "invalid YAML" at 1:1): the file is read only to
+ * one byte past 1 MiB. The text is written in pieces so that the test's own memory stays small
+ * and the peak below says what the loader took. */
+static void size_(void) {
+  FILE *f = fopen(path_, "wb");
+  for (int i = 0; f && i < 10000000; i++)
+    fputs("- 1\n", f);
+  CHECK(f && fclose(f) == 0, "wrote the 40 MB list");
+  struct config c;
+  struct fox_err e = {0};
+  config_defaults(&c);
+  int rc = config_load(&c, path_, NULL, &e);
+  char where[96];
+  snprintf(where, sizeof where, "%s:262144: the config goes on past 1048575 bytes", path_);
+  CHECK(rc == FOX_EUSAGE && strstr(e.msg, where), "a 40 MB list: %s", e.msg);
+  struct rusage ru;
+  CHECK(getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss < 64 * 1024,
+        "a 40 MB list: peak memory %ld kB, expected under 64 MB", ru.ru_maxrss);
+  CHECK(c.epochs == 3, "defaults untouched by the refused list");
+  /* The largest text read: a config padded with a comment to the bound, then one byte more. */
+  struct text_ t = {0};
+  add_(&t, "train: {epochs: 2}\n#");
+  while (t.n < FOX_CONFIG_MAX_BYTES - 1)
+    add_(&t, "x");
+  add_(&t, "\n");
+  read_("1 MiB - 1 bytes", &t);
+  add_(&t, "\n");
+  refused_("1 MiB", &t, "3:", "goes on past 1048575 bytes (1 MiB)");
+  free(t.s);
+}
+
+int main(void) {
+  snprintf(path_, sizeof path_, "/tmp/fox_test_config_yaml_%ld.yaml", (long)getpid());
+  size_();
+  depth_();
+  aliases_();
+  values_();
+  remove(path_);
+  return fox_check_done("test_config_yaml");
+}
