@@ -502,42 +502,12 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
   return 0;
 }
 
-/* YAML lets a mapping repeat a key and libyaml keeps both; a config where the last one would
- * silently win is refused instead, at any depth (parameters: included). The loader bounds the
- * depth, and the nodes visited with aliases followed. */
-static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path,
-                        struct fox_err *e) {
-  if (!n)
-    return 0;
-  if (n->type == YAML_SEQUENCE_NODE)
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-         it++)
-      FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, *it), path, e));
-  if (n->type != YAML_MAPPING_NODE)
-    return 0;
-  for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-    yaml_node_t *k = yaml_document_get_node(doc, p->key);
-    for (yaml_node_pair_t *q = n->data.mapping.pairs.start; k->type == YAML_SCALAR_NODE && q < p;
-         q++) {
-      yaml_node_t *k0 = yaml_document_get_node(doc, q->key);
-      if (k0->type == YAML_SCALAR_NODE && strcmp(scalar_(k0), scalar_(k)) == 0)
-        return fox_errf(e, FOX_EUSAGE, "%s:%zu: key '%s' given twice in one mapping (first at "
-                                       "line %zu)", path, k->start_mark.line + 1, scalar_(k),
-                        k0->start_mark.line + 1);
-    }
-    FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, p->value), path, e));
-  }
-  return 0;
-}
-
 /* Parses `len` bytes of YAML named `name` in messages. */
 static int load_text_(struct config *c, const char *text, size_t len, const char *name,
                       const char *const *extra, struct fox_err *e) {
   yaml_document_t doc;
   FOX_TRY(config_yaml_load(&doc, text, len, name, e));
-  int rc = unique_keys_(&doc, yaml_document_get_root_node(&doc), name, e);
-  if (rc == 0)
-    rc = load_doc_(c, &doc, name, extra, e);
+  int rc = load_doc_(c, &doc, name, extra, e);
   yaml_document_delete(&doc);
   return rc;
 }

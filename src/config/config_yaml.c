@@ -170,11 +170,55 @@ static int on_open_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *
   return 0;
 }
 
-static void on_close_(struct builder_ *b, const yaml_event_t *ev) {
+/* A mapping's scalar key, for finding repeats by sorting. */
+struct key_ {
+  const char *s;
+  size_t line, i; /* i: its place in the mapping */
+};
+
+static int key_cmp_(const void *a, const void *b) {
+  const struct key_ *x = a, *y = b;
+  int c = strcmp(x->s, y->s);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* YAML lets a mapping repeat a key and libyaml keeps both; a config where the last one would
+ * silently win is refused instead, at any depth. Sorted, repeats are neighbours: n log n where
+ * comparing each key with those before it took 39 s for 80,000 keys. The repeat named is the
+ * earliest in the mapping, with the line of its first occurrence. */
+static int unique_keys_(struct builder_ *b, yaml_node_t *m, struct fox_err *e) {
+  size_t n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start), nk = 0;
+  if (n < 2)
+    return 0;
+  struct key_ *k = malloc(n * sizeof *k);
+  if (!k)
+    return memory_(b, e);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *kn = yaml_document_get_node(b->doc, m->data.mapping.pairs.start[i].key);
+    if (kn->type == YAML_SCALAR_NODE)
+      k[nk++] = (struct key_){(const char *)kn->data.scalar.value, kn->start_mark.line + 1, i};
+  }
+  qsort(k, nk, sizeof *k, key_cmp_);
+  size_t rep = 0; /* the repeat earliest in the mapping, as an index into k + 1 */
+  for (size_t j = 1; j < nk; j++)
+    if (strcmp(k[j - 1].s, k[j].s) == 0 && (j == 1 || strcmp(k[j - 2].s, k[j].s) != 0) &&
+        (!rep || k[j].i < k[rep - 1].i))
+      rep = j + 1;
+  int rc = 0;
+  if (rep)
+    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu: key '%s' given twice in one mapping (first at line "
+                                 "%zu)", b->name, k[rep - 1].line, k[rep - 1].s, k[rep - 2].line);
+  free(k);
+  return rc;
+}
+
+static int on_close_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
   struct frame_ *f = &b->open[--b->depth];
-  yaml_document_get_node(b->doc, f->node)->end_mark = ev->end_mark;
+  yaml_node_t *n = yaml_document_get_node(b->doc, f->node);
+  n->end_mark = ev->end_mark;
   if (f->anchor >= 0)
     b->anchors[f->anchor].weight = b->count - f->count0;
+  return n->type == YAML_MAPPING_NODE ? unique_keys_(b, n, e) : 0;
 }
 
 /* An alias is a reference to its node, as in libyaml's loader, but costs every value it
@@ -206,7 +250,7 @@ static int on_event_(struct builder_ *b, const yaml_event_t *ev, struct fox_err 
   case YAML_SEQUENCE_START_EVENT:
   case YAML_MAPPING_START_EVENT: return on_open_(b, ev, e);
   case YAML_SEQUENCE_END_EVENT:
-  case YAML_MAPPING_END_EVENT: on_close_(b, ev); return 0;
+  case YAML_MAPPING_END_EVENT: return on_close_(b, ev, e);
   case YAML_ALIAS_EVENT: return on_alias_(b, ev, e);
   case YAML_STREAM_END_EVENT:
     /* No document at all (an empty or comment-only text): an empty one, all defaults. */

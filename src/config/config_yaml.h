@@ -1,6 +1,6 @@
 /* A config's YAML text as a libyaml document, within the bounds of config.h (size, nesting,
- * values with aliases expanded, one document): libyaml's own yaml_parser_load has none, and a
- * few hundred bytes of hostile YAML could exhaust the stack, the memory or the clock. */
+ * values with aliases expanded) and without a repeated key: libyaml's own yaml_parser_load has
+ * no bounds, and a few hundred bytes of hostile YAML could exhaust the stack, memory or clock. */
 #ifndef FOX_CONFIG_YAML_H
 #define FOX_CONFIG_YAML_H
 

@@ -170,6 +170,23 @@ static void values_(void) {
   free(t.s);
 }
 
+/* Repeated keys are found by sorting: a repeat after 4,900 keys, and of two repeats the one
+ * earlier in the mapping, with the line of its first occurrence. */
+static void repeats_(void) {
+  struct text_ t = {0};
+  add_(&t, "parameters:\n");
+  for (int i = 0; i < 4900; i++)
+    add_(&t, "  k%d: 1\n", i);
+  add_(&t, "  k17: 2\n");
+  refused_("a repeat after 4,900 keys", &t, "4902:", "key 'k17' given twice in one mapping "
+                                                      "(first at line 19)");
+  t.n = 0;
+  add_(&t, "train: {seed: 1, epochs: 2, epochs: 3, seed: 2}\nmarket: {fee: 0}\n");
+  add_(&t, "market: {fee: 0.1}\n");
+  refused_("the earliest repeat", &t, "1:", "key 'epochs' given twice");
+  free(t.s);
+}
+
 /* 40 MB of a list (2.9 GB of memory before "invalid YAML" at 1:1): the file is read only to
  * one byte past 1 MiB. The text is written in pieces so that the test's own memory stays small
  * and the peak below says what the loader took. */
@@ -207,6 +224,7 @@ int main(void) {
   depth_();
   aliases_();
   values_();
+  repeats_();
   remove(path_);
   return fox_check_done("test_config_yaml");
 }
