@@ -47,11 +47,26 @@ void config_yaml_position(const char *text, size_t off, size_t *line, size_t *co
 
 static size_t line_(const yaml_event_t *ev) { return ev->start_mark.line + 1; }
 
+/* libyaml reports an encoding error at a byte offset and leaves its mark at the start (1:1),
+ * so the position is worked out from the offset. */
 static int parse_error_(const yaml_parser_t *p, const char *text, const char *name,
                         struct fox_err *e) {
   if (p->error == YAML_MEMORY_ERROR)
     return fox_errf(e, FOX_EFAIL, "%s: out of memory reading YAML", name);
   const char *problem = p->problem ? p->problem : "invalid YAML";
+  if (p->error == YAML_READER_ERROR) {
+    size_t line, col;
+    config_yaml_position(text, p->problem_offset, &line, &col);
+    if (p->problem_value < 0) /* a sequence cut short by the end */
+      return fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: %s: a config is UTF-8 text", name, line, col,
+                      problem);
+    if (strstr(problem, "UTF-8")) /* the value is the offending byte */
+      return fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: %s (byte 0x%02X): a config is UTF-8 text", name,
+                      line, col, problem, (unsigned)p->problem_value);
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: %s (U+%04X): a config is UTF-8 text without "
+                                   "control characters", name, line, col, problem,
+                    (unsigned)p->problem_value);
+  }
   return fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", name,
                   p->problem_mark.line + 1, p->problem_mark.column + 1, problem,
                   p->context ? " " : "", p->context ? p->context : "");
@@ -136,7 +151,12 @@ static void mark_(struct builder_ *b, int id, const yaml_event_t *ev) {
 }
 
 static int on_scalar_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  const char *value = (const char *)ev->data.scalar.value;
   size_t len = ev->data.scalar.length;
+  /* A "\0" escape: the C string every reader of the value sees would end there. */
+  if (strlen(value) != len)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: a NUL character (\"\\0\") in '%s...': a config's "
+                                   "values are text", b->name, line_(ev), value);
   FOX_TRY(count_(b, 1, ev, NULL, e));
   int id = yaml_document_add_scalar(b->doc, ev->data.scalar.tag, ev->data.scalar.value,
                                     (int)len, ev->data.scalar.style);
@@ -236,7 +256,13 @@ static int on_alias_(struct builder_ *b, const yaml_event_t *ev, struct fox_err 
   return attach_(b, a->node, e);
 }
 
+/* libyaml's loader read the first document and ignored the rest: a config with a stray
+ * `---` lost every section after it without a word. */
 static int on_document_(struct builder_ *b, const yaml_event_t *ev, struct fox_err *e) {
+  if (b->have_doc)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: a second YAML document: a config is one document "
+                                   "(no '---' or '...' between its sections)", b->name,
+                    line_(ev));
   if (!yaml_document_initialize(b->doc, NULL, NULL, NULL, 1, 1))
     return memory_(b, e);
   b->have_doc = 1;
@@ -262,7 +288,7 @@ static int on_event_(struct builder_ *b, const yaml_event_t *ev, struct fox_err 
   }
 }
 
-/* The events until the first document's end; the parser asks the scanner for tokens only as
+/* The events until the stream's end; the parser asks the scanner for tokens only as
  * it needs them, so a refusal stops the reading where it arises. */
 static int build_(struct builder_ *b, yaml_parser_t *parser, const char *text,
                   struct fox_err *e) {
@@ -271,7 +297,7 @@ static int build_(struct builder_ *b, yaml_parser_t *parser, const char *text,
     if (!yaml_parser_parse(parser, &ev))
       return parse_error_(parser, text, b->name, e);
     int rc = on_event_(b, &ev, e);
-    int end = ev.type == YAML_STREAM_END_EVENT || ev.type == YAML_DOCUMENT_END_EVENT;
+    int end = ev.type == YAML_STREAM_END_EVENT;
     yaml_event_delete(&ev);
     if (rc != 0 || end)
       return rc;
@@ -285,6 +311,14 @@ int config_yaml_check(const char *text, size_t len, const char *name, struct fox
     return fox_errf(e, FOX_EUSAGE, "%s:%zu: the config goes on past %d bytes (1 MiB): a config "
                                    "is a few KB", name, line, FOX_CONFIG_MAX_BYTES);
   }
+  /* Every reader of the text stops at a NUL, so the rest of the file would be dropped. */
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    config_yaml_position(text, (size_t)(nul - text), &line, &col);
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: a NUL byte: a config is UTF-8 text (not UTF-16 "
+                                   "or binary), and the rest of it would be ignored", name, line,
+                    col);
+  }
   return 0;
 }
 
@@ -295,6 +329,8 @@ int config_yaml_load(yaml_document_t *doc, const char *text, size_t len, const c
   if (!yaml_parser_initialize(&parser))
     return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  /* No guessing UTF-16 from the first bytes: a config is UTF-8. */
+  yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
   memset(doc, 0, sizeof *doc);
   struct builder_ b = {.doc = doc, .name = name};
   int rc = build_(&b, &parser, text, e);

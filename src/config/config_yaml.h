@@ -1,6 +1,7 @@
-/* A config's YAML text as a libyaml document, within the bounds of config.h (size, nesting,
- * values with aliases expanded) and without a repeated key: libyaml's own yaml_parser_load has
- * no bounds, and a few hundred bytes of hostile YAML could exhaust the stack, memory or clock. */
+/* A config's YAML text as a libyaml document: one document within the bounds of config.h
+ * (size, nesting, values with aliases expanded), without a repeated key. libyaml's own
+ * yaml_parser_load has no bounds, and a few hundred bytes of hostile YAML could exhaust the
+ * stack, the memory or the clock. */
 #ifndef FOX_CONFIG_YAML_H
 #define FOX_CONFIG_YAML_H
 
@@ -13,7 +14,7 @@
 extern "C" {
 #endif
 
-/* Refuses a text longer than FOX_CONFIG_MAX_BYTES, naming the line where it goes past. */
+/* Refuses a text longer than FOX_CONFIG_MAX_BYTES or holding a NUL byte, naming the line. */
 int config_yaml_check(const char *text, size_t len, const char *name, struct fox_err *e);
 
 /* Parses `len` bytes of `text` (named `name` in messages) into `doc`, which the caller deletes

@@ -1,6 +1,7 @@
 /* Hostile config text (issue 12): nesting, aliases, key counts and sizes past the bounds of
  * config.h, each refused at once with FILE:LINE and what was expected, and the largest text
- * within each bound still read. Every input is generated here. */
+ * within each bound still read; NUL bytes, a second document and encoding errors, which were
+ * silently misread or placed at 1:1. Every input is generated here. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,41 @@ static void size_(void) {
   free(t.s);
 }
 
+/* Text that was read as something else than written (issue 12, class 2). */
+static void misread_(void) {
+  /* A NUL ended the config: the second epochs and the bogus section were never seen. */
+  static const char nul[] = "train:\n  epochs: 2\n\0  epochs: 3\nbogus: {x: 1}\n";
+  struct text_ t = {0};
+  add_(&t, "%s", nul);
+  t.n = sizeof nul - 1;
+  refused_("a NUL byte", &t, "3:1: a NUL byte", "the rest of it would be ignored");
+  /* UTF-16 has a NUL in every ASCII character. */
+  static const char utf16[] = "\xff\xfet\0r\0a\0i\0n\0:\0";
+  t.n = 0;
+  add_(&t, "%s", utf16);
+  t.n = sizeof utf16 - 1;
+  refused_("UTF-16", &t, "1:4: a NUL byte", "not UTF-16");
+  t.n = 0;
+  add_(&t, "data:\n  path: \"abc\\0def\"\n");
+  refused_("a \\0 escape", &t, "2:", "a NUL character (\"\\0\") in 'abc...'");
+  t.n = 0;
+  add_(&t, "train:\n  epochs: 2\n---\nbogus: {x: 1}\n");
+  refused_("a second document", &t, "3:", "a second YAML document: a config is one document");
+  t.n = 0;
+  add_(&t, "train:\n  epochs: 2\n...\n# only a comment after the end\n");
+  read_("an explicit end", &t);
+  t.n = 0;
+  add_(&t, "train:\n  epochs: 2\n  seed: \xff\xfe\n");
+  refused_("not UTF-8", &t, "3:9:", "invalid leading UTF-8 octet (byte 0xFF): a config is UTF-8");
+  t.n = 0;
+  add_(&t, "# caf\xc3\xa9 \xe2\x82\xac\ntrain: {seed: \xc3\xa9\xc3\xa9\x01}\n");
+  refused_("a control character", &t, "2:17:", "control characters are not allowed (U+0001)");
+  t.n = 0;
+  add_(&t, "train:\n  epochs: 2\n  seed: \"\xc3\xa9\xe2\x82\"\n");
+  refused_("a cut UTF-8 sequence", &t, "3:12:", "invalid trailing UTF-8 octet (byte 0x22)");
+  free(t.s);
+}
+
 int main(void) {
   snprintf(path_, sizeof path_, "/tmp/fox_test_config_yaml_%ld.yaml", (long)getpid());
   size_();
@@ -225,6 +261,7 @@ int main(void) {
   aliases_();
   values_();
   repeats_();
+  misread_();
   remove(path_);
   return fox_check_done("test_config_yaml");
 }
