@@ -341,12 +341,13 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
   case P_LAYERS: {
     if (nitems < 1 || nitems > FOX_MAX_LAYERS)
       return bad_(e, where, p, val, 0);
-    int *layers = (int *)dst;
+    int layers[FOX_MAX_LAYERS]; /* a refused list leaves the old one whole */
     for (int i = 0; i < nitems; i++) {
       if ((rc = parse_number_(p, items[i], &x)) != 0)
         return bad_(e, where, p, items[i], rc == -2);
       layers[i] = (int)x;
     }
+    memcpy(dst, layers, (size_t)nitems * sizeof *layers);
     /* n_hidden follows the hidden array in both agent structs. */
     *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
     return 0;
@@ -384,7 +385,77 @@ static int unknown_(struct fox_err *e, const char *where, const char *key,
   return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s' (known: %s)", where, key, known);
 }
 
+/* The length of the UTF-8 sequence that byte `c` starts; 0 for a byte that starts none. */
+static int utf8_len_(unsigned c) {
+  if (c < 0x80)
+    return 1;
+  if ((c & 0xE0) == 0xC0)
+    return 2;
+  if ((c & 0xF0) == 0xE0)
+    return 3;
+  return (c & 0xF8) == 0xF0 ? 4 : 0;
+}
+
+/* The first byte of `s` that is not UTF-8 text (overlong forms and surrogates included) or
+ * starts a control character (C0, DEL, C1), or NULL. */
+static const char *bad_text_(const char *s) {
+  static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len_(*p);
+    if (n == 0)
+      return (const char *)p;
+    unsigned long cp = n == 1 ? *p : *p & (0x7Fu >> n);
+    for (int i = 1; i < n; i++) {
+      if ((p[i] & 0xC0) != 0x80)
+        return (const char *)p;
+      cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp < 0x20 ||
+        (cp >= 0x7F && cp <= 0x9F))
+      return (const char *)p;
+    p += n;
+  }
+  return NULL;
+}
+
+/* `[64, 64]` or `64,64` into items (at most FOX_MAX_LAYERS + 1, enough to refuse too many): a
+ * bracket must open and close the list and no item may be empty. -1 when the list is
+ * malformed (`[1,2` once read as [1, 2]). */
+static int split_list_(char *s, char **items, int *n) {
+  size_t len = strlen(s);
+  if (s[0] == '[') {
+    if (len < 2 || s[len - 1] != ']')
+      return -1;
+    s[len - 1] = '\0';
+    s++;
+  }
+  if (strpbrk(s, "[]"))
+    return -1;
+  *n = 0;
+  for (char *item = s; item && *n <= FOX_MAX_LAYERS;) {
+    char *comma = strchr(item, ',');
+    if (comma)
+      *comma = '\0';
+    item += strspn(item, " ");
+    for (char *end = item + strlen(item); end > item && end[-1] == ' ';)
+      *--end = '\0';
+    if (*item == '\0')
+      return -1;
+    items[(*n)++] = item;
+    item = comma ? comma + 1 : NULL;
+  }
+  return 0;
+}
+
+/* Command-line values become YAML (config_dump, trial.h5) and lines (study.h5's config_sets,
+ * replayed on --resume: a newline would split one --set into two), so they are held to what a
+ * config's value may be: UTF-8 text without control characters. */
 int config_set(struct config *c, const char *kv, const char *const *only, struct fox_err *e) {
+  const char *bad = bad_text_(kv);
+  if (bad)
+    return fox_errf(e, FOX_EUSAGE, "--set '%.*s': byte 0x%02X after it is a control character "
+                                   "or not UTF-8: expected one line of UTF-8 text", (int)(bad - kv),
+                    kv, (unsigned)(unsigned char)*bad);
   const char *eq = strchr(kv, '=');
   if (!eq || eq == kv)
     return fox_errf(e, FOX_EUSAGE, "--set '%s': expected key=value", kv);
@@ -400,21 +471,13 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
     return unknown_(e, "--set: ", key, only);
   if (p->type != P_LAYERS)
     return param_assign_(c, p, val, NULL, 0, "--set ", e);
-  /* hidden=[64,64] or hidden=64,64 */
   char buf[256], *items[FOX_MAX_LAYERS + 1];
-  snprintf(buf, sizeof buf, "%s", val);
-  char *s = buf;
-  if (*s == '[')
-    s++;
-  size_t len = strlen(s);
-  if (len && s[len - 1] == ']')
-    s[len - 1] = '\0';
-  int n = 0;
-  for (char *tok = strtok(s, ", "); tok; tok = strtok(NULL, ", ")) {
-    if (n == FOX_MAX_LAYERS + 1)
-      break;
-    items[n++] = tok;
-  }
+  int n;
+  if (strlen(val) >= sizeof buf)
+    return bad_(e, "--set ", p, "...", 0);
+  memcpy(buf, val, strlen(val) + 1);
+  if (split_list_(buf, items, &n) != 0)
+    return bad_(e, "--set ", p, val, 0);
   return param_assign_(c, p, val, (const char *const *)items, n, "--set ", e);
 }
 
@@ -583,6 +646,30 @@ static int dump_groups_(const char *prev, const char *key, FILE *f) {
   return 2 * depth;
 }
 
+/* A text value double-quoted. A YAML file may give any character through an escape, and the
+ * line breaks among them (LF, CR, NEL, LS, PS) would be folded into spaces if written as they
+ * are: every control character and line break is written as an escape, so that the dump reads
+ * back to the same bytes. */
+static void dump_text_(const char *s, FILE *f) {
+  fputc('"', f);
+  for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
+    if (*q == '"' || *q == '\\') {
+      fprintf(f, "\\%c", *q);
+    } else if (*q < 0x20 || *q == 0x7F) {
+      fprintf(f, "\\x%02X", *q);
+    } else if (q[0] == 0xC2 && q[1] >= 0x80 && q[1] <= 0x9F) { /* C1, NEL among them */
+      fprintf(f, "\\x%02X", q[1]);
+      q += 1;
+    } else if (q[0] == 0xE2 && q[1] == 0x80 && (q[2] == 0xA8 || q[2] == 0xA9)) { /* LS, PS */
+      fprintf(f, "\\u%04X", q[2] == 0xA8 ? 0x2028u : 0x2029u);
+      q += 2;
+    } else {
+      fputc(*q, f);
+    }
+  }
+  fputs("\"\n", f);
+}
+
 void config_dump(const struct config *c, FILE *f) {
   const char *prev = NULL;
   for (size_t i = 0; i < NPARAMS_; i++) {
@@ -593,15 +680,7 @@ void config_dump(const struct config *c, FILE *f) {
     fprintf(f, "%*s%s: ", indent, "", strrchr(p->key, '.') + 1);
     switch (p->type) {
     case P_STRING:
-    case P_NAME:
-      fputc('"', f);
-      for (const char *q = dst; *q; q++) {
-        if (*q == '"' || *q == '\\')
-          fputc('\\', f);
-        fputc(*q, f);
-      }
-      fputs("\"\n", f);
-      break;
+    case P_NAME: dump_text_(dst, f); break;
     case P_BOOL: fprintf(f, "%s\n", *(const int *)dst ? "true" : "false"); break;
     case P_CHOICE: fprintf(f, "%s\n", p->choices[*(const int *)dst]); break;
     case P_STEPS:

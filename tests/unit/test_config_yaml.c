@@ -2,6 +2,7 @@
  * config.h, each refused at once with FILE:LINE and what was expected, and the largest text
  * within each bound still read; NUL bytes, a second document and encoding errors, which were
  * silently misread or placed at 1:1. Every input is generated here. */
+#define _XOPEN_SOURCE 700 /* open_memstream */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,85 @@ static void misread_(void) {
   free(t.s);
 }
 
+/* --set is held to a flow list that closes and to one line of UTF-8 text. */
+static void set_(void) {
+  static const char *const bad[] = {"dqn.hidden=[1,2", "dqn.hidden=1,2]", "dqn.hidden=[1,,2]",
+                                    "dqn.hidden=[]", "dqn.hidden=1 2", "dqn.hidden=[1,2],",
+                                    "dqn.hidden=[[1,2]]", "dqn.hidden=1,", "dqn.hidden=[",
+                                    NULL};
+  struct config c;
+  struct fox_err e = {0};
+  config_defaults(&c);
+  for (int i = 0; bad[i]; i++) {
+    fox_err_clear(&e);
+    char want[96];
+    snprintf(want, sizeof want, "--set dqn.hidden = '%s': expected a list of 1 to 8",
+             bad[i] + 11);
+    CHECK(config_set(&c, bad[i], NULL, &e) == FOX_EUSAGE && strstr(e.msg, want),
+          "%s: %s", bad[i], e.msg);
+  }
+  CHECK(c.dqn.n_hidden == 2 && c.dqn.hidden[0] == 128, "refused lists change nothing");
+  static const char *const good[] = {"dqn.hidden=[64, 32]", "dqn.hidden=64,32",
+                                     "dqn.hidden=[ 64 , 32 ]", NULL};
+  for (int i = 0; good[i]; i++) {
+    config_defaults(&c);
+    fox_err_clear(&e);
+    CHECK(config_set(&c, good[i], NULL, &e) == 0 && c.dqn.n_hidden == 2 &&
+              c.dqn.hidden[0] == 64 && c.dqn.hidden[1] == 32,
+          "%s: %s", good[i], e.msg);
+  }
+  struct text_ t = {0};
+  add_(&t, "dqn.hidden=[64");
+  repeat_(&t, ",64", 100);
+  add_(&t, "]");
+  fox_err_clear(&e);
+  CHECK(config_set(&c, t.s, NULL, &e) == FOX_EUSAGE && strstr(e.msg, "1 to 8 layer widths"),
+        "a list longer than the buffer: %s", e.msg);
+  free(t.s);
+  /* A newline would make two --set lines of one in study.h5's config_sets. */
+  fox_err_clear(&e);
+  CHECK(config_set(&c, "data.path=a.h5\nstudy.trials=5", NULL, &e) == FOX_EUSAGE &&
+            strstr(e.msg, "--set 'data.path=a.h5': byte 0x0A after it is a control character"),
+        "a newline: %s", e.msg);
+  fox_err_clear(&e);
+  CHECK(config_set(&c, "study.name=caf\xc3", NULL, &e) == FOX_EUSAGE &&
+            strstr(e.msg, "byte 0xC3 after it"),
+        "a cut UTF-8 sequence: %s", e.msg);
+  fox_err_clear(&e);
+  CHECK(config_set(&c, "study.name=\xc0\xae", NULL, &e) == FOX_EUSAGE, "an overlong form");
+  fox_err_clear(&e);
+  CHECK(config_set(&c, "study.name=caf\xc3\xa9 \xe2\x82\xac", NULL, &e) == 0 &&
+            strcmp(c.study.name, "caf\xc3\xa9 \xe2\x82\xac") == 0,
+        "UTF-8 text: %s", e.msg);
+}
+
+/* Every character a YAML escape can put in a value is dumped so that it reads back the same:
+ * line breaks written as they are were folded into spaces. */
+static void dump_(void) {
+  struct config c, d;
+  struct fox_err e = {0};
+  config_defaults(&c);
+  const char *yaml = "data: {path: \"a\\nb\\r\\tc\\x01\\x7f\\N\\x9f\\L\\P\\\"\\\\ \\u00e9\"}\n"
+                     "study: {name: \"x\\ny\"}\n";
+  CHECK(config_load_text(&c, yaml, "escapes", NULL, &e) == 0, "%s", e.msg);
+  CHECK(strcmp(c.data_path, "a\nb\r\tc\x01\x7f\xc2\x85\xc2\x9f\xe2\x80\xa8\xe2\x80\xa9\"\\ "
+                            "\xc3\xa9") == 0 && strcmp(c.study.name, "x\ny") == 0,
+        "escapes read");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  CHECK(f != NULL, "open_memstream");
+  if (!f)
+    return;
+  config_dump(&c, f);
+  fclose(f);
+  config_defaults(&d);
+  CHECK(config_load_text(&d, text, "dump", NULL, &e) == 0, "%s", e.msg);
+  CHECK(memcmp(&c, &d, sizeof c) == 0, "dump round trip: '%s' read back as '%s'", c.data_path,
+        d.data_path);
+  free(text);
+}
+
 int main(void) {
   snprintf(path_, sizeof path_, "/tmp/fox_test_config_yaml_%ld.yaml", (long)getpid());
   size_();
@@ -262,6 +342,8 @@ int main(void) {
   values_();
   repeats_();
   misread_();
+  set_();
+  dump_();
   remove(path_);
   return fox_check_done("test_config_yaml");
 }
