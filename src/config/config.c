@@ -300,15 +300,16 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
   int rc;
   switch (p->type) {
   case P_STRING:
-    if (val[0] == '\0' || strlen(val) >= sizeof c->data_path)
+  case P_NAME: {
+    size_t cap = p->type == P_STRING ? sizeof c->data_path : FOX_NAME_LEN, len = strlen(val);
+    if (len == 0 || len >= cap)
       return bad_(e, where, p, val, 0);
-    snprintf(dst, sizeof c->data_path, "%s", val);
+    /* The whole field, so that equal configs are equal bytes (a shorter value after a longer
+     * one left the longer one's tail). */
+    memset(dst, 0, cap);
+    memcpy(dst, val, len);
     return 0;
-  case P_NAME:
-    if (val[0] == '\0' || strlen(val) >= FOX_NAME_LEN)
-      return bad_(e, where, p, val, 0);
-    snprintf(dst, FOX_NAME_LEN, "%s", val);
-    return 0;
+  }
   case P_BOOL:
     if (parse_bool_(val, (int *)dst) != 0)
       return bad_(e, where, p, val, 0);
@@ -341,13 +342,15 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
   case P_LAYERS: {
     if (nitems < 1 || nitems > FOX_MAX_LAYERS)
       return bad_(e, where, p, val, 0);
-    int layers[FOX_MAX_LAYERS]; /* a refused list leaves the old one whole */
+    /* Built aside, so that a refused list leaves the old one whole, and zero past its end, so
+     * that equal configs are equal bytes. */
+    int layers[FOX_MAX_LAYERS] = {0};
     for (int i = 0; i < nitems; i++) {
       if ((rc = parse_number_(p, items[i], &x)) != 0)
         return bad_(e, where, p, items[i], rc == -2);
       layers[i] = (int)x;
     }
-    memcpy(dst, layers, (size_t)nitems * sizeof *layers);
+    memcpy(dst, layers, sizeof layers);
     /* n_hidden follows the hidden array in both agent structs. */
     *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
     return 0;
