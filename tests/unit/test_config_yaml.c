@@ -19,23 +19,35 @@ struct text_ {
   size_t n, cap;
 };
 
+static void reserve_(struct text_ *t, size_t more) {
+  if (t->n + more + 1 <= t->cap)
+    return;
+  t->cap = 2 * (t->n + more + 1);
+  t->s = realloc(t->s, t->cap);
+  if (!t->s) {
+    fprintf(stderr, "test_config_yaml: out of memory\n");
+    exit(1);
+  }
+}
+
 static void add_(struct text_ *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int need = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  if (t->n + (size_t)need + 1 > t->cap) {
-    t->cap = 2 * (t->n + (size_t)need + 1);
-    t->s = realloc(t->s, t->cap);
-    if (!t->s) {
-      fprintf(stderr, "test_config_yaml: out of memory\n");
-      exit(1);
-    }
-  }
+  reserve_(t, (size_t)need);
   va_start(ap, fmt);
   vsnprintf(t->s + t->n, (size_t)need + 1, fmt, ap);
   va_end(ap);
   t->n += (size_t)need;
+}
+
+/* Bytes that may hold a NUL. */
+static void put_(struct text_ *t, const char *bytes, size_t len) {
+  reserve_(t, len);
+  memcpy(t->s + t->n, bytes, len);
+  t->n += len;
+  t->s[t->n] = '\0';
 }
 
 static void repeat_(struct text_ *t, const char *unit, int n) {
@@ -224,14 +236,12 @@ static void misread_(void) {
   /* A NUL ended the config: the second epochs and the bogus section were never seen. */
   static const char nul[] = "train:\n  epochs: 2\n\0  epochs: 3\nbogus: {x: 1}\n";
   struct text_ t = {0};
-  add_(&t, "%s", nul);
-  t.n = sizeof nul - 1;
+  put_(&t, nul, sizeof nul - 1);
   refused_("a NUL byte", &t, "3:1: a NUL byte", "the rest of it would be ignored");
   /* UTF-16 has a NUL in every ASCII character. */
   static const char utf16[] = "\xff\xfet\0r\0a\0i\0n\0:\0";
   t.n = 0;
-  add_(&t, "%s", utf16);
-  t.n = sizeof utf16 - 1;
+  put_(&t, utf16, sizeof utf16 - 1);
   refused_("UTF-16", &t, "1:4: a NUL byte", "not UTF-16");
   t.n = 0;
   add_(&t, "data:\n  path: \"abc\\0def\"\n");
