@@ -21,17 +21,17 @@
   } while (0)
 
 static char path_[64];
+static int fd_ = -1;
 /* `foxopt run` leaves the search space to its own loader; the study section is read here. */
 static const char *const extra_[] = {"parameters", NULL};
 
-static void remove_file_(void) { remove(path_); }
-
+/* The input file is unlinked at once and reached through /proc/self/fd: libFuzzer ends with
+ * _Exit, which would leave a named file behind after every run. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  snprintf(path_, sizeof path_, "/tmp/foxfuzz_config_XXXXXX");
-  int fd = mkstemp(path_);
-  require_(fd >= 0);
-  close(fd);
-  atexit(remove_file_);
+  char name[] = "/tmp/foxfuzz_config_XXXXXX";
+  fd_ = mkstemp(name);
+  require_(fd_ >= 0 && unlink(name) == 0);
+  snprintf(path_, sizeof path_, "/proc/self/fd/%d", fd_);
   return 0;
 }
 
@@ -65,9 +65,7 @@ static void round_trip_(const struct config *c) {
 }
 
 static void file_and_text_(const uint8_t *data, size_t size) {
-  FILE *f = fopen(path_, "wb");
-  require_(f != NULL);
-  require_(fwrite(data, 1, size, f) == size && fclose(f) == 0);
+  require_(ftruncate(fd_, 0) == 0 && pwrite(fd_, data, size, 0) == (ssize_t)size);
   struct config a, b;
   struct fox_err ea = {0}, eb = {0};
   config_defaults(&a);
