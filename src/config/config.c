@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "act_step.h"
+#include "config/config_yaml.h"
 #include "data/dataset.h"
 
 /* P_STEPS and P_AUTO take `auto` as well, stored as 0 (an integer and a number > 0). */
@@ -299,15 +300,16 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
   int rc;
   switch (p->type) {
   case P_STRING:
-    if (val[0] == '\0' || strlen(val) >= sizeof c->data_path)
+  case P_NAME: {
+    size_t cap = p->type == P_STRING ? sizeof c->data_path : FOX_NAME_LEN, len = strlen(val);
+    if (len == 0 || len >= cap)
       return bad_(e, where, p, val, 0);
-    snprintf(dst, sizeof c->data_path, "%s", val);
+    /* The whole field, so that equal configs are equal bytes (a shorter value after a longer
+     * one left the longer one's tail). */
+    memset(dst, 0, cap);
+    memcpy(dst, val, len);
     return 0;
-  case P_NAME:
-    if (val[0] == '\0' || strlen(val) >= FOX_NAME_LEN)
-      return bad_(e, where, p, val, 0);
-    snprintf(dst, FOX_NAME_LEN, "%s", val);
-    return 0;
+  }
   case P_BOOL:
     if (parse_bool_(val, (int *)dst) != 0)
       return bad_(e, where, p, val, 0);
@@ -340,12 +342,15 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
   case P_LAYERS: {
     if (nitems < 1 || nitems > FOX_MAX_LAYERS)
       return bad_(e, where, p, val, 0);
-    int *layers = (int *)dst;
+    /* Built aside, so that a refused list leaves the old one whole, and zero past its end, so
+     * that equal configs are equal bytes. */
+    int layers[FOX_MAX_LAYERS] = {0};
     for (int i = 0; i < nitems; i++) {
       if ((rc = parse_number_(p, items[i], &x)) != 0)
         return bad_(e, where, p, items[i], rc == -2);
       layers[i] = (int)x;
     }
+    memcpy(dst, layers, sizeof layers);
     /* n_hidden follows the hidden array in both agent structs. */
     *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
     return 0;
@@ -383,7 +388,77 @@ static int unknown_(struct fox_err *e, const char *where, const char *key,
   return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s' (known: %s)", where, key, known);
 }
 
+/* The length of the UTF-8 sequence that byte `c` starts; 0 for a byte that starts none. */
+static int utf8_len_(unsigned c) {
+  if (c < 0x80)
+    return 1;
+  if ((c & 0xE0) == 0xC0)
+    return 2;
+  if ((c & 0xF0) == 0xE0)
+    return 3;
+  return (c & 0xF8) == 0xF0 ? 4 : 0;
+}
+
+/* The first byte of `s` that is not UTF-8 text (overlong forms and surrogates included) or
+ * starts a control character (C0, DEL, C1), or NULL. */
+static const char *bad_text_(const char *s) {
+  static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len_(*p);
+    if (n == 0)
+      return (const char *)p;
+    unsigned long cp = n == 1 ? *p : *p & (0x7Fu >> n);
+    for (int i = 1; i < n; i++) {
+      if ((p[i] & 0xC0) != 0x80)
+        return (const char *)p;
+      cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp < 0x20 ||
+        (cp >= 0x7F && cp <= 0x9F))
+      return (const char *)p;
+    p += n;
+  }
+  return NULL;
+}
+
+/* `[64, 64]` or `64,64` into items (at most FOX_MAX_LAYERS + 1, enough to refuse too many): a
+ * bracket must open and close the list and no item may be empty. -1 when the list is
+ * malformed (`[1,2` once read as [1, 2]). */
+static int split_list_(char *s, char **items, int *n) {
+  size_t len = strlen(s);
+  if (s[0] == '[') {
+    if (len < 2 || s[len - 1] != ']')
+      return -1;
+    s[len - 1] = '\0';
+    s++;
+  }
+  if (strpbrk(s, "[]"))
+    return -1;
+  *n = 0;
+  for (char *item = s; item && *n <= FOX_MAX_LAYERS;) {
+    char *comma = strchr(item, ',');
+    if (comma)
+      *comma = '\0';
+    item += strspn(item, " ");
+    for (char *end = item + strlen(item); end > item && end[-1] == ' ';)
+      *--end = '\0';
+    if (*item == '\0')
+      return -1;
+    items[(*n)++] = item;
+    item = comma ? comma + 1 : NULL;
+  }
+  return 0;
+}
+
+/* Command-line values become YAML (config_dump, trial.h5) and lines (study.h5's config_sets,
+ * replayed on --resume: a newline would split one --set into two), so they are held to what a
+ * config's value may be: UTF-8 text without control characters. */
 int config_set(struct config *c, const char *kv, const char *const *only, struct fox_err *e) {
+  const char *bad = bad_text_(kv);
+  if (bad)
+    return fox_errf(e, FOX_EUSAGE, "--set '%.*s': byte 0x%02X after it is a control character "
+                                   "or not UTF-8: expected one line of UTF-8 text", (int)(bad - kv),
+                    kv, (unsigned)(unsigned char)*bad);
   const char *eq = strchr(kv, '=');
   if (!eq || eq == kv)
     return fox_errf(e, FOX_EUSAGE, "--set '%s': expected key=value", kv);
@@ -399,21 +474,13 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
     return unknown_(e, "--set: ", key, only);
   if (p->type != P_LAYERS)
     return param_assign_(c, p, val, NULL, 0, "--set ", e);
-  /* hidden=[64,64] or hidden=64,64 */
   char buf[256], *items[FOX_MAX_LAYERS + 1];
-  snprintf(buf, sizeof buf, "%s", val);
-  char *s = buf;
-  if (*s == '[')
-    s++;
-  size_t len = strlen(s);
-  if (len && s[len - 1] == ']')
-    s[len - 1] = '\0';
-  int n = 0;
-  for (char *tok = strtok(s, ", "); tok; tok = strtok(NULL, ", ")) {
-    if (n == FOX_MAX_LAYERS + 1)
-      break;
-    items[n++] = tok;
-  }
+  int n;
+  if (strlen(val) >= sizeof buf)
+    return bad_(e, "--set ", p, "...", 0);
+  memcpy(buf, val, strlen(val) + 1);
+  if (split_list_(buf, items, &n) != 0)
+    return bad_(e, "--set ", p, val, 0);
   return param_assign_(c, p, val, (const char *const *)items, n, "--set ", e);
 }
 
@@ -501,54 +568,13 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
   return 0;
 }
 
-/* YAML lets a mapping repeat a key and libyaml keeps both; a config where the last one would
- * silently win is refused instead, at any depth (parameters: included). */
-static int unique_keys_(yaml_document_t *doc, yaml_node_t *n, const char *path, int depth,
-                        struct fox_err *e) {
-  if (!n || depth > 64)
-    return 0;
-  if (n->type == YAML_SEQUENCE_NODE)
-    for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-         it++)
-      FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, *it), path, depth + 1, e));
-  if (n->type != YAML_MAPPING_NODE)
-    return 0;
-  for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-    yaml_node_t *k = yaml_document_get_node(doc, p->key);
-    for (yaml_node_pair_t *q = n->data.mapping.pairs.start; k->type == YAML_SCALAR_NODE && q < p;
-         q++) {
-      yaml_node_t *k0 = yaml_document_get_node(doc, q->key);
-      if (k0->type == YAML_SCALAR_NODE && strcmp(scalar_(k0), scalar_(k)) == 0)
-        return fox_errf(e, FOX_EUSAGE, "%s:%zu: key '%s' given twice in one mapping (first at "
-                                       "line %zu)", path, k->start_mark.line + 1, scalar_(k),
-                        k0->start_mark.line + 1);
-    }
-    FOX_TRY(unique_keys_(doc, yaml_document_get_node(doc, p->value), path, depth + 1, e));
-  }
-  return 0;
-}
-
 /* Parses `len` bytes of YAML named `name` in messages. */
 static int load_text_(struct config *c, const char *text, size_t len, const char *name,
                       const char *const *extra, struct fox_err *e) {
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser))
-    return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  int rc = 0;
-  if (!yaml_parser_load(&parser, &doc)) {
-    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s%s%s", name,
-                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                  parser.problem ? parser.problem : "invalid YAML",
-                  parser.context ? " " : "", parser.context ? parser.context : "");
-  } else {
-    rc = unique_keys_(&doc, yaml_document_get_root_node(&doc), name, 0, e);
-    if (rc == 0)
-      rc = load_doc_(c, &doc, name, extra, e);
-    yaml_document_delete(&doc);
-  }
-  yaml_parser_delete(&parser);
+  FOX_TRY(config_yaml_load(&doc, text, len, name, e));
+  int rc = load_doc_(c, &doc, name, extra, e);
+  yaml_document_delete(&doc);
   return rc;
 }
 
@@ -557,24 +583,26 @@ int config_load_text(struct config *c, const char *text, const char *name,
   return load_text_(c, text, strlen(text), name, extra, e);
 }
 
+/* Reads one byte past the bound at most, so that a huge file (or /dev/zero) costs 1 MiB and
+ * a clear refusal rather than its size in memory. */
 int config_read_file(const char *path, char **text, struct fox_err *e) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return fox_errf(e, FOX_EUSAGE, "%s: cannot open config: %s", path, strerror(errno));
-  size_t cap = 4096, len = 0;
+  size_t cap = 4096, len = 0, got;
   char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+  while (buf && len <= FOX_CONFIG_MAX_BYTES && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
     len += got;
-    if (cap - len - 1 == 0) {
-      char *nb = realloc(buf, cap * 2);
+    if (len == cap - 1 && len <= FOX_CONFIG_MAX_BYTES) {
+      size_t ncap = 2 * cap < FOX_CONFIG_MAX_BYTES + 2 ? 2 * cap : FOX_CONFIG_MAX_BYTES + 2;
+      char *nb = realloc(buf, ncap);
       if (!nb) {
         free(buf);
         buf = NULL;
         break;
       }
       buf = nb;
-      cap *= 2;
+      cap = ncap;
     }
   }
   int bad = ferror(f);
@@ -586,6 +614,11 @@ int config_read_file(const char *path, char **text, struct fox_err *e) {
   if (!buf)
     return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
   buf[len] = '\0';
+  int rc = config_yaml_check(buf, len, path, e);
+  if (rc != 0) {
+    free(buf);
+    return rc;
+  }
   *text = buf;
   return 0;
 }
@@ -616,6 +649,30 @@ static int dump_groups_(const char *prev, const char *key, FILE *f) {
   return 2 * depth;
 }
 
+/* A text value double-quoted. A YAML file may give any character through an escape, and the
+ * line breaks among them (LF, CR, NEL, LS, PS) would be folded into spaces if written as they
+ * are: every control character and line break is written as an escape, so that the dump reads
+ * back to the same bytes. */
+static void dump_text_(const char *s, FILE *f) {
+  fputc('"', f);
+  for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
+    if (*q == '"' || *q == '\\') {
+      fprintf(f, "\\%c", *q);
+    } else if (*q < 0x20 || *q == 0x7F) {
+      fprintf(f, "\\x%02X", *q);
+    } else if (q[0] == 0xC2 && q[1] >= 0x80 && q[1] <= 0x9F) { /* C1, NEL among them */
+      fprintf(f, "\\x%02X", q[1]);
+      q += 1;
+    } else if (q[0] == 0xE2 && q[1] == 0x80 && (q[2] == 0xA8 || q[2] == 0xA9)) { /* LS, PS */
+      fprintf(f, "\\u%04X", q[2] == 0xA8 ? 0x2028u : 0x2029u);
+      q += 2;
+    } else {
+      fputc(*q, f);
+    }
+  }
+  fputs("\"\n", f);
+}
+
 void config_dump(const struct config *c, FILE *f) {
   const char *prev = NULL;
   for (size_t i = 0; i < NPARAMS_; i++) {
@@ -626,15 +683,7 @@ void config_dump(const struct config *c, FILE *f) {
     fprintf(f, "%*s%s: ", indent, "", strrchr(p->key, '.') + 1);
     switch (p->type) {
     case P_STRING:
-    case P_NAME:
-      fputc('"', f);
-      for (const char *q = dst; *q; q++) {
-        if (*q == '"' || *q == '\\')
-          fputc('\\', f);
-        fputc(*q, f);
-      }
-      fputs("\"\n", f);
-      break;
+    case P_NAME: dump_text_(dst, f); break;
     case P_BOOL: fprintf(f, "%s\n", *(const int *)dst ? "true" : "false"); break;
     case P_CHOICE: fprintf(f, "%s\n", p->choices[*(const int *)dst]); break;
     case P_STEPS:

@@ -22,6 +22,13 @@ enum { FOX_SAMPLER_TPE = 0, FOX_SAMPLER_RANDOM = 1, FOX_SAMPLER_GRID = 2 };
 enum { FOX_SCHED_NONE = 0, FOX_SCHED_SH = 1, FOX_SCHED_HYPERBAND = 2 };
 #define FOX_MAX_LAYERS 8
 #define FOX_NAME_LEN 64
+/* What a config's YAML may be (README.md, the config). A config is a few KB with a few hundred
+ * values, and a study's largest space (64 parameters of 64 choices) under 5,000: the bounds sit
+ * far above that and far below what costs a second or a GB. study.h5's reader takes a config
+ * back into 1 MiB with its NUL, hence the byte bound. */
+#define FOX_CONFIG_MAX_BYTES ((1 << 20) - 1)
+#define FOX_CONFIG_MAX_DEPTH 64      /* nested lists and mappings */
+#define FOX_CONFIG_MAX_VALUES 10000 /* keys, items, scalars; an alias counts what it repeats */
 
 struct dqn_config {
   int hidden[FOX_MAX_LAYERS], n_hidden;
