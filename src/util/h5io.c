@@ -553,8 +553,13 @@ int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, s
   char tmp[4096];
   fs_temp_name(path, tmp, sizeof tmp);
   hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (f < 0)
-    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+  if (f < 0) {
+    /* The file may exist already: HDF5 creates it before writing its superblock, which a full
+     * disk refuses. */
+    int rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+    remove(tmp);
+    return rc;
+  }
   int rc = body(f, ctx, e);
   if (H5Fclose(f) < 0 && rc == 0)
     rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
