@@ -12,6 +12,7 @@
 #include "study/rankfile.h"
 #include "study/runner.h"
 #include "study/study_h5.h"
+#include "util/dirlock.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 #include "util/stop.h"
@@ -96,34 +97,56 @@ static int parse_(int argc, char **argv, struct run_args_ *a, struct fox_err *e)
   return 0;
 }
 
-/* A new study, or the one in OUTDIR for --resume (whose config must be the one given). */
-static int open_study_(struct study *s, struct run_args_ *a, char *outdir, size_t n,
-                       struct fox_err *e) {
-  struct study given;
+/* Rank 0 takes OUTDIR's lock before anything in it is read or written, and holds it to the end
+ * of the run; the other ranks of the job wait for its go (agree_) instead. A second run, or a
+ * second --resume, is refused here, before it touches the first one's files. A stop that came
+ * before this point ends the run with nothing written. *fresh (rank 0): a new study, also for
+ * --resume where no study.h5 was written yet (a run stopped or killed before its first
+ * checkpoint). */
+static int claim_(const struct world *w, const struct run_args_ *a, const char *outdir,
+                  struct dirlock *lock, int *fresh, struct fox_err *e) {
+  if (stop_signal())
+    return fox_errf(e, FOX_ESTOP, "stopped by signal %d before the study started: nothing was "
+                                  "written to %s; the same command starts it again (--resume "
+                                  "too)", stop_signal(), outdir);
+  if (w->rank != 0)
+    return 0;
+  if (!a->config && !fs_exists(outdir))
+    return fox_errf(e, FOX_EDATA, "%s: no such directory: there is no study to resume", outdir);
   if (a->config)
-    FOX_TRY(study_create(&given, a->config, a->sets, a->nset, e));
-  snprintf(outdir, n, "%s", a->outdir ? a->outdir : given.cfg.study.name);
+    FOX_TRY(fs_mkdirs(outdir, e));
+  FOX_TRY(dirlock_take(lock, outdir, "foxopt run", e));
   char path[4200];
   snprintf(path, sizeof path, "%s/study.h5", outdir);
-  if (!a->resume) {
-    if (fs_exists(path)) {
-      study_free(&given);
-      return fox_errf(e, FOX_EUSAGE, "%s exists: add --resume to continue that study, or choose "
-                                     "another -o OUTDIR", path);
-    }
-    *s = given;
+  int have = fs_exists(path);
+  if (!a->resume && have)
+    return fox_errf(e, FOX_EUSAGE, "%s exists: add --resume to continue that study, or choose "
+                                   "another -o OUTDIR", path);
+  if (a->resume && !have && !a->config)
+    return fox_errf(e, FOX_EDATA, "%s: no study to resume (a run stopped before its first "
+                                  "checkpoint leaves none): give CONFIG.yaml to start it", path);
+  *fresh = !have;
+  return 0;
+}
+
+/* The study, on every rank: `given` (which *s takes over) when fresh, else the stored one,
+ * whose config must then be the one given. */
+static int open_study_(struct study *s, struct study *given, const struct run_args_ *a,
+                       const char *outdir, int fresh, struct fox_err *e) {
+  if (fresh) {
+    *s = *given;
     return 0;
   }
   int rc = study_load(s, outdir, e);
-  if (rc == 0 && a->config && (strcmp(given.config_text, s->config_text) != 0 ||
-                               strcmp(given.config_sets, s->config_sets) != 0)) {
+  if (rc == 0 && a->config && (strcmp(given->config_text, s->config_text) != 0 ||
+                               strcmp(given->config_sets, s->config_sets) != 0)) {
     rc = fox_errf(e, FOX_EUSAGE, "%s: --resume with another config or other --set overrides "
-                                 "than the study's (they are in %s, attributes config and "
-                                 "config_sets)", a->config, path);
+                                 "than the study's (they are in %s/study.h5, attributes config "
+                                 "and config_sets)", a->config, outdir);
     study_free(s);
   }
   if (a->config)
-    study_free(&given);
+    study_free(given);
   return rc;
 }
 
@@ -209,19 +232,38 @@ static void save_(void *ctx) {
     runner_prune_states(sv->outdir, sv->s);
 }
 
-static int run_(struct world *w, struct run_args_ *a, const volatile sig_atomic_t *stop,
-                struct fox_err *e) {
-  struct study s;
+static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
+                const volatile sig_atomic_t *stop, struct fox_err *e) {
+  struct study given, s;
   char outdir[4096];
-  int rc = agree_(w, open_study_(&s, a, outdir, sizeof outdir, e), e);
-  if (rc != 0)
+  int rc = a->config ? study_create(&given, a->config, a->sets, a->nset, e) : 0;
+  int have_given = a->config && rc == 0, fresh = 0;
+  if (rc == 0) {
+    snprintf(outdir, sizeof outdir, "%s", a->outdir ? a->outdir : given.cfg.study.name);
+    rc = claim_(w, a, outdir, lock, &fresh, e);
+  }
+  rc = agree_(w, rc, e);
+  /* Rank 0's look at OUTDIR decides for all: another NFS client may see it later. */
+  if (rc == 0 && MPI_Bcast(&fresh, 1, MPI_INT, 0, w->comm) != MPI_SUCCESS)
+    rc = fox_errf(e, FOX_EFAIL, "MPI_Bcast failed while starting the study");
+  if (rc != 0) {
+    if (have_given)
+      study_free(&given);
     return rc;
-  if (w->rank == 0)
-    rc = fs_mkdirs(outdir, e);
-  if (rc == 0 && w->rank == 0 && !a->resume)
+  }
+  int orc = open_study_(&s, &given, a, outdir, fresh, e);
+  if ((rc = agree_(w, orc, e)) != 0) {
+    if (orc == 0)
+      study_free(&s);
+    return rc;
+  }
+  if (w->rank == 0 && fresh && a->resume)
+    fprintf(stderr, "foxopt run: %s holds no study yet: --resume starts it\n", outdir);
+  /* Under the lock, rank files without a study.h5 are a dead run's: no rank appends to them. */
+  if (w->rank == 0 && fresh)
     rc = rankfile_remove_all(outdir, e);
   /* The stopped or killed run's files, put right before any rank opens its own. */
-  if (rc == 0 && w->rank == 0 && a->resume && (rc = rankfile_scrub(outdir, &s, e)) == 0)
+  if (rc == 0 && w->rank == 0 && !fresh && (rc = rankfile_scrub(outdir, &s, e)) == 0)
     rankfile_check(outdir, &s, stderr);
   if ((rc = agree_(w, rc, e)) != 0) {
     study_free(&s);
@@ -323,11 +365,14 @@ int cmd_run(int argc, char **argv, struct fox_err *e) {
    * not a death by the signal (which would leave a SLURM job unrequeued). */
   const volatile sig_atomic_t *stop = stop_install();
   struct world w;
+  struct dirlock lock = {.fd = -1};
   int rc = world_init(&w, NULL, NULL, e);
   if (rc == 0)
-    rc = run_(&w, &a, stop, e);
+    rc = run_(&w, &a, &lock, stop, e);
   if (rc != 0 && !e->quiet && w.size > 1 && w.rank > 0)
     fox_err_wrap(e, "[rank %d]", w.rank);
   world_finalize(&w);
+  /* After every rank has finished with OUTDIR. */
+  dirlock_release(&lock);
   return rc;
 }
