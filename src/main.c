@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include "cli/cli.h"
+#include "util/stop.h"
 
 struct command_ {
   const char *name;
@@ -30,6 +31,21 @@ static void usage_(FILE *f) {
   fprintf(f, "\nexit codes: 0 ok; 1 other failure; 2 bad usage or config; 3 bad input data or "
              "file;\n            75 stopped by SIGTERM/SIGUSR1 after a clean checkpoint\n");
 }
+
+/* `foxopt run`'s SIGTERM/SIGUSR1 handlers go in before any shared library's constructor runs:
+ * glibc calls the executable's .preinit_array ahead of them, and they take a while (OpenBLAS
+ * starts a thread per core, Open MPI and HDF5 set themselves up: 1-10 ms here, more on a large
+ * node), during which a preemption signal killed the run outright (exit 143). Before this only
+ * exec and the dynamic loader's mapping and relocation remain, which no process can guard
+ * (10-20 ms here, with some 60 libraries): a signal then ends the process before it has
+ * touched anything. cmd_run installs the handlers again, should a linker drop the section. */
+static void preinit_stop_(int argc, char **argv, char **envp) {
+  (void)envp;
+  if (argc > 1 && argv && argv[1] && strcmp(argv[1], "run") == 0)
+    stop_install();
+}
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_stop_ptr_)(
+    int, char **, char **) = preinit_stop_;
 
 int main(int argc, char **argv) {
   /* Every file foxopt writes is closed on every path before exit. HDF5's own atexit close
