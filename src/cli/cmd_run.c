@@ -31,18 +31,25 @@ static const char usage_[] =
     "and also runs trials; each rank takes the device local_rank % devices (the CPU where there\n"
     "is none) and pulls the step's trials one at a time; the table does not depend on N.\n"
     "\n"
+    "One run per OUTDIR: rank 0 holds OUTDIR/.lock for the whole run; another run or --resume\n"
+    "there meanwhile is refused (exit 2, naming its pid and host). report, info and backtest\n"
+    "--study read a live study.\n"
+    "\n"
     "  -o OUTDIR        where the study goes (default: study.name in the current directory)\n"
     "  --resume         continue the study in OUTDIR (CONFIG.yaml may be left out; if given it\n"
     "                   must be the study's own, with the same --set overrides; --set without\n"
-    "                   CONFIG.yaml is refused)\n"
+    "                   CONFIG.yaml is refused); with CONFIG.yaml where OUTDIR holds no\n"
+    "                   study.h5 yet, it starts the study\n"
     "  --backend B      where trials run, overriding train.backend\n"
     "  --set K=V        override any config key, e.g. --set study.trials=50\n"
     "\n"
     "SIGTERM or SIGUSR1 stops the study at the next safe point: the trial segments in flight\n"
-    "are abandoned (they rerun from their last checkpoint), the study is saved, exit 75.\n"
+    "are abandoned (they rerun from their last checkpoint), the study is saved, exit 75; a stop\n"
+    "before the run took OUTDIR's lock writes nothing and exits 75 too.\n"
     "\n"
-    "exit codes: 0 done, 1 failure, 2 bad usage or config (FILE:LINE named), 3 bad data or\n"
-    "            study file, 75 stopped after a clean checkpoint (run again with --resume)\n";
+    "exit codes: 0 done, 1 failure, 2 bad usage or config (FILE:LINE named) or OUTDIR in use,\n"
+    "            3 bad data or study file, 75 stopped after a clean checkpoint or before\n"
+    "            anything was written (run again with --resume)\n";
 
 static double now_(void) {
   struct timespec ts;
