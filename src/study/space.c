@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "config/config_yaml.h"
 #include "study/objective.h"
 
 static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar.value; }
@@ -323,21 +324,14 @@ int space_load_text(struct space *sp, const char *text, const char *name,
   sp->algo = -1;
   sp->base_algo = base->algo;
   sp->function = base->study.function;
-  yaml_parser_t parser;
+  /* The same bounded reader as the rest of the config (size, depth, aliases, one document):
+   * the parameters section is hostile text too when space_load is reached directly. */
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser))
-    return fox_errf(e, FOX_EFAIL, "libyaml: cannot initialise a parser");
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-  int rc;
-  if (!yaml_parser_load(&parser, &doc)) {
-    rc = fox_errf(e, FOX_EUSAGE, "%s:%zu:%zu: YAML syntax: %s", name,
-                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                  parser.problem ? parser.problem : "invalid YAML");
-  } else {
+  int rc = config_yaml_load(&doc, text, strlen(text), name, e);
+  if (rc == 0) {
     rc = load_doc_(sp, &doc, name, base, e);
     yaml_document_delete(&doc);
   }
-  yaml_parser_delete(&parser);
   if (rc == 0)
     rc = check_space_(sp, name, e);
   return rc;

@@ -458,7 +458,7 @@ static const struct bad_case bad_cases_[] = {
      "test.yaml:3:", "data.path"},
     {"a field given twice", 0, FOX_ALGO_DQN,
      HEAD_ "  dqn.lr: {distribution: uniform, min: 0.1, max: 0.2, max: 0.5}\n", "test.yaml:3:",
-     "field 'max' given twice"},
+     "key 'max' given twice"},
     {"no distribution", 0, FOX_ALGO_DQN, HEAD_ "  dqn.lr: {min: 0.1}\n", "test.yaml:3:",
      "dqn.lr"},
     {"not a mapping", 0, FOX_ALGO_DQN, HEAD_ "  dqn.lr: 0.1\n", "test.yaml:3:", "dqn.lr"},
