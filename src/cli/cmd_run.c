@@ -123,9 +123,12 @@ static int claim_(const struct world *w, const struct run_args_ *a, const char *
   if (a->config)
     FOX_TRY(fs_mkdirs(outdir, e));
   FOX_TRY(dirlock_take(lock, outdir, "foxopt run", e));
+  FOX_TRY(rankfile_remove_temps(outdir, e));
   char path[4200];
   snprintf(path, sizeof path, "%s/study.h5", outdir);
   int have = fs_exists(path);
+  if (a->resume && have)
+    FOX_TRY(rankfile_check_layout(outdir, e));
   if (!a->resume && have)
     return fox_errf(e, FOX_EUSAGE, "%s exists: add --resume to continue that study, or choose "
                                    "another -o OUTDIR", path);

@@ -134,6 +134,18 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
       return fox_errf(e, FOX_EDATA, "%s: /prices row %zu (%g, %g, %g, %g) is not a valid bar",
                       path, t, p[0], p[1], p[2], p[3]);
   }
+  /* /prices is /bars in f32 (dataset_build): the backtest reads one, the reward scale and the
+   * report the other, so they must be the same bars; volume is a count. */
+  const double *ohlc[4] = {ds->bars.open, ds->bars.high, ds->bars.low, ds->bars.close};
+  for (size_t t = 0; t < n; t++) {
+    for (int k = 0; k < 4; k++)
+      if ((float)ohlc[k][t] != ds->prices[4 * t + (size_t)k])
+        return fox_errf(e, FOX_EDATA, "%s: /bars/%s[%zu] = %.17g is not /prices[%zu, %d] = %g",
+                        path, bar_cols_[k + 1], t, ohlc[k][t], t, k, ds->prices[4 * t + k]);
+    if (!(ds->bars.volume[t] >= 0))
+      return fox_errf(e, FOX_EDATA, "%s: /bars/volume[%zu] = %g, expected a number >= 0", path,
+                      t, ds->bars.volume[t]);
+  }
   FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
   FOX_TRY(h5io_attr_read_str(f, "foxopt_version", ds->version, sizeof ds->version, path, e));
   int64_t v;

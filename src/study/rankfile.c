@@ -108,14 +108,43 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
   return 0;
 }
 
+/* Whether the rank file at `path` is readable and records this run's host, device and backend
+ * and, with a dataset, one of this many bars. */
+static int same_place_(const char *path, const struct create_ctx_ *c) {
+  h5io_quiet();
+  hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  if (f < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+  }
+  struct fox_err ignore = {0};
+  const char *want[3] = {c->host, c->device, c->be ? c->be->name : "none"};
+  static const char *const names[3] = {"host", "device", "backend"};
+  int same = 1;
+  for (int i = 0; same && i < 3; i++) {
+    char v[256];
+    same = h5io_attr_read_str(f, names[i], v, sizeof v, path, &ignore) == 0 &&
+           strcmp(v, want[i]) == 0;
+  }
+  size_t n = 0, d1 = 0;
+  if (same && c->dev)
+    same = h5io_dims(f, "/dataset/features", &n, &d1, path, &ignore) == 0 && n == c->dev->n;
+  H5Eclear2(H5E_DEFAULT);
+  H5Fclose(f);
+  return same;
+}
+
 int rankfile_create(const char *outdir, int rank, const struct backend *be,
                     const struct device_dataset *dev, const char *data_path, const char *host,
                     const char *device, struct fox_err *e) {
   char path[4200];
   rankfile_path(outdir, rank, path, sizeof path);
   struct create_ctx_ c = {be, dev, data_path, host, device, rank};
-  /* A resume writes it anew too: the dataset again (the same arrays, read back from this run's
-   * device), host, device and backend this run's, and nothing ever changes in place. */
+  /* A resume on the same host, device and backend keeps the file (its dataset is the one this
+   * run uploads: the study's own); elsewhere it is written anew, the dataset read back from
+   * this run's device. Never changed in place. */
+  if (fs_exists(path) && same_place_(path, &c))
+    return 0;
   return h5io_create_atomic(path, create_body_, &c, e);
 }
 
@@ -236,6 +265,79 @@ static int remove_one_(const char *path, int rank, void *ctx) {
 int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   FOX_TRY(each_rank_file_(outdir, remove_one_, e));
   return each_trial_file_(outdir, remove_one_, e);
+}
+
+/* NAME.tmp.PID: a file fs_temp_name named, left by a run that died or failed while writing. */
+static int is_temp_(const char *name) {
+  const char *t = strstr(name, ".tmp.");
+  if (!t || t == name)
+    return 0;
+  t += 5;
+  if (!*t)
+    return 0;
+  for (; *t; t++)
+    if (*t < '0' || *t > '9')
+      return 0;
+  return 1;
+}
+
+int rankfile_remove_temps(const char *outdir, struct fox_err *e) {
+  static const char *const sub[] = {"", "/trials", "/state"};
+  for (int i = 0; i < 3; i++) {
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s%s", outdir, sub[i]);
+    DIR *d = opendir(dir);
+    if (!d)
+      continue;
+    struct dirent *de;
+    int rc = 0;
+    while (rc == 0 && (de = readdir(d))) {
+      if (!is_temp_(de->d_name))
+        continue;
+      char path[4500];
+      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+      if (remove(path) != 0)
+        rc = fox_errf(e, FOX_EFAIL, "%s: cannot remove this unfinished file: %s", path,
+                      strerror(errno));
+    }
+    closedir(d);
+    FOX_TRY(rc);
+  }
+  return 0;
+}
+
+/* A rank file of the layout before trial files: /trials/ID groups in it. */
+static int old_layout_(const char *path, int rank, void *ctx) {
+  (void)rank;
+  struct fox_err *e = ctx;
+  h5io_quiet();
+  hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+  if (f < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0; /* unreadable: written anew like any rank file */
+  }
+  hsize_t n = 0;
+  if (H5Lexists(f, "trials", H5P_DEFAULT) > 0) {
+    hid_t g = H5Gopen2(f, "trials", H5P_DEFAULT);
+    H5G_info_t gi;
+    if (g >= 0 && H5Gget_info(g, &gi) >= 0)
+      n = gi.nlinks;
+    if (g >= 0)
+      H5Gclose(g);
+  }
+  H5Eclear2(H5E_DEFAULT);
+  H5Fclose(f);
+  if (n > 0)
+    return fox_errf(e, FOX_EDATA, "%s holds %llu trials' outputs as /trials groups, the layout "
+                                  "of a foxopt before trial files (OUTDIR/trials/ID.h5): this "
+                                  "foxopt would rewrite the file without them; finish the study "
+                                  "with the foxopt that started it, or start afresh elsewhere",
+                    path, (unsigned long long)n);
+  return 0;
+}
+
+int rankfile_check_layout(const char *outdir, struct fox_err *e) {
+  return each_rank_file_(outdir, old_layout_, e);
 }
 
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {

@@ -37,6 +37,12 @@ int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e)
 /* After the scrub of a resume: warns on `warn` about every trial the study records whose trial
  * file is gone (deleted, or unreadable and scrubbed); returns how many. */
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn);
+/* Removes the NAME.tmp.PID files (fs_temp_name) that runs which died or failed mid-write left
+ * in OUTDIR, OUTDIR/trials and OUTDIR/state: under the OUTDIR's lock nobody else writes them. */
+int rankfile_remove_temps(const char *outdir, struct fox_err *e);
+/* FOX_EDATA when a rank file holds /trials groups (a study written by a foxopt before trial
+ * files): resuming it here would rewrite the rank file without them. */
+int rankfile_check_layout(const char *outdir, struct fox_err *e);
 /* A new study in an OUTDIR without study.h5: removes the rank and trial files a run that never
  * recorded a step left there, so that none is taken for this study's. */
 int rankfile_remove_all(const char *outdir, struct fox_err *e);

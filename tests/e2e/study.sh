@@ -78,6 +78,15 @@ same_table "resume over damaged files" "$WORK/f1/trials.csv" "$WORK/fd/trials.cs
 run_rc 0 "$FOXOPT" info "$WORK/fd/rank-0000.h5"
 run_rc 0 "$FOXOPT" info "$WORK/fd/trials/5.h5"
 contains "$OUT_TXT" "foxopt study trial, "
+# A study written before trial files (its outputs in the rank file's /trials groups) is not
+# resumed here: that would rewrite the rank file without them.
+if "$PY" -c 'import h5py' 2>/dev/null; then
+  cp -r "$WORK/f1" "$WORK/fo"
+  "$PY" -c 'import h5py, sys; h5py.File(sys.argv[1], "a").create_group("trials/0")' \
+    "$WORK/fo/rank-0000.h5"
+  run_rc 3 "$FOXOPT" run -o "$WORK/fo" --resume
+  contains "$ERR_TXT" "the layout of a foxopt before trial files"
+fi
 # Rank files without a study.h5 (a run killed before its first step) are not reused.
 mkdir -p "$WORK/fr" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/rank-0005.h5"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fr" --set study.trials=6
