@@ -135,6 +135,14 @@ static int claim_(const struct world *w, const struct run_args_ *a, const char *
   if (a->resume && !have && !a->config)
     return fox_errf(e, FOX_EDATA, "%s: no study to resume (a run stopped before its first "
                                   "checkpoint leaves none): give CONFIG.yaml to start it", path);
+  /* trials.csv is written after study.h5, which foxopt only ever replaces: a trials.csv alone
+   * means study.h5 was moved or deleted, and starting afresh would delete the study's files. */
+  char csv[4200];
+  snprintf(csv, sizeof csv, "%s/trials.csv", outdir);
+  if (a->resume && !have && fs_exists(csv))
+    return fox_errf(e, FOX_EDATA, "%s: missing, but %s shows a study that recorded steps: "
+                                  "restore study.h5 to resume it, or choose another -o OUTDIR",
+                    path, csv);
   *fresh = !have;
   return 0;
 }

@@ -512,9 +512,11 @@ static int load_value_(struct config *c, yaml_document_t *doc, const struct para
 
 /* The keys of mapping `m` under `prefix` ("market", "study.sampler"): nested mappings become
  * dotted keys, and a scalar where a group is expected names it (`sampler: tpe` is
- * `sampler.name: tpe`). */
+ * `sampler.name: tpe`). seen[i]: the line that set params_[i] (0: none yet), so that one key
+ * written two ways (`sampler: {name: grid}` and `sampler.name: random`) is refused, not
+ * silently the last. */
 static int load_map_(struct config *c, yaml_document_t *doc, yaml_node_t *m, const char *prefix,
-                     const char *path, struct fox_err *e) {
+                     const char *path, size_t *seen, struct fox_err *e) {
   char where[1200];
   for (yaml_node_pair_t *kp = m->data.mapping.pairs.start; kp < m->data.mapping.pairs.top; kp++) {
     yaml_node_t *k = yaml_document_get_node(doc, kp->key);
@@ -527,13 +529,18 @@ static int load_map_(struct config *c, yaml_document_t *doc, yaml_node_t *m, con
     snprintf(named, sizeof named, "%s.name", key);
     const struct param_ *p = find_(key);
     if (!p && v->type == YAML_MAPPING_NODE) {
-      FOX_TRY(load_map_(c, doc, v, key, path, e));
+      FOX_TRY(load_map_(c, doc, v, key, path, seen, e));
       continue;
     }
     if (!p && v->type == YAML_SCALAR_NODE)
       p = find_(named);
     if (!p)
       return unknown_(e, where, key, NULL);
+    size_t i = (size_t)(p - params_), line = k->start_mark.line + 1;
+    if (seen[i])
+      return fox_errf(e, FOX_EUSAGE, "%s%s: given twice (first at line %zu)", where, p->key,
+                      seen[i]);
+    seen[i] = line;
     FOX_TRY(load_value_(c, doc, p, v, where, e));
   }
   return 0;
@@ -541,6 +548,7 @@ static int load_map_(struct config *c, yaml_document_t *doc, yaml_node_t *m, con
 
 static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
                      const char *const *extra, struct fox_err *e) {
+  size_t seen[NPARAMS_] = {0};
   yaml_node_t *root = yaml_document_get_root_node(doc);
   if (!root)
     return 0; /* an empty file: all defaults */
@@ -563,7 +571,7 @@ static int load_doc_(struct config *c, yaml_document_t *doc, const char *path,
       continue;
     if (sv->type != YAML_MAPPING_NODE)
       return fox_errf(e, FOX_EUSAGE, "%ssection '%s': expected a mapping of keys", where, section);
-    FOX_TRY(load_map_(c, doc, sv, section, path, e));
+    FOX_TRY(load_map_(c, doc, sv, section, path, seen, e));
   }
   return 0;
 }

@@ -324,6 +324,10 @@ int config_yaml_check(const char *text, size_t len, const char *name, struct fox
 
 int config_yaml_load(yaml_document_t *doc, const char *text, size_t len, const char *name,
                      struct fox_err *e) {
+  /* A UTF-8 byte order mark (Windows editors write one) is not text: libyaml skips it only
+   * when it guesses the encoding, which a config does not let it do. */
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+    text += 3, len -= 3;
   FOX_TRY(config_yaml_check(text, len, name, e));
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser))

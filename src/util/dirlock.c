@@ -44,6 +44,17 @@ static int write_holder_(int fd, const char *who, const char *path, struct fox_e
   return 0;
 }
 
+/* The pid holding the lock on fd (0: none, or unknown, as for a holder on another NFS client). */
+static pid_t holder_pid_(int fd) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  if (fcntl(fd, F_GETLK, &fl) != 0 || fl.l_type == F_UNLCK)
+    return 0;
+  return fl.l_pid;
+}
+
 static void nap_(void) {
   struct timespec ts = {0, DIRLOCK_NAP_MS_ * 1000000L};
   nanosleep(&ts, NULL);
@@ -78,11 +89,22 @@ int dirlock_take(struct dirlock *l, const char *dir, const char *who, struct fox
       return write_holder_(fd, who, l->path, e);
     }
     ssize_t k = pread(fd, holder, sizeof holder - 1, 0);
+    pid_t pid = holder_pid_(fd);
     close(fd);
     holder[k > 0 ? k : 0] = '\0';
     holder[strcspn(holder, "\n")] = '\0';
-    if (holder[0] || waited >= DIRLOCK_WAIT_MS_)
+    /* The text may still be a dead run's until the new holder rewrites it: believe it only when
+     * it names the pid the kernel says holds the lock (where the kernel knows). */
+    char mine[32];
+    snprintf(mine, sizeof mine, "pid %ld ", (long)pid);
+    if (pid > 0 && !strstr(holder, mine))
+      holder[0] = '\0';
+    if (holder[0] || waited >= DIRLOCK_WAIT_MS_) {
+      if (!holder[0] && pid > 0)
+        snprintf(holder, sizeof holder, "pid %ld (which has not written its name yet)",
+                 (long)pid);
       break;
+    }
     nap_();
   }
   return fox_errf(e, FOX_EUSAGE, "%s is in use by %s (lock %s): wait for it to end, or stop "

@@ -368,9 +368,16 @@ static int read_fixed_(struct h5obj_ o, hid_t ft, char *buf, size_t n, size_t wi
   for (size_t i = 0; rc == 0 && i < n; i++) {
     const char *s = raw + i * sz;
     size_t len = strnlen(s, sz);
+    /* NULLPAD (h5py's numpy bytes) pads with NULs to the end: text after a NUL would be
+     * dropped without a word. A NULLTERM string ends at its NUL, whatever follows. */
+    for (size_t k = len; rc == 0 && pad == H5T_STR_NULLPAD && k < sz; k++)
+      if (s[k] != '\0')
+        rc = fox_errf(e, FOX_EDATA, "%s: holds a NUL byte at offset %zu inside its text", what,
+                      len);
     while (pad == H5T_STR_SPACEPAD && len > 0 && s[len - 1] == ' ')
       len--;
-    rc = put_str_(buf, i, width, s, len, n, what, e);
+    if (rc == 0)
+      rc = put_str_(buf, i, width, s, len, n, what, e);
   }
   free(raw);
   return rc;

@@ -109,4 +109,27 @@ run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/t"
 store "$WORK/t/trial.h5" "$WORK/deep.yaml"
 run_rc 3 timeout -s KILL 60 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/t/trial.h5"
 contains "$ERR_TXT" "$WORK/t/trial.h5:/config:1: nested more than 64 levels deep"
+# A NUL inside a stored config (a file edited with h5py): refused, not read up to the NUL.
+printf 'train: {epochs: 1}\0bogus: [\n' >"$WORK/nul.yaml"
+store "$WORK/t/trial.h5" "$WORK/nul.yaml"
+run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/t/trial.h5"
+contains "$ERR_TXT" "holds a NUL byte at offset 18 inside its text"
+
+# A UTF-8 byte order mark (Windows editors) is not text; one key written two ways is refused.
+printf '\xef\xbb\xbf' >"$WORK/bom.yaml" && cat "$WORK/t.yaml" >>"$WORK/bom.yaml"
+run_rc 0 "$FOXOPT" train "$WORK/bom.yaml" -o "$WORK/bom"
+cat >"$WORK/twice.yaml" <<YAML
+train: {epochs: 1}
+study:
+  name: d
+  trials: 2
+  objective: {function: branin, direction: minimize}
+  sampler: {name: grid}
+  sampler.name: random
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+run_rc 2 "$FOXOPT" run "$WORK/twice.yaml" -o "$WORK/twice"
+contains "$ERR_TXT" "twice.yaml:7: study.sampler.name: given twice (first at line 6)"
 done_

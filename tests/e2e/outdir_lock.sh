@@ -26,9 +26,14 @@ race() {
   while [ "$1" != "--" ]; do a+=("$1"); shift; done
   shift
   b=("$@")
-  "$FOXOPT" run "${a[@]}" >"$WORK/$name.a.out" 2>"$WORK/$name.a.err" &
+  # Each its own Open MPI session directory: two singletons started together race on a shared
+  # one (Open MPI 4: "orte_session_dir failed", MPI_Init fails before foxopt runs).
+  mkdir -p "$WORK/ompi.$name.a" "$WORK/ompi.$name.b"
+  OMPI_MCA_orte_tmpdir_base="$WORK/ompi.$name.a" "$FOXOPT" run "${a[@]}" \
+    >"$WORK/$name.a.out" 2>"$WORK/$name.a.err" &
   PID_A=$!
-  "$FOXOPT" run "${b[@]}" >"$WORK/$name.b.out" 2>"$WORK/$name.b.err" &
+  OMPI_MCA_orte_tmpdir_base="$WORK/ompi.$name.b" "$FOXOPT" run "${b[@]}" \
+    >"$WORK/$name.b.out" 2>"$WORK/$name.b.err" &
   PID_B=$!
   wait $PID_A; RC_A=$?
   wait $PID_B; RC_B=$?

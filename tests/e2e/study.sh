@@ -87,6 +87,12 @@ if "$PY" -c 'import h5py' 2>/dev/null; then
   run_rc 3 "$FOXOPT" run -o "$WORK/fo" --resume
   contains "$ERR_TXT" "the layout of a foxopt before trial files"
 fi
+# A study.h5 moved away from a study that recorded steps: --resume with the config refuses to
+# start afresh over its files.
+cp -r "$WORK/f1" "$WORK/fm" && mv "$WORK/fm/study.h5" "$WORK/fm.study.h5"
+run_rc 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fm" --resume
+contains "$ERR_TXT" "restore study.h5 to resume it"
+check "its trial files kept" test "$(ls "$WORK/fm/trials" | wc -l)" -eq 24
 # Rank files without a study.h5 (a run killed before its first step) are not reused.
 mkdir -p "$WORK/fr" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/" && cp "$WORK/f1/rank-0000.h5" "$WORK/fr/rank-0005.h5"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fr" --set study.trials=6
