@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "study/report.h"
-#include "study/report_plot.h"
+#include "report/report.h"
+#include "report/report_plot.h"
 #include "study/study_h5.h"
 #include "util/gnuplot.h"
 

@@ -1,6 +1,6 @@
 /* The study as foxopt report shows it: ranked best first, metrics in the units people read
  * them in, and the fixed-width table with its header lines. */
-#include "study/report.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The report's plots: each writes its data files and a gnuplot script into the temporary
  * directory, runs gnuplot there, and renames the finished PNG into OUTDIR. */
-#include "study/report_plot.h"
+#include "report/report_plot.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "data/dataset.h"
 #include "study/rankfile.h"
-#include "study/report.h"
+#include "report/report.h"
 #include "util/fsutil.h"
 #include "util/gnuplot.h"
 #include "util/h5io.h"
