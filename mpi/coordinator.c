@@ -97,9 +97,9 @@ int coord_agree(struct coordinator *c, int rc, int *who, struct fox_err *e) {
   return code;
 }
 
-/* Result rows: done, status, epochs, rank, seconds, then the metrics. */
+/* Result rows: done, status, epochs, rank, seconds, then the metrics of every fold. */
 #define HEAD_ 5
-#define ROW_ (HEAD_ + FOX_STUDY_METRICS)
+#define ROW_ (HEAD_ + FOX_FOLDS_MAX * FOX_STUDY_METRICS)
 
 static void encode_(const struct work_result *r, double *row) {
   memset(row, 0, ROW_ * sizeof *row);
@@ -110,21 +110,20 @@ static void encode_(const struct work_result *r, double *row) {
   row[2] = r->epochs;
   row[3] = r->rank;
   row[4] = r->seconds;
-  for (int m = 0; m < FOX_STUDY_METRICS; m++)
-    row[HEAD_ + m] = r->metrics[m];
+  memcpy(row + HEAD_, r->metrics, sizeof r->metrics);
 }
 
-static void decode_(const double *row, const unsigned char *reason, int trial,
+static void decode_(const double *row, const unsigned char *reason, int trial, int repeat,
                     struct work_result *r) {
   memset(r, 0, sizeof *r);
   r->trial = trial;
+  r->repeat = repeat;
   r->done = row[0] == 1 ? FOX_WORK_DONE : FOX_WORK_STOPPED;
   r->status = (int)row[1];
   r->epochs = (int)row[2];
   r->rank = (int)row[3];
   r->seconds = row[4];
-  for (int m = 0; m < FOX_STUDY_METRICS; m++)
-    r->metrics[m] = row[HEAD_ + m];
+  memcpy(r->metrics, row + HEAD_, sizeof r->metrics);
   memcpy(r->reason, reason, FOX_REASON_LEN);
   r->reason[FOX_REASON_LEN - 1] = '\0';
 }
@@ -164,7 +163,7 @@ static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n
   static const unsigned char none[FOX_REASON_LEN];
   for (int i = 0; st == 0 && !*failed && i < n; i++)
     decode_(buf + HDR_ + (size_t)i * ROW_, why ? why + (size_t)i * FOX_REASON_LEN : none,
-            res[i].trial, &res[i]);
+            res[i].trial, res[i].repeat, &res[i]);
   free(buf);
   free(why);
   return st;

@@ -72,6 +72,11 @@ static void fill_states_(const struct dataset *ds, const struct backtest_run *r,
   }
 }
 
+void backtest_fold_bounds(int64_t begin, size_t n, int k, int j, int64_t *b, int64_t *e) {
+  *b = begin + (int64_t)((size_t)j * n / (size_t)k);
+  *e = begin + (int64_t)((size_t)(j + 1) * n / (size_t)k);
+}
+
 int backtest_run(const struct backend *be, const struct dataset *ds,
                  const struct device_dataset *dev, const struct config *cfg, int split,
                  int nfolds, const uint8_t *actions, struct backtest_run *r, struct fox_err *e) {
@@ -81,8 +86,8 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
   r->end = ds->split[split][1];
   size_t n = (size_t)(r->end - r->begin);
   if (nfolds < 1 || n / (size_t)nfolds < 2)
-    return fox_errf(e, FOX_EUSAGE, "--folds %d: the split has %zu bars, each fold needs >= 2",
-                    nfolds, n);
+    return fox_errf(e, FOX_EUSAGE, "%d folds: the %s split has %zu bars, each fold needs >= 2",
+                    nfolds, dataset_split_name(split), n);
   r->nfolds = nfolds;
   r->folds = malloc(2 * (size_t)nfolds * sizeof *r->folds);
   r->fold_metrics = calloc((size_t)nfolds, sizeof *r->fold_metrics);
@@ -102,8 +107,10 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
   }
   memcpy(r->actions, actions, n);
   for (int j = 0; j < nfolds; j++) {
-    r->folds[2 * j] = (int32_t)(r->begin + (int64_t)((size_t)j * n / (size_t)nfolds));
-    r->folds[2 * j + 1] = (int32_t)(r->begin + (int64_t)((size_t)(j + 1) * n / (size_t)nfolds));
+    int64_t fb, fe;
+    backtest_fold_bounds(r->begin, n, nfolds, j, &fb, &fe);
+    r->folds[2 * j] = (int32_t)fb;
+    r->folds[2 * j + 1] = (int32_t)fe;
   }
   struct bt_request rq = {cfg->market, nfolds, r->folds, actions};
   struct bt_result out = {r->equity, r->position, r->labels, r->rewards, acc};

@@ -31,6 +31,8 @@ struct backtest_run {
   float *states; /* [n, 54], only with output.experience = full */
 };
 
+/* Fold j of k over the n bars from `begin`: [*b, *e) = begin + [j n / k, (j + 1) n / k). */
+void backtest_fold_bounds(int64_t begin, size_t n, int k, int j, int64_t *b, int64_t *e);
 /* Reads ACTIONS.csv: one 0/1/2 per line, optional header `action`; exactly n lines. */
 int backtest_read_actions(const char *path, size_t n, uint8_t *out, struct fox_err *e);
 int backtest_run(const struct backend *be, const struct dataset *ds,

@@ -11,7 +11,7 @@
 
 static const char usage_[] =
     "usage: foxopt backtest DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5 |\n"
-    "                                --study OUTDIR --trial ID)\n"
+    "                                --study OUTDIR --trial ID [--repeat R])\n"
     "                       [--split val|test|train] [--folds K]\n"
     "                       [--set market.KEY=V]... [--set barrier.KEY=V]...\n"
     "                       [--set output.experience=none|summary|full] [--output EXP.h5]\n"
@@ -25,9 +25,12 @@ static const char usage_[] =
     "  --policy T.h5    the greedy policy of a trained trial (foxopt train), with the trial's\n"
     "                   market settings; reproduces its recorded metrics\n"
     "  --study D --trial ID  the policy of trial ID of the study in D (foxopt run), from the\n"
-    "                   trial file; reproduces the metrics in D/trials.csv\n"
+    "                   trial file; reproduces the metrics in D/trials.csv (with study.repeats\n"
+    "                   > 1, of its seed R: --repeat R, default 0)\n"
     "  --split S        the split to run (default val; with --policy the trial's eval.split)\n"
     "  --folds K        K consecutive folds, each from initial capital: per-fold and mean metrics\n"
+    "                   (default 1; with --policy or --study the trial's eval.folds, a policy\n"
+    "                   acting from flat in each fold)\n"
     "  --set K=V        market.initial_capital (10000), market.spread (0.0005), market.fee\n"
     "                   (0.0004), market.cash_reserve (0.05), barrier.pt (2), barrier.sl (2),\n"
     "                   barrier.horizon (60), barrier.enforce (true), barrier.bonus (0),\n"
@@ -45,9 +48,9 @@ static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = NULL;
   const char *split_name = NULL, *policy = NULL, *study = NULL, *sets[256];
-  long long trial_id = -1;
+  long long trial_id = -1, repeat = 0;
   int json = 0, nset = 0;
-  long long folds = 1;
+  long long folds = 0; /* 0: not given */
   struct config cfg;
   config_defaults(&cfg);
   for (int i = 1; i < argc; i++) {
@@ -79,11 +82,14 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
         out = v;
       else
         backend = v;
-    } else if (strcmp(a, "--study") == 0 || strcmp(a, "--trial") == 0) {
+    } else if (strcmp(a, "--study") == 0 || strcmp(a, "--trial") == 0 ||
+               strcmp(a, "--repeat") == 0) {
       if (!(v = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
       if (a[2] == 's')
         study = v;
+      else if (a[2] == 'r')
+        FOX_TRY(cli_parse_i64(a, v, 0, FOX_REPEATS_MAX - 1, &repeat, e));
       else
         FOX_TRY(cli_parse_i64(a, v, 0, 1LL << 31, &trial_id, e));
     } else if (a[0] == '-') {
@@ -100,8 +106,8 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
     return fox_errf(e, FOX_EUSAGE,
                     "backtest: DATA.h5 and one of --actions FILE, --policy TRIAL.h5 or --study "
                     "OUTDIR --trial ID are required\n%s", usage_);
-  if ((policy || study) && folds != 1)
-    return fox_errf(e, FOX_EUSAGE, "backtest --policy: one fold only (got --folds %lld)", folds);
+  if (repeat && !study)
+    return fox_errf(e, FOX_EUSAGE, "backtest: --repeat goes with --study OUTDIR --trial ID");
   /* A policy runs where it was trained unless told otherwise: the same arithmetic gives the
    * same greedy actions, hence the recorded metrics. */
   char trained_on[16] = "auto";
@@ -109,7 +115,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
     FOX_TRY(trial_backend_h5(policy, trained_on, sizeof trained_on, e));
     backend = trained_on;
   } else if (study && !backend) {
-    FOX_TRY(rankfile_read_policy(study, (long)trial_id, NULL, NULL, NULL, trained_on,
+    FOX_TRY(rankfile_read_policy(study, (long)trial_id, (int)repeat, NULL, NULL, NULL, trained_on,
                                  sizeof trained_on, e));
     backend = trained_on;
   }
@@ -119,10 +125,12 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   if (policy)
     FOX_TRY(trial_read_h5(policy, be, &cfg, &ag, e));
   else if (study)
-    FOX_TRY(rankfile_read_policy(study, (long)trial_id, be, &cfg, &ag, trained_on,
+    FOX_TRY(rankfile_read_policy(study, (long)trial_id, (int)repeat, be, &cfg, &ag, trained_on,
                                  sizeof trained_on, e));
   if ((policy || study) && !split_name)
     split_name = dataset_split_name(cfg.eval_split);
+  if (!folds)
+    folds = policy || study ? cfg.eval_folds : 1;
   policy = policy ? policy : study; /* from here on: a policy, wherever it came from */
   int rc = 0;
   for (int i = 0; rc == 0 && i < nset; i++)
@@ -158,7 +166,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   if (rc == 0 && (rc = be->dataset_upload(&ds, &dev, e)) == 0)
     uploaded = 1;
   if (rc == 0 && policy)
-    rc = agent_backtest(&ag, be, &ds, &dev, &cfg, split, &run, e);
+    rc = agent_backtest(&ag, be, &ds, &dev, &cfg, split, (int)folds, &run, e);
   else if (rc == 0)
     rc = backtest_run(be, &ds, &dev, &cfg, split, (int)folds, actions, &run, e);
   if (rc == 0 && out)

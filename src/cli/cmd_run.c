@@ -298,7 +298,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     return rc;
   }
   struct coordinator c;
-  int cap = s.cfg.study.round_size;
+  int cap = study_max_items(&s);
   rc = agree_(w, coord_open(&c, w, r.be && r.be == backend_cuda(), cap, e), e);
   struct work_item *items = malloc((size_t)cap * sizeof *items);
   struct work_result *res = malloc((size_t)cap * sizeof *res);

@@ -34,6 +34,7 @@ static const char *const backend_names_[] = {"auto", "cpu", "cuda", NULL};
 static const char *const split_names_[] = {"train", "val", "test", NULL};
 static const char *const exp_names_[] = {"none", "summary", "full", NULL};
 static const char *const dir_names_[] = {"maximize", "minimize", NULL};
+static const char *const agg_names_[] = {"mean", "median", "iqm", "lcb", NULL};
 static const char *const sampler_names_[] = {"tpe", "random", "grid", NULL};
 /* In the order of FOX_ACT_* and FOX_INIT_* (kernels/act_step.h). */
 static const char *const act_names_[] = {"relu", "tanh", NULL};
@@ -101,6 +102,7 @@ static const struct param_ params_[] = {
     {"ppo.activation", P_CHOICE, PP_(activation), 0, 0, 0, act_names_, "relu or tanh"},
     {"ppo.init", P_CHOICE, PP_(init), 0, 0, 0, init_names_, "default or orthogonal"},
     {"eval.split", P_CHOICE, C_(eval_split), 0, 0, 0, split_names_, "train, val or test"},
+    {"eval.folds", P_INT, C_(eval_folds), 1, FOX_FOLDS_MAX, 0, NULL, "an integer in [1, 16]"},
     {"output.experience", P_CHOICE, C_(experience), 0, 0, 0, exp_names_,
      "none, summary or full"},
     {"study.name", P_NAME, S_(name), 0, 0, 0, NULL, "a name"},
@@ -112,10 +114,13 @@ static const struct param_ params_[] = {
     {"study.objective.metric", P_NAME, S_(metric), 0, 0, 0, NULL, "a metric such as val.sharpe"},
     {"study.objective.direction", P_CHOICE, S_(direction), 0, 0, 0, dir_names_,
      "maximize or minimize"},
+    {"study.objective.aggregate", P_CHOICE, S_(aggregate), 0, 0, 0, agg_names_,
+     "mean, median, iqm or lcb"},
     {"study.objective.function", P_CHOICE, S_(function), 0, 0, 0, config_function_names,
      "none, branin, hartmann6 or mixed"},
     {"study.objective.seconds", P_DOUBLE, S_(seconds), 0, 86400, 0, NULL,
      "seconds in [0, 86400]"},
+    {"study.repeats", P_INT, S_(repeats), 1, FOX_REPEATS_MAX, 0, NULL, "an integer in [1, 64]"},
     {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, sampler_names_, "tpe, random or grid"},
     {"study.sampler.n_startup_trials", P_INT, T_(n_startup_trials), 0, 1e6, 0, NULL,
      "an integer >= 0"},
@@ -201,12 +206,15 @@ void config_defaults(struct config *c) {
                                .activation = FOX_ACT_TANH,
                                .init = FOX_INIT_ORTHOGONAL};
   c->eval_split = FOX_SPLIT_VAL;
+  c->eval_folds = 1;
   c->experience = FOX_EXP_SUMMARY;
   c->study = (struct study_config){.seed = 0,
                                    .trials = 20,
                                    .round_size = 4,
                                    .trials_per_device = 1,
                                    .direction = FOX_MAXIMIZE,
+                                   .aggregate = FOX_AGG_MEAN,
+                                   .repeats = 1,
                                    .function = 0,
                                    .seconds = 0,
                                    .sampler = FOX_SAMPLER_TPE,

@@ -20,6 +20,10 @@ enum { FOX_BACKEND_AUTO = 0, FOX_BACKEND_CPU = 1, FOX_BACKEND_CUDA = 2 };
 enum { FOX_MAXIMIZE = 0, FOX_MINIMIZE = 1 };
 enum { FOX_SAMPLER_TPE = 0, FOX_SAMPLER_RANDOM = 1, FOX_SAMPLER_GRID = 2 };
 enum { FOX_SCHED_NONE = 0, FOX_SCHED_SH = 1, FOX_SCHED_HYPERBAND = 2 };
+/* study.objective.aggregate: how a configuration's repeats x folds become one value. */
+enum { FOX_AGG_MEAN = 0, FOX_AGG_MEDIAN = 1, FOX_AGG_IQM = 2, FOX_AGG_LCB = 3 };
+#define FOX_REPEATS_MAX 64 /* study.repeats */
+#define FOX_FOLDS_MAX 16   /* eval.folds */
 #define FOX_MAX_LAYERS 8
 #define FOX_NAME_LEN 64
 /* What a config's YAML may be (README.md, the config). A config is a few KB with a few hundred
@@ -67,6 +71,8 @@ struct study_config {
   int trials, round_size, trials_per_device;
   char metric[FOX_NAME_LEN]; /* objective.metric, e.g. val.sharpe */
   int direction;             /* objective.direction: FOX_MAXIMIZE | FOX_MINIMIZE */
+  int aggregate;             /* objective.aggregate: FOX_AGG_* */
+  int repeats;               /* seeds per configuration (paired: the same K for every one) */
   int function;              /* objective.function: 0 = train agents, else a test function */
   double seconds;            /* objective.seconds: how long a test-function trial takes */
   int sampler;               /* sampler.name */
@@ -86,6 +92,7 @@ struct config {
   struct dqn_config dqn;
   struct ppo_config ppo;
   int eval_split; /* eval.split: FOX_SPLIT_* */
+  int eval_folds; /* eval.folds: consecutive walk-forward folds of the split, each from flat */
   int experience; /* output.experience */
   struct study_config study;
 };

@@ -198,7 +198,7 @@ static int history_(const struct plot_ *p, struct fox_err *e) {
 static int equity_read_(const struct plot_ *p, const struct study_trial *t, double **eq,
                         size_t *n, struct fox_err *e) {
   char path[PATH_LEN_], group[64] = "/", name[96] = "/backtest/equity";
-  rankfile_trial_path(p->outdir, t->id, path, sizeof path);
+  rankfile_trial_path(p->outdir, t->id, 0, path, sizeof path);
   *eq = NULL;
   *n = 0;
   struct fox_err why = {0};

@@ -19,12 +19,17 @@ void rankfile_path(const char *outdir, int rank, char *out, size_t n) {
   snprintf(out, n, "%s/rank-%04d.h5", outdir, rank);
 }
 
-void rankfile_trial_path(const char *outdir, int id, char *out, size_t n) {
-  snprintf(out, n, "%s/trials/%d.h5", outdir, id);
+void rankfile_trial_path(const char *outdir, int id, int repeat, char *out, size_t n) {
+  if (repeat == 0)
+    snprintf(out, n, "%s/trials/%d.h5", outdir, id);
+  else
+    snprintf(out, n, "%s/trials/%d-r%d.h5", outdir, id, repeat);
 }
 
-/* Calls f(path, id) for every trials/ID.h5 in outdir; stops at the first non-zero. */
-static int each_trial_file_(const char *outdir, int (*f)(const char *path, int id, void *ctx),
+/* Calls f(path, id, repeat) for every trials/ID.h5 and trials/ID-rR.h5 in outdir; stops at the
+ * first non-zero. */
+static int each_trial_file_(const char *outdir,
+                            int (*f)(const char *path, int id, int repeat, void *ctx),
                             void *ctx) {
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/trials", outdir);
@@ -34,12 +39,15 @@ static int each_trial_file_(const char *outdir, int (*f)(const char *path, int i
   int rc = 0;
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
-    int id, len = 0;
-    if (sscanf(de->d_name, "%d.h5%n", &id, &len) != 1 || de->d_name[len] != '\0' || id < 0)
+    int id, repeat = 0, len = 0;
+    if ((sscanf(de->d_name, "%d.h5%n", &id, &len) != 1 || de->d_name[len] != '\0') &&
+        (sscanf(de->d_name, "%d-r%d.h5%n", &id, &repeat, &len) != 2 || de->d_name[len] != '\0'))
+      continue;
+    if (id < 0 || repeat < 0)
       continue;
     char path[4500];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    rc = f(path, id, ctx);
+    rc = f(path, id, repeat, ctx);
   }
   closedir(d);
   return rc;
@@ -183,6 +191,20 @@ static int trial_group_(hid_t tg, const struct study *s, const double *x, struct
   int rc = h5io_write(g, "equity", H5T_NATIVE_DOUBLE, b->equity, n, 0, 4, e);
   if (rc == 0)
     rc = h5io_write(g, "position", H5T_NATIVE_UINT8, b->position, n, 0, 4, e);
+  /* The folds' bars (each restarts from initial capital: no return across a bound) and their
+   * metrics, for the report's per-bar returns and the walk-forward table. */
+  if (rc == 0)
+    rc = h5io_write(g, "folds", H5T_NATIVE_INT32, b->folds, (size_t)b->nfolds, 2, 0, e);
+  double *fm = rc == 0 ? malloc((size_t)b->nfolds * FOX_NMETRICS * sizeof *fm) : NULL;
+  if (rc == 0 && !fm)
+    rc = fox_errf(e, FOX_EFAIL, "trial file: out of memory");
+  for (int j = 0; rc == 0 && j < b->nfolds; j++)
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      fm[j * FOX_NMETRICS + m] = metrics_get(&b->fold_metrics[j], m);
+  if (rc == 0)
+    rc = h5io_write(g, "fold_metrics", H5T_NATIVE_DOUBLE, fm, (size_t)b->nfolds, FOX_NMETRICS, 0,
+                    e);
+  free(fm);
   H5Gclose(g);
   FOX_TRY(rc);
   return experience_write(tg, "experience", t->cfg.experience, n, b->actions, b->rewards,
@@ -195,7 +217,7 @@ struct put_ctx_ {
   struct trial *t;
   double value;
   const char *failed;
-  int epochs, rank;
+  int epochs, rank, repeat;
 };
 
 static int put_body_(hid_t f, const void *ctx, struct fox_err *e) {
@@ -206,24 +228,25 @@ static int put_body_(hid_t f, const void *ctx, struct fox_err *e) {
     FOX_TRY(h5io_attr_write_str(f, "kind", "study trial", e));
   FOX_TRY(h5io_attr_write(f, "epochs", H5T_NATIVE_INT, &c->epochs, 1, e));
   FOX_TRY(h5io_attr_write(f, "rank", H5T_NATIVE_INT, &c->rank, 1, e));
+  FOX_TRY(h5io_attr_write(f, "repeat", H5T_NATIVE_INT, &c->repeat, 1, e));
   return trial_group_(f, c->s, c->x, c->t, c->value, c->failed, e);
 }
 
-int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
+int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id, int repeat,
                        const double *x, int epochs, struct trial *t, double value,
                        const char *failed, struct fox_err *e) {
   char dir[4200], path[4200];
   snprintf(dir, sizeof dir, "%s/trials", outdir);
   FOX_TRY(fs_mkdirs(dir, e));
-  rankfile_trial_path(outdir, id, path, sizeof path);
-  struct put_ctx_ c = {s, x, t, value, failed, epochs, rank};
+  rankfile_trial_path(outdir, id, repeat, path, sizeof path);
+  struct put_ctx_ c = {s, x, t, value, failed, epochs, rank, repeat};
   return h5io_create_atomic(path, put_body_, &c, e);
 }
 
 /* A trial file is kept when it holds the segment the study recorded (its epochs); one the
  * study did not record (a run stopped between the file and study.h5) or cannot be read (a
  * damaged copy from before files were atomic) goes, and rankfile_check names what is lost. */
-static int scrub_one_(const char *path, int id, void *ctx) {
+static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
   const struct study *s = ctx;
   int epochs = -1;
   h5io_quiet();
@@ -239,7 +262,8 @@ static int scrub_one_(const char *path, int id, void *ctx) {
     H5Fclose(f);
   }
   H5Eclear2(H5E_DEFAULT);
-  if (id < s->n && epochs >= 0 && epochs == s->trials[id].epochs)
+  if (id < s->n && repeat < s->repeats && epochs >= 0 &&
+      epochs == s->trials[id].rep[repeat].epochs)
     return 0;
   if (f < 0)
     fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
@@ -262,9 +286,14 @@ static int remove_one_(const char *path, int rank, void *ctx) {
   return 0;
 }
 
+static int remove_trial_(const char *path, int id, int repeat, void *ctx) {
+  (void)repeat;
+  return remove_one_(path, id, ctx);
+}
+
 int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   FOX_TRY(each_rank_file_(outdir, remove_one_, e));
-  return each_trial_file_(outdir, remove_one_, e);
+  return each_trial_file_(outdir, remove_trial_, e);
 }
 
 /* NAME.tmp.PID: a file fs_temp_name named, left by a run that died or failed while writing. */
@@ -343,15 +372,21 @@ int rankfile_check_layout(const char *outdir, struct fox_err *e) {
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {
   int missing = 0;
   char list[256] = "";
-  for (int i = 0; i < s->n; i++) {
-    char path[4200];
-    rankfile_trial_path(outdir, i, path, sizeof path);
-    if (s->trials[i].epochs == 0 || s->trials[i].rank < 0 || fs_exists(path))
-      continue;
-    if (missing++ < 8)
-      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", missing > 1 ? ", " : "",
-               i);
-  }
+  for (int i = 0; i < s->n; i++)
+    for (int r = 0; r < s->repeats; r++) {
+      char path[4200];
+      rankfile_trial_path(outdir, i, r, path, sizeof path);
+      const struct study_rep *rp = &s->trials[i].rep[r];
+      if (rp->epochs == 0 || rp->rank < 0 || fs_exists(path))
+        continue;
+      size_t at = strlen(list);
+      if (missing++ >= 8)
+        continue;
+      if (r == 0)
+        snprintf(list + at, sizeof list - at, "%s%d", at ? ", " : "", i);
+      else
+        snprintf(list + at, sizeof list - at, "%s%d-r%d", at ? ", " : "", i, r);
+    }
   if (missing)
     fprintf(warn, "foxopt run: warning: %s/trials lacks %d trial%s the study recorded (%s%s): "
                   "their outputs are lost (backtest --study cannot replay them); the study goes "
@@ -359,7 +394,7 @@ int rankfile_check(const char *outdir, const struct study *s, FILE *warn) {
   return missing;
 }
 
-int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
+int rankfile_read_policy(const char *outdir, long id, int repeat, const struct backend *be,
                          struct config *cfg, struct agent *agent, char *backend, size_t nb,
                          struct fox_err *e) {
   struct study s;
@@ -370,15 +405,19 @@ int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
   else if (s.n_metrics == 1)
     rc = fox_errf(e, FOX_EDATA, "%s/study.h5: a test-function study: its trials have no policy",
                   outdir);
-  else if (s.trials[id].epochs == 0 || s.trials[id].rank < 0)
-    rc = fox_errf(e, FOX_EDATA, "%s/study.h5: trial %ld has not trained yet (%s)", outdir, id,
+  else if (repeat < 0 || repeat >= s.repeats)
+    rc = fox_errf(e, FOX_EUSAGE, "--repeat %d: the study in %s runs %d repeat%s (0 .. %d)",
+                  repeat, outdir, s.repeats, s.repeats > 1 ? "s" : "", s.repeats - 1);
+  else if (s.trials[id].rep[repeat].epochs == 0 || s.trials[id].rep[repeat].rank < 0)
+    rc = fox_errf(e, FOX_EDATA, "%s/study.h5: trial %ld%s has not trained yet (%s)", outdir, id,
+                  repeat ? " of that repeat" : "",
                   s.trials[id].status == FOX_ST_FAILED ? s.trials[id].reason : "no epoch done");
   else
-    rank = s.trials[id].rank;
+    rank = s.trials[id].rep[repeat].rank;
   study_free(&s);
   FOX_TRY(rc);
   char path[4200];
-  rankfile_trial_path(outdir, (int)id, path, sizeof path);
+  rankfile_trial_path(outdir, (int)id, repeat, path, sizeof path);
   if (!fs_exists(path))
     return fox_errf(e, FOX_EDATA, "%s: missing (the study records trial %ld, last run on rank "
                                   "%d)", path, id, rank);

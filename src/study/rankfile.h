@@ -13,22 +13,27 @@
 #include "train/trial.h"
 
 void rankfile_path(const char *outdir, int rank, char *out, size_t n);
-void rankfile_trial_path(const char *outdir, int id, char *out, size_t n);
+/* OUTDIR/trials/ID.h5 for repeat 0 (and every trial of a study with one repeat),
+ * OUTDIR/trials/ID-rR.h5 for repeat R > 0. */
+void rankfile_trial_path(const char *outdir, int id, int repeat, char *out, size_t n);
 /* Writes the rank file (temporary name, then rename), on a resume too: this run's host, device,
  * backend and dataset. `dev` is NULL for test-function studies (no dataset). */
 int rankfile_create(const char *outdir, int rank, const struct backend *be,
                     const struct device_dataset *dev, const char *data_path, const char *host,
                     const char *device, struct fox_err *e);
-/* Replaces trials/ID.h5 with a finished segment (trained to `epochs`) of an agent trial. With t
- * NULL: a test-function trial (`value` its objective), or, with `failed` set, a trial whose
+/* Replaces the trial file of (id, repeat) with a finished segment (trained to `epochs`) of an
+ * agent trial: its policy, curve, and its evaluation's per-bar equity with the folds'
+ * bounds and metrics (/backtest/{equity, position, folds, fold_metrics}). With t NULL: a
+ * test-function trial (`value` its objective), or, with `failed` set, a trial whose
  * parameters could not run (the reason as attribute `reason`). */
-int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id,
+int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id, int repeat,
                        const double *x, int epochs, struct trial *t, double value,
                        const char *failed, struct fox_err *e);
-/* Opens the trained policy of trial `id` of the study in OUTDIR (from its trial file)
+/* Opens the trained policy of repeat `repeat` of trial `id` of the study in OUTDIR (from its
+ * trial file)
  * on `be` (NULL: only *backend is filled, the backend its networks ran on). FOX_EDATA naming
  * the file when the trial has no policy (unknown id, failed, a test-function study). */
-int rankfile_read_policy(const char *outdir, long id, const struct backend *be,
+int rankfile_read_policy(const char *outdir, long id, int repeat, const struct backend *be,
                          struct config *cfg, struct agent *agent, char *backend, size_t nb,
                          struct fox_err *e);
 /* Removes the trial files that do not hold the segment the study records (the segment in

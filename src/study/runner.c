@@ -21,8 +21,13 @@ static double now_(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void state_path_(const char *outdir, int id, int epochs, char *out, size_t n) {
-  snprintf(out, n, "%s/state/trial-%d-e%d.h5", outdir, id, epochs);
+/* Repeat 0 keeps the name it had before repeats existed: a study with one repeat is unchanged. */
+static void state_path_(const char *outdir, int id, int repeat, int epochs, char *out,
+                        size_t n) {
+  if (repeat == 0)
+    snprintf(out, n, "%s/state/trial-%d-e%d.h5", outdir, id, epochs);
+  else
+    snprintf(out, n, "%s/state/trial-%d-r%d-e%d.h5", outdir, id, repeat, epochs);
 }
 
 static int mkdir_(const char *path, struct fox_err *e) {
@@ -105,8 +110,8 @@ void runner_close(struct runner *r) {
 static int put_(struct runner *r, const struct work_item *it, int epochs, struct trial *t,
                 double value, const char *failed, struct fox_err *e) {
   pthread_mutex_lock(&r->lock);
-  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->x, epochs, t, value,
-                              failed, e);
+  int rc = rankfile_put_trial(r->outdir, r->rank, r->s, it->trial, it->repeat, it->x, epochs,
+                              t, value, failed, e);
   pthread_mutex_unlock(&r->lock);
   return rc;
 }
@@ -131,10 +136,10 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
     struct timespec ts = {(time_t)nap, (long)((nap - floor(nap)) * 1e9)};
     nanosleep(&ts, NULL);
   }
-  res->metrics[0] = tf->f(v);
+  res->metrics[0][0] = tf->f(v);
   res->epochs = it->to_epochs;
   res->status = FOX_ST_RUNNING;
-  return put_(r, it, res->epochs, NULL, res->metrics[0], NULL, e);
+  return put_(r, it, res->epochs, NULL, res->metrics[0][0], NULL, e);
 }
 
 /* An agent segment. Errors of the trial itself (a config its parameters make unusable) are
@@ -157,7 +162,7 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
   FOX_TRY(trial_open(&t, &cfg, &r->ds, r->be, &r->dev, e));
   char path[4300];
   if (it->from_epochs > 0) {
-    state_path_(r->outdir, it->trial, it->from_epochs, path, sizeof path);
+    state_path_(r->outdir, it->trial, it->repeat, it->from_epochs, path, sizeof path);
     rc = trial_state_load(&t, path, e);
   }
   if (rc == 0)
@@ -172,11 +177,13 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
     res->epochs = t.r.epochs_done;
     res->status = t.r.status == FOX_TRIAL_FAILED ? FOX_ST_FAILED : FOX_ST_RUNNING;
     snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, t.r.reason);
-    for (int m = 0; m < FOX_NMETRICS; m++)
-      res->metrics[m] = res->status == FOX_ST_FAILED ? NAN : metrics_get(&t.r.final, m);
+    for (int f = 0; f < s->folds && f < t.last.nfolds; f++)
+      for (int m = 0; m < FOX_NMETRICS; m++)
+        res->metrics[f][m] =
+            res->status == FOX_ST_FAILED ? NAN : metrics_get(&t.last.fold_metrics[f], m);
   }
   if (rc == 0 && it->keep_state && res->status != FOX_ST_FAILED) {
-    state_path_(r->outdir, it->trial, t.r.epochs_done, path, sizeof path);
+    state_path_(r->outdir, it->trial, it->repeat, t.r.epochs_done, path, sizeof path);
     rc = trial_state_save(&t, path, e);
   }
   if (rc == 0)
@@ -189,10 +196,12 @@ int runner_run_one(struct runner *r, const struct work_item *it, struct work_res
                    struct fox_err *e) {
   memset(res, 0, sizeof *res);
   res->trial = it->trial;
+  res->repeat = it->repeat;
   res->rank = r->rank;
   res->done = FOX_WORK_DONE;
-  for (int m = 0; m < FOX_STUDY_METRICS; m++)
-    res->metrics[m] = NAN;
+  for (int f = 0; f < FOX_FOLDS_MAX; f++)
+    for (int m = 0; m < FOX_STUDY_METRICS; m++)
+      res->metrics[f][m] = NAN;
   double t0 = now_();
   int rc = r->have_data ? run_agent_(r, it, res, e) : run_function_(r, it, res, e);
   res->seconds = now_() - t0;
@@ -275,7 +284,8 @@ int runner_run(struct runner *r, const struct work_item *items, int n, struct wo
                     PTHREAD_COND_INITIALIZER};
   int w = r->threads < n ? r->threads : n;
   for (int i = 0; i < n; i++) /* not started: stopped, if anything stops the pool */
-    res[i] = (struct work_result){.trial = items[i].trial, .done = FOX_WORK_STOPPED};
+    res[i] = (struct work_result){
+        .trial = items[i].trial, .repeat = items[i].repeat, .done = FOX_WORK_STOPPED};
   int watch = q && q->watch;
   if (w <= 1 && !watch) {
     p.running = 1;
@@ -325,14 +335,17 @@ void runner_prune_states(const char *outdir, const struct study *s) {
     return;
   struct dirent *de;
   while ((de = readdir(d))) {
-    int id, epochs, len = 0;
-    if (sscanf(de->d_name, "trial-%d-e%d.h5%n", &id, &epochs, &len) != 2 ||
-        de->d_name[len] != '\0')
+    int id, repeat = 0, epochs, len = 0;
+    if ((sscanf(de->d_name, "trial-%d-e%d.h5%n", &id, &epochs, &len) != 2 ||
+         de->d_name[len] != '\0') &&
+        (sscanf(de->d_name, "trial-%d-r%d-e%d.h5%n", &id, &repeat, &epochs, &len) != 3 ||
+         de->d_name[len] != '\0'))
       continue;
     /* A running trial's newer checkpoint may be a segment in flight (rank 0 prunes while the
      * next step runs): only older ones, and those of finished trials, are gone for good. */
-    int needed = id >= 0 && id < s->n && s->trials[id].status == FOX_ST_RUNNING &&
-                 epochs >= s->trials[id].epochs;
+    int needed = id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats &&
+                 s->trials[id].status == FOX_ST_RUNNING &&
+                 epochs >= s->trials[id].rep[repeat].epochs;
     if (!needed) {
       char path[4500];
       snprintf(path, sizeof path, "%s/%s", dir, de->d_name);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "study/aggregate.h"
 #include "study/objective.h"
 #include "util/rng.h"
 
@@ -16,9 +17,24 @@ const char *const study_status_names[4] = {"complete", "pruned", "failed", "runn
 /* Keys a study cannot search: they fix what the trials are compared on. */
 static const char *const fixed_keys_[] = {"data.path", "train.backend", "eval.split", NULL};
 
+/* Repeat r's training seed: one stream per repeat, shared by every configuration, so that
+ * configurations are compared on the same K seeds (paired). With one repeat each trial keeps
+ * its own seed, as before repeats existed. */
+static void repeat_seeds_(struct study *s) {
+  uint64_t base = rng_hash2(s->cfg.study.seed, 0x7265706561747321ULL); /* "repeats!" */
+  for (int r = 0; r < FOX_REPEATS_MAX; r++)
+    s->rep_seed[r] = rng_hash2(base, (uint64_t)r);
+}
+
 static int objective_(struct study *s, const char *name, struct fox_err *e) {
   const struct study_config *sc = &s->cfg.study;
   const struct test_function *tf = objective_function(sc->function);
+  s->repeats = sc->repeats;
+  s->folds = tf ? 1 : s->cfg.eval_folds;
+  repeat_seeds_(s);
+  if ((long)sc->round_size * sc->repeats > 100000)
+    return fox_errf(e, FOX_EUSAGE, "%s: study.round_size %d x study.repeats %d: at most 100000 "
+                                   "segments a step", name, sc->round_size, sc->repeats);
   if (tf) {
     s->n_metrics = 1;
     snprintf(s->metric_names[0], FOX_NAME_LEN, "value");
@@ -120,6 +136,10 @@ int study_create(struct study *s, const char *path, const char *const *sets, int
 void study_free(struct study *s) {
   free(s->config_text);
   free(s->config_sets);
+  for (int i = 0; s->trials && i < s->n; i++) {
+    free(s->trials[i].rep);
+    free(s->trials[i].cells);
+  }
   free(s->trials);
   memset(s, 0, sizeof *s);
 }
@@ -146,6 +166,45 @@ int study_best(const struct study *s) {
       best = i;
   }
   return best;
+}
+
+int study_max_items(const struct study *s) { return s->cfg.study.round_size * s->repeats; }
+
+double *study_cell(const struct study *s, const struct study_trial *t, int r, int f) {
+  return t->cells + ((size_t)r * (size_t)s->folds + (size_t)f) * (size_t)s->n_metrics;
+}
+
+int study_trial_alloc(const struct study *s, struct study_trial *t, struct fox_err *e) {
+  size_t nc = (size_t)s->repeats * (size_t)s->folds * (size_t)s->n_metrics;
+  t->rep = malloc((size_t)s->repeats * sizeof *t->rep);
+  t->cells = malloc(nc * sizeof *t->cells);
+  if (!t->rep || !t->cells) {
+    free(t->rep), free(t->cells);
+    t->rep = NULL, t->cells = NULL;
+    return fox_errf(e, FOX_EFAIL, "study: out of memory");
+  }
+  for (int r = 0; r < s->repeats; r++)
+    t->rep[r] = (struct study_rep){-1, 0, -1, 0};
+  for (size_t i = 0; i < nc; i++)
+    t->cells[i] = NAN;
+  return 0;
+}
+
+void study_aggregate(const struct study *s, struct study_trial *t) {
+  int n = s->repeats * s->folds, agg = s->cfg.study.aggregate;
+  double v[FOX_REPEATS_MAX * FOX_FOLDS_MAX];
+  for (int m = 0; m < FOX_STUDY_METRICS; m++) {
+    t->metrics[m] = t->spread[m] = NAN;
+    if (m >= s->n_metrics || t->status == FOX_ST_FAILED)
+      continue;
+    for (int r = 0; r < s->repeats; r++)
+      for (int f = 0; f < s->folds; f++)
+        v[r * s->folds + f] = study_cell(s, t, r, f)[m];
+    t->spread[m] = aggregate_std(v, n);
+    /* lcb is a bound on the objective; the other columns show the mean beside their spread */
+    int how = agg == FOX_AGG_LCB && m != s->objective ? FOX_AGG_MEAN : agg;
+    t->metrics[m] = aggregate(v, n, how, s->cfg.study.direction == FOX_MAXIMIZE);
+  }
 }
 
 static int alive_(const struct study_trial *t) { return t->status == FOX_ST_RUNNING; }
@@ -202,6 +261,7 @@ static int propose_round_(struct study *s, struct fox_err *e) {
   for (int j = 0; j < k; j++) {
     struct study_trial *t = &s->trials[s->n];
     memset(t, 0, sizeof *t);
+    FOX_TRY(study_trial_alloc(s, t, e));
     t->id = s->n;
     t->round = s->rounds;
     t->bracket = bracket;
@@ -211,14 +271,19 @@ static int propose_round_(struct study *s, struct fox_err *e) {
     t->rank = -1;
     t->seed = rng_hash2(s->cfg.study.seed, (uint64_t)t->id);
     for (int m = 0; m < FOX_STUDY_METRICS; m++)
-      t->metrics[m] = NAN;
+      t->metrics[m] = t->spread[m] = NAN;
     struct seen_trial *h = history_(s, e);
-    if (!h)
+    if (!h) {
+      free(t->rep), free(t->cells);
       return e->code;
+    }
     int rc = s->sampler->propose(&s->cfg.study.tpe, &s->space, h, s->n,
                                  rng_hash2(t->seed, 0x73616d70ULL), t->x, e);
     free(h);
-    FOX_TRY(rc);
+    if (rc != 0) {
+      free(t->rep), free(t->cells);
+      return rc;
+    }
     for (int i = s->space.n; i < FOX_SPACE_MAX; i++)
       t->x[i] = NAN;
     s->n++;
@@ -281,11 +346,14 @@ int study_next_work(struct study *s, struct work_item *items, int *n, struct fox
         continue;
       alive++;
       k = t->next_rung;
-      if (t->rung < t->next_rung) {
+      for (int r = 0; t->rung < t->next_rung && r < s->repeats; r++) {
+        if (t->rep[r].rung >= t->next_rung)
+          continue; /* this seed's segment was recorded before a stop */
         struct work_item *w = &items[(*n)++];
         w->trial = t->id;
-        w->seed = t->seed;
-        w->from_epochs = t->epochs;
+        w->repeat = r;
+        w->seed = s->repeats == 1 ? t->seed : s->rep_seed[r];
+        w->from_epochs = t->rep[r].epochs;
         w->to_epochs = s->plan.epochs[t->next_rung];
         w->keep_state = t->next_rung < s->plan.n - 1;
         memcpy(w->x, t->x, sizeof w->x);
@@ -303,21 +371,53 @@ int study_next_work(struct study *s, struct work_item *items, int *n, struct fox
   }
 }
 
+/* A configuration moves to its next rung when every repeat has reached it; its metrics are
+ * then the aggregate of the repeats' evaluations at that budget. */
+static void settle_(struct study *s, struct study_trial *t) {
+  int all = 1, epochs = t->rep[0].epochs;
+  double seconds = 0;
+  for (int r = 0; r < s->repeats; r++) {
+    all = all && t->rep[r].rung >= t->next_rung;
+    epochs = t->rep[r].epochs < epochs ? t->rep[r].epochs : epochs;
+    seconds += t->rep[r].seconds;
+  }
+  t->epochs = epochs;
+  t->seconds = seconds;
+  if (t->status == FOX_ST_FAILED) {
+    study_aggregate(s, t); /* NaN */
+  } else if (all) {
+    t->rung = t->next_rung;
+    study_aggregate(s, t);
+  }
+}
+
 void study_record(struct study *s, const struct work_result *res, int n) {
   for (int j = 0; j < n; j++) {
     const struct work_result *r = &res[j];
-    if (r->done != FOX_WORK_DONE || r->trial < 0 || r->trial >= s->n)
+    if (r->done != FOX_WORK_DONE || r->trial < 0 || r->trial >= s->n || r->repeat < 0 ||
+        r->repeat >= s->repeats)
       continue;
     struct study_trial *t = &s->trials[r->trial];
-    t->epochs = r->epochs;
-    t->seconds += r->seconds;
+    struct study_rep *rp = &t->rep[r->repeat];
+    rp->epochs = r->epochs;
+    rp->seconds += r->seconds;
+    rp->rank = r->rank;
     t->rank = r->rank;
-    memcpy(t->metrics, r->metrics, sizeof t->metrics);
+    for (int f = 0; f < s->folds; f++)
+      memcpy(study_cell(s, t, r->repeat, f), r->metrics[f],
+             (size_t)s->n_metrics * sizeof(double));
     if (r->status == FOX_ST_FAILED) {
-      t->status = FOX_ST_FAILED;
-      snprintf(t->reason, sizeof t->reason, "%s", r->reason);
+      if (t->status != FOX_ST_FAILED) { /* the first failure names the trial's reason */
+        t->status = FOX_ST_FAILED;
+        if (s->repeats > 1)
+          snprintf(t->reason, sizeof t->reason, "repeat %d: %.*s", r->repeat,
+                   (int)sizeof t->reason - 16, r->reason);
+        else
+          snprintf(t->reason, sizeof t->reason, "%s", r->reason);
+      }
     } else {
-      t->rung = t->next_rung;
+      rp->rung = t->next_rung;
     }
+    settle_(s, t);
   }
 }

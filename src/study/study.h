@@ -18,23 +18,35 @@ extern const char *const study_status_names[4];
 #define FOX_REASON_LEN 256
 #define FOX_STUDY_METRICS FOX_NMETRICS
 
-/* One row of the study table. */
+/* One seed of a configuration (study.repeats): where its segments stand. */
+struct study_rep {
+  int rung;   /* the last rung it reached (-1: none yet) */
+  int epochs; /* epochs trained */
+  int rank;   /* the rank that ran its last segment (-1: none yet) */
+  double seconds;
+};
+
+/* One row of the study table: a configuration, trained with study.repeats seeds and evaluated
+ * in eval.folds folds; its metrics are the aggregate of those repeats x folds cells. */
 struct study_trial {
   int id, round, bracket, status;
   int rung;      /* the last rung reached (index into the plan; -1: none yet) */
   int next_rung; /* the rung it runs to next (a promotion moves it on) */
-  int epochs;    /* epochs trained */
-  uint64_t seed;
-  int rank;       /* the rank that ran its last segment */
-  double seconds; /* wall time of its segments */
+  int epochs;    /* epochs every repeat has trained */
+  uint64_t seed;  /* the sampler's stream, and the training seed when study.repeats is 1 */
+  int rank;       /* the rank that ran its last recorded segment */
+  double seconds; /* wall time of its segments, all repeats */
   double x[FOX_SPACE_MAX];
-  double metrics[FOX_STUDY_METRICS]; /* the last evaluation (NaN before the first) */
+  double metrics[FOX_STUDY_METRICS]; /* the aggregate of the cells (NaN before the first) */
+  double spread[FOX_STUDY_METRICS];  /* their standard deviation (NaN with one cell) */
   char reason[FOX_REASON_LEN];
+  struct study_rep *rep; /* [repeats] */
+  double *cells;         /* [repeats][folds][n_metrics]: each repeat's latest evaluation */
 };
 
 /* A segment of one trial to run: self-contained, so that any rank can take it. */
 struct work_item {
-  int trial;
+  int trial, repeat;
   uint64_t seed;
   int from_epochs, to_epochs; /* from_epochs > 0: continue from its checkpoint */
   int keep_state;             /* a later rung may follow: save a checkpoint */
@@ -43,11 +55,12 @@ struct work_item {
 
 enum { FOX_WORK_DONE = 0, FOX_WORK_STOPPED = 1 };
 struct work_result {
-  int trial, done; /* FOX_WORK_DONE, or FOX_WORK_STOPPED: abandoned, not recorded */
-  int status;      /* FOX_ST_RUNNING (segment done), FOX_ST_FAILED */
+  int trial, repeat;
+  int done;   /* FOX_WORK_DONE, or FOX_WORK_STOPPED: abandoned, not recorded */
+  int status; /* FOX_ST_RUNNING (segment done), FOX_ST_FAILED */
   int epochs, rank;
   double seconds;
-  double metrics[FOX_STUDY_METRICS];
+  double metrics[FOX_FOLDS_MAX][FOX_STUDY_METRICS]; /* per fold (the first `folds` rows) */
   char reason[FOX_REASON_LEN];
 };
 
@@ -63,6 +76,9 @@ struct study {
   int n_metrics;   /* 12 eval metrics, or 1 ("value") for a test function */
   char metric_names[FOX_STUDY_METRICS][FOX_NAME_LEN];
   int objective; /* index into metrics */
+  int repeats;   /* study.repeats */
+  int folds;     /* eval.folds (1 for a test function) */
+  uint64_t rep_seed[FOX_REPEATS_MAX]; /* repeat r's training seed, the same for every trial */
   struct study_trial *trials;
   int n, cap;
   int rounds; /* rounds started */
@@ -84,10 +100,18 @@ void study_free(struct study *s);
 
 /* The work of the current step: the segments still to run at the current rung of the open
  * round, after making any decision that is due and proposing a new round when the last one is
- * done. *n = 0 when the study is finished. `items` has room for study.round_size. */
+ * done. *n = 0 when the study is finished. `items` has room for study_max_items(s). */
 int study_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e);
 /* Records the results of a step (stopped ones are left as they were). */
 void study_record(struct study *s, const struct work_result *res, int n);
+/* The most work items a step can have: round_size x repeats. */
+int study_max_items(const struct study *s);
+/* Cell (repeat r, fold f) of trial t: n_metrics values. */
+double *study_cell(const struct study *s, const struct study_trial *t, int r, int f);
+/* Recomputes t's metrics and spread from its cells (the objective's aggregate). */
+void study_aggregate(const struct study *s, struct study_trial *t);
+/* Gives t its repeats and cells (NaN, nothing run) for s's repeats and folds. */
+int study_trial_alloc(const struct study *s, struct study_trial *t, struct fox_err *e);
 /* The objective as a loss (lower is better; NaN when there is none). */
 double study_loss(const struct study *s, const struct study_trial *t);
 /* The best complete trial (ties: the lower id), -1 when none. */

@@ -103,6 +103,56 @@ static int write_trials_(hid_t g, const struct study *s, struct fox_err *e) {
   return rc;
 }
 
+/* Every repeat's progress and every (repeat, fold) evaluation: /trials/cells [n, R x F x M]
+ * (row-major by repeat, fold, metric), /trials/spread [n, M] (the std over those cells), and
+ * /trials/repeats/{rung, epochs, rank [n, R], seconds [n, R], seed [R]}. */
+static int write_cells_(hid_t g, const struct study *s, struct fox_err *e) {
+  size_t n = (size_t)s->n, R = (size_t)s->repeats, m = (size_t)s->n_metrics;
+  size_t nc = R * (size_t)s->folds * m;
+  double *d = malloc((n ? n : 1) * (nc > R ? nc : R) * sizeof *d);
+  int *iv = malloc((n ? n : 1) * R * sizeof *iv);
+  int rc = d && iv ? 0 : fox_errf(e, FOX_EFAIL, "study.h5: out of memory");
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    memcpy(d + k * nc, s->trials[k].cells, nc * sizeof *d);
+  if (rc == 0)
+    rc = h5io_write(g, "cells", H5T_NATIVE_DOUBLE, d, n, nc, 0, e);
+  if (rc == 0) {
+    hid_t ds = H5Dopen2(g, "cells", H5P_DEFAULT);
+    int dims[3] = {s->repeats, s->folds, s->n_metrics};
+    rc = ds < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/trials/cells")
+                : h5io_attr_write(ds, "repeats_folds_metrics", H5T_NATIVE_INT, dims, 3, e);
+    if (ds >= 0)
+      H5Dclose(ds);
+  }
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    memcpy(d + k * m, s->trials[k].spread, m * sizeof *d);
+  if (rc == 0)
+    rc = h5io_write(g, "spread", H5T_NATIVE_DOUBLE, d, n, m, 0, e);
+  hid_t rg = rc == 0 ? H5Gcreate2(g, "repeats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  if (rc == 0 && rg < 0)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/trials/repeats");
+  static const char *const names[3] = {"rung", "epochs", "rank"};
+  for (int c = 0; rc == 0 && c < 3; c++) {
+    for (size_t k = 0; k < n; k++)
+      for (size_t r = 0; r < R; r++) {
+        const struct study_rep *p = &s->trials[k].rep[r];
+        iv[k * R + r] = c == 0 ? p->rung : c == 1 ? p->epochs : p->rank;
+      }
+    rc = h5io_write(rg, names[c], H5T_NATIVE_INT, iv, n, R, 0, e);
+  }
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    for (size_t r = 0; r < R; r++)
+      d[k * R + r] = s->trials[k].rep[r].seconds;
+  if (rc == 0)
+    rc = h5io_write(rg, "seconds", H5T_NATIVE_DOUBLE, d, n, R, 0, e);
+  if (rc == 0)
+    rc = h5io_write(rg, "seed", H5T_NATIVE_UINT64, s->rep_seed, R, 0, 0, e);
+  if (rg >= 0)
+    H5Gclose(rg);
+  free(d), free(iv);
+  return rc;
+}
+
 static int body_(hid_t f, const void *ctx, struct fox_err *e) {
   const struct body_ *b = ctx;
   const struct study *s = b->s;
@@ -123,9 +173,13 @@ static int body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, e));
   if (s->reward_scale > 0)
     FOX_TRY(h5io_attr_write(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, e));
+  FOX_TRY(h5io_attr_write(f, "repeats", H5T_NATIVE_INT, &s->repeats, 1, e));
+  FOX_TRY(h5io_attr_write(f, "folds", H5T_NATIVE_INT, &s->folds, 1, e));
   hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/trials");
   int rc = write_trials_(g, s, e);
+  if (rc == 0)
+    rc = write_cells_(g, s, e);
   H5Gclose(g);
   return rc;
 }
@@ -160,8 +214,11 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
     fputc(',', f);
     csv_field_(f, s->space.p[i].key);
   }
+  int spread = s->repeats * s->folds > 1; /* one cell has no spread: no columns for it */
   for (int j = 0; j < s->n_metrics; j++)
     fprintf(f, ",%s", s->metric_names[j]);
+  for (int j = 0; spread && j < s->n_metrics; j++)
+    fprintf(f, ",%s.std", s->metric_names[j]);
   fputs(",reason\n", f);
   if (!order)
     n = s->n;
@@ -178,6 +235,10 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
     for (int j = 0; j < s->n_metrics; j++) {
       fputc(',', f);
       csv_number_(f, t->metrics[j]);
+    }
+    for (int j = 0; spread && j < s->n_metrics; j++) {
+      fputc(',', f);
+      csv_number_(f, t->spread[j]);
     }
     fputc(',', f);
     csv_field_(f, t->reason);
@@ -270,6 +331,64 @@ static int read_trials_(hid_t g, struct study *s, size_t n, const char *path,
   return rc;
 }
 
+/* The repeats and cells of every row; a study.h5 written before repeats holds neither: with one
+ * repeat and one fold they are the row's own metrics and progress. */
+static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, struct fox_err *e) {
+  size_t R = (size_t)s->repeats, m = (size_t)s->n_metrics, nc = R * (size_t)s->folds * m;
+  for (size_t k = 0; k < n; k++)
+    FOX_TRY(study_trial_alloc(s, &s->trials[k], e));
+  if (!h5io_exists(g, "cells")) {
+    if (nc != m)
+      return fox_errf(e, FOX_EDATA, "%s: /trials/cells is missing, the config runs %d repeats "
+                                    "x %d folds", path, s->repeats, s->folds);
+    for (size_t k = 0; k < n; k++) {
+      struct study_trial *t = &s->trials[k];
+      memcpy(t->cells, t->metrics, m * sizeof *t->cells);
+      t->rep[0] = (struct study_rep){t->rung, t->epochs, t->rank, t->seconds};
+      for (size_t j = 0; j < m; j++)
+        t->spread[j] = NAN;
+    }
+    return 0;
+  }
+  size_t d0, d1;
+  FOX_TRY(h5io_dims(g, "cells", &d0, &d1, path, e));
+  if (d0 != n || d1 != nc)
+    return fox_errf(e, FOX_EDATA, "%s: /trials/cells is [%zu, %zu], expected [%zu, %zu] (%d "
+                                  "repeats x %d folds x %zu metrics)", path, d0, d1, n, nc,
+                    s->repeats, s->folds, m);
+  double *d = malloc((n ? n : 1) * (nc > R ? nc : R) * sizeof *d);
+  int *iv = malloc((n ? n : 1) * R * sizeof *iv);
+  int rc = d && iv ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  if (rc == 0)
+    rc = h5io_read(g, "cells", H5T_NATIVE_DOUBLE, d, n, nc, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    memcpy(s->trials[k].cells, d + k * nc, nc * sizeof *d);
+  static const char *const names[3] = {"repeats/rung", "repeats/epochs", "repeats/rank"};
+  for (int c = 0; rc == 0 && c < 3; c++) {
+    rc = h5io_read(g, names[c], H5T_NATIVE_INT, iv, n, R, path, e);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+      for (size_t r = 0; r < R; r++) {
+        struct study_rep *p = &s->trials[k].rep[r];
+        *(c == 0 ? &p->rung : c == 1 ? &p->epochs : &p->rank) = iv[k * R + r];
+      }
+  }
+  if (rc == 0)
+    rc = h5io_read(g, "repeats/seconds", H5T_NATIVE_DOUBLE, d, n, R, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    for (size_t r = 0; r < R; r++)
+      s->trials[k].rep[r].seconds = d[k * R + r];
+  for (size_t k = 0; rc == 0 && k < n; k++) {
+    /* The spread is derived: recomputed, so that a file cannot make it disagree. */
+    struct study_trial *t = &s->trials[k];
+    double keep[FOX_STUDY_METRICS];
+    memcpy(keep, t->metrics, sizeof keep);
+    study_aggregate(s, t);
+    memcpy(t->metrics, keep, sizeof keep);
+  }
+  free(d), free(iv);
+  return rc;
+}
+
 /* A row the study code can index with: every field in its range, every parameter a point of
  * its distribution (NaN where inactive). A damaged file is exit 3, never a crash. */
 static int check_trial_(const struct study *s, const struct study_trial *t, const char *path,
@@ -284,6 +403,17 @@ static int check_trial_(const struct study *s, const struct study_trial *t, cons
                                                                           : NULL;
   if (bad)
     return fox_errf(e, FOX_EDATA, "%s: /trials row %d: %s out of range", path, t->id, bad);
+  for (int r = 0; r < s->repeats; r++) {
+    const struct study_rep *p = &t->rep[r];
+    bad = p->rung < -1 || p->rung >= pl->n                 ? "rung"
+          : p->epochs < 0 || p->epochs > s->plan_epochs    ? "epochs"
+          : p->rank < -1                                   ? "rank"
+          : !(p->seconds >= 0)                             ? "seconds"
+                                                           : NULL;
+    if (bad)
+      return fox_errf(e, FOX_EDATA, "%s: /trials/repeats/%s[%d, %d] out of range", path, bad,
+                      t->id, r);
+  }
   for (int i = 0; i < s->space.n; i++) {
     const struct space_param *p = &s->space.p[i];
     double x = t->x[i];
@@ -344,6 +474,9 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
     rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, "/trials");
   if (rc == 0)
     rc = read_trials_(g, s, n, path, e);
+  s->n = (int)n; /* from here on study_free frees the rows' repeats and cells */
+  if (rc == 0)
+    rc = read_cells_(g, s, n, path, e);
   s->rounds = rounds;
   for (size_t k = 0; rc == 0 && k < n; k++)
     rc = check_trial_(s, &s->trials[k], path, e);

@@ -59,18 +59,26 @@ static struct policy_dev policy_(struct agent *a) {
 
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
                    const struct device_dataset *dev, const struct config *cfg, int split,
-                   struct backtest_run *out, struct fox_err *e) {
+                   int nfolds, struct backtest_run *out, struct fox_err *e) {
   int64_t b = ds->split[split][0], en = ds->split[split][1];
   size_t n = (size_t)(en - b);
-  if (n < 2)
-    return fox_errf(e, FOX_EDATA, "%s: the evaluation split has %zu bars", ds->source, n);
+  if (nfolds < 1 || n / (size_t)nfolds < 2)
+    return fox_errf(e, FOX_EDATA, "%s: the %s split has %zu bars: %d fold%s of >= 2 bars "
+                                  "cannot be cut from it", ds->source, dataset_split_name(split),
+                    n, nfolds, nfolds > 1 ? "s" : "");
   uint8_t *actions = malloc(n);
   if (!actions)
     return fox_errf(e, FOX_EFAIL, "agent: out of memory for %zu actions", n);
   struct policy_dev pol = policy_(a);
-  int rc = be->agents->greedy_eval(dev, &cfg->market, &pol, (int32_t)b, (int32_t)en, actions, e);
+  int rc = 0;
+  for (int j = 0; rc == 0 && j < nfolds; j++) {
+    int64_t fb, fe;
+    backtest_fold_bounds(b, n, nfolds, j, &fb, &fe);
+    rc = be->agents->greedy_eval(dev, &cfg->market, &pol, (int32_t)fb, (int32_t)fe,
+                                 actions + (fb - b), e);
+  }
   if (rc == 0)
-    rc = backtest_run(be, ds, dev, cfg, split, 1, actions, out, e);
+    rc = backtest_run(be, ds, dev, cfg, split, nfolds, actions, out, e);
   free(actions);
   return rc;
 }

@@ -34,12 +34,13 @@ int agent_take(struct agent *a, struct agent_stats *st, struct fox_err *e);
 void agent_free(struct agent *a);
 /* The network that decides: the Q-network (DQN) or the actor (PPO). */
 struct net *agent_policy_net(struct agent *a);
-/* The greedy policy over a split, bar by bar from the portfolio it builds, on the backend
- * (agent_ops.h greedy_eval: one kernel on CUDA, the actions copied back once), then the very
- * backtest that `foxopt backtest --actions` runs on those actions. */
+/* The greedy policy over a split in `nfolds` walk-forward folds, each bar by bar from the
+ * portfolio it builds from flat (agent_ops.h greedy_eval: one kernel per fold on CUDA, the
+ * actions copied back once each), then the very backtest that `foxopt backtest --actions
+ * --folds` runs on those actions: so each fold is what the policy does started flat there. */
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
                    const struct device_dataset *dev, const struct config *cfg, int split,
-                   struct backtest_run *out, struct fox_err *e);
+                   int nfolds, struct backtest_run *out, struct fox_err *e);
 /* *finite = 1 when every weight is finite. */
 int agent_finite(const struct agent *a, int *finite, struct fox_err *e);
 

@@ -35,10 +35,11 @@ long trial_ppo_updates(const struct config *cfg, const struct dataset *ds) {
 int trial_check(const struct config *cfg, const struct dataset *ds, const char *path,
                 struct fox_err *e) {
   int64_t eb = ds->split[cfg->eval_split][1] - ds->split[cfg->eval_split][0];
-  if (eb < 2)
-    return fox_errf(e, FOX_EDATA, "%s: the %s split (eval.split) has %lld bars, evaluation needs "
-                                  ">= 2", path, dataset_split_name(cfg->eval_split),
-                    (long long)eb);
+  if (eb < 2 * cfg->eval_folds)
+    return fox_errf(e, FOX_EDATA, "%s: the %s split (eval.split) has %lld bars, evaluation in "
+                                  "%d fold%s (eval.folds) needs >= %d", path,
+                    dataset_split_name(cfg->eval_split), (long long)eb, cfg->eval_folds,
+                    cfg->eval_folds > 1 ? "s" : "", 2 * cfg->eval_folds);
   int64_t tb = ds->split[FOX_SPLIT_TRAIN][1] - ds->split[FOX_SPLIT_TRAIN][0];
   if (tb < 2)
     return fox_errf(e, FOX_EDATA, "%s: the train split has %lld bars, training needs >= 2",
@@ -193,7 +194,8 @@ int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_a
     }
     double t1 = now_();
     struct backtest_run run;
-    rc = agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, &run, e);
+    rc = agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, cfg->eval_folds, &run,
+                        e);
     c = counters_take();
     counters_add(&out->eval_counts, &c);
     FOX_TRY(rc);

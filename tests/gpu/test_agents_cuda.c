@@ -71,8 +71,8 @@ static void compare_(const char *name, const struct config *cfg, const struct da
   CHECK(net_get_params(pc, w, &e) == 0 && net_set_params(pg, w, &e) == 0, "%s", e.msg);
   free(w);
   struct backtest_run bc, bg;
-  CHECK(agent_backtest(&tc.ag, backend_cpu(), ds, dc, &tc.cfg, cfg->eval_split, &bc, &e) == 0 &&
-            agent_backtest(&tg.ag, cuda, ds, dg, &tg.cfg, cfg->eval_split, &bg, &e) == 0,
+  CHECK(agent_backtest(&tc.ag, backend_cpu(), ds, dc, &tc.cfg, cfg->eval_split, 1, &bc, &e) == 0 &&
+            agent_backtest(&tg.ag, cuda, ds, dg, &tg.cfg, cfg->eval_split, 1, &bg, &e) == 0,
         "%s: %s", name, e.msg);
   size_t nb = (size_t)(bc.end - bc.begin), first = nb;
   for (size_t i = 0; i < nb && first == nb; i++)

@@ -215,14 +215,16 @@ static struct work_result result_(const struct work_item *w, int kind, double va
   struct work_result r;
   memset(&r, 0, sizeof r);
   r.trial = w->trial;
+  r.repeat = w->repeat;
   r.done = kind == STOP_ ? FOX_WORK_STOPPED : FOX_WORK_DONE;
   r.status = kind == FAIL_ ? FOX_ST_FAILED : FOX_ST_RUNNING;
   r.epochs = kind == OK_ ? w->to_epochs : w->from_epochs + 1;
   r.rank = 3;
   r.seconds = 0.5;
-  for (int m = 0; m < FOX_STUDY_METRICS; m++)
-    r.metrics[m] = NAN;
-  r.metrics[0] = value;
+  for (int f = 0; f < FOX_FOLDS_MAX; f++)
+    for (int m = 0; m < FOX_STUDY_METRICS; m++)
+      r.metrics[f][m] = NAN;
+  r.metrics[0][0] = value;
   if (kind == FAIL_)
     snprintf(r.reason, sizeof r.reason, "loss is NaN at epoch %d", r.epochs);
   return r;
