@@ -73,11 +73,13 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   const struct config *probe = &s->cfg;
   int64_t eb = r->ds.split[probe->eval_split][1] - r->ds.split[probe->eval_split][0];
   int64_t tb = r->ds.split[FOX_SPLIT_TRAIN][1] - r->ds.split[FOX_SPLIT_TRAIN][0];
-  if (eb < 2 || tb < 2) {
+  if (eb < 2 * probe->eval_folds || tb < 2) {
     runner_close(r);
     return fox_errf(e, FOX_EDATA, "%s: the train split has %lld bars and the %s split %lld: "
-                                  "a study needs at least 2 in each", s->cfg.data_path,
-                    (long long)tb, dataset_split_name(probe->eval_split), (long long)eb);
+                                  "a study needs at least 2 in the train split and 2 per fold "
+                                  "(eval.folds %d) in the %s split", s->cfg.data_path,
+                    (long long)tb, dataset_split_name(probe->eval_split), (long long)eb,
+                    probe->eval_folds, dataset_split_name(probe->eval_split));
   }
   rc = r->be->bind(device, e);
   if (rc == 0)

@@ -84,6 +84,32 @@ for n in 1 2 3 4; do
   [ $n -gt 1 ] && same_table "agent study, $n ranks" "$WORK/a1/trials.csv" "$WORK/a$n/trials.csv"
   check "agent study, $n ranks: rank files and /dataset" rank_files_ok "$WORK/a$n" "$WORK/s.h5"
 done
+# Repeats (3 seeds per configuration, 2 folds, median): the same table on 1 and 3 ranks, and
+# each (trial, repeat) file naming the rank study.h5 records for that repeat.
+for n in 1 3; do
+  run_rc 0 mpi $n "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/r$n" --set study.repeats=3 \
+    --set eval.folds=2 --set study.objective.aggregate=median --set study.trials=4
+  [ $n -gt 1 ] && same_table "repeats, $n ranks" "$WORK/r1/trials.csv" "$WORK/r$n/trials.csv"
+done
+"$FOX_PYTHON" - "$WORK/r3" <<'PY' && ok || bad "repeats on 3 ranks: trial files and study.h5 disagree"
+import sys
+import h5py
+out = sys.argv[1]
+with h5py.File(f"{out}/study.h5") as f:
+    ranks = f["trials/repeats/rank"][:]
+seen = set()
+for i in range(ranks.shape[0]):
+    for r in range(3):
+        name = f"{out}/trials/{i}.h5" if r == 0 else f"{out}/trials/{i}-r{r}.h5"
+        with h5py.File(name) as t:
+            if int(t.attrs["rank"]) != ranks[i, r] or int(t.attrs["repeat"]) != r:
+                sys.exit(f"{name}: rank {t.attrs['rank']} repeat {t.attrs['repeat']}, "
+                         f"study.h5 says rank {ranks[i, r]}")
+        seen.add(int(ranks[i, r]))
+if len(seen) < 2:
+    sys.exit(f"the repeats ran on ranks {sorted(seen)} only")
+PY
+
 # A promoted trial's policy, wherever it ran, reproduces its row.
 best=$("$FOXOPT" info "$WORK/a3/study.h5" | sed -n 's/.*best *trial \([0-9]*\):.*/\1/p')
 run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a3" --trial "$best" --json

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "fox_check.h"
 #include "study/scheduler.h"
+#include "study/aggregate.h"
 #include "study/study.h"
 #include "util/rng.h"
 
@@ -524,7 +525,116 @@ static void test_study_best(void) {
   study_free(&s);
 }
 
+/* Aggregates worked by hand. v = {4, 1, 3, 2}: mean 2.5; median (2 + 3) / 2 = 2.5; iqm cuts
+ * floor(4/4) = 1 from each end of 1 2 3 4: (2 + 3) / 2 = 2.5; std (ddof 1) = sqrt(((1.5^2 +
+ * 0.5^2) * 2) / 3) = sqrt(5/3) = 1.290994..., lcb = 2.5 - 1.290994 / 2 = 1.854503 (maximise),
+ * 3.145497 (minimise). v = {10, 0, 1, 2, 3, 4, 5, 6, -20}: sorted -20 0 1 2 3 4 5 6 10, mean
+ * 11/9, median 3, iqm cuts 2 each end: (1+2+3+4+5)/5 = 3. NaN values are left out; none left
+ * is NaN. */
+static void test_aggregate(void) {
+  double a[4];
+  const double v4[4] = {4, 1, 3, 2};
+#define AGG_(how, max, want)                                                                   \
+  do {                                                                                         \
+    memcpy(a, v4, sizeof a);                                                                   \
+    CHECK_NEAR(aggregate(a, 4, how, max), want, 1e-12, 0);                                     \
+  } while (0)
+  AGG_(FOX_AGG_MEAN, 1, 2.5);
+  AGG_(FOX_AGG_MEDIAN, 1, 2.5);
+  AGG_(FOX_AGG_IQM, 1, 2.5);
+  AGG_(FOX_AGG_LCB, 1, 2.5 - sqrt(5.0 / 3.0) / 2);
+  AGG_(FOX_AGG_LCB, 0, 2.5 + sqrt(5.0 / 3.0) / 2);
+#undef AGG_
+  CHECK_NEAR(aggregate_std(v4, 4), sqrt(5.0 / 3.0), 1e-12, 0);
+  const double v9[9] = {10, 0, 1, 2, 3, 4, 5, 6, -20};
+  double b[9];
+  memcpy(b, v9, sizeof b);
+  CHECK_NEAR(aggregate(b, 9, FOX_AGG_MEAN, 1), 11.0 / 9, 1e-12, 0);
+  memcpy(b, v9, sizeof b);
+  CHECK_NEAR(aggregate(b, 9, FOX_AGG_MEDIAN, 1), 3, 0, 0);
+  memcpy(b, v9, sizeof b);
+  CHECK_NEAR(aggregate(b, 9, FOX_AGG_IQM, 1), 3, 1e-12, 0);
+  /* n = 3: trim_mean cuts floor(3/4) = 0, the iqm is the mean. */
+  double c[3] = {1, 2, 9};
+  CHECK_NEAR(aggregate(c, 3, FOX_AGG_IQM, 1), 4, 1e-12, 0);
+  double d[3] = {NAN, 7, NAN};
+  CHECK_NEAR(aggregate(d, 3, FOX_AGG_LCB, 1), 7, 0, 0); /* one value: no spread to subtract */
+  const double d1[3] = {NAN, 7, NAN};
+  CHECK(isnan(aggregate_std(d1, 3)), "std of one value");
+  double f[2] = {NAN, NAN};
+  CHECK(isnan(aggregate(f, 2, FOX_AGG_MEDIAN, 1)), "nothing to aggregate");
+}
+
+/* Successive halving over 9 configurations x 3 repeats, median aggregate, minimise: the
+ * decision at rung 0 goes by the median of each configuration's repeats, not by any one seed.
+ * Values by (trial, repeat) chosen so that repeat 0 alone would keep 8, 0, 1 and the mean 8, 0,
+ * 3 (one lucky seed at -30 in trial 8): medians 5 5 5 4 F 3 7 6 8 -> keep 5 (3), 3 (4), then
+ * 0 (5, tied with 1 and 2: the lower id). Repeat 1 of trial 4 fails: trial 4 is failed with "repeat 1: ...". Partial steps
+ * offer again only the repeats not yet recorded; every item of repeat r has seed rep_seed[r]. */
+static void test_study_repeats(void) {
+  struct study s;
+  struct fox_err e = {0};
+  int rc = study_create_text(&s, sh_yaml, "study.repeats=3\nstudy.objective.aggregate=median",
+                             "sh.yaml", &e);
+  CHECK(rc == 0, "%s", e.msg);
+  if (rc != 0)
+    return;
+  CHECK(s.repeats == 3 && s.folds == 1 && study_max_items(&s) == 27, "repeats %d folds %d",
+        s.repeats, s.folds);
+  static const double v[9][3] = {{0, 5, 6},  {1, 5, 7}, {2, 5, 9}, {4, 3, 4},  {9, 9, 9},
+                                 {3, 3, 8},  {7, 7, 7}, {6, 6, 6}, {-30, 8, 9}};
+  struct work_item items[27];
+  int n = -1;
+  CHECK(study_next_work(&s, items, &n, &e) == 0 && n == 27, "rung 0: %d items", n);
+  int paired = 1;
+  for (int j = 0; j < n; j++)
+    paired = paired && items[j].trial == j / 3 && items[j].repeat == j % 3 &&
+             items[j].seed == s.rep_seed[j % 3] && s.rep_seed[j % 3] != s.trials[j / 3].seed &&
+             items[j].from_epochs == 0 && items[j].to_epochs == 1;
+  CHECK(paired, "rung 0 items: trial-major, repeat r seeded rep_seed[r] for every trial");
+  CHECK(s.rep_seed[0] != s.rep_seed[1] && s.rep_seed[1] != s.rep_seed[2], "distinct seeds");
+  /* A partial step: only repeat 0 of every trial and repeat 1 of trial 0. */
+  struct work_result res[27];
+  int m = 0;
+  for (int j = 0; j < n; j++) {
+    int kind = items[j].repeat == 0 || j == 1 ? OK_ : STOP_;
+    res[m++] = result_(&items[j], kind, v[items[j].trial][items[j].repeat]);
+  }
+  study_record(&s, res, m);
+  for (int i = 0; i < 9; i++)
+    CHECK(s.trials[i].rung == -1 && s.trials[i].status == FOX_ST_RUNNING,
+          "trial %d moved on with repeats missing (rung %d)", i, s.trials[i].rung);
+  CHECK(study_next_work(&s, items, &n, &e) == 0 && n == 17, "after the partial step: %d items",
+        n);
+  CHECK(items[0].trial == 0 && items[0].repeat == 2 && items[1].trial == 1 &&
+            items[1].repeat == 1,
+        "offered again: (%d, %d), (%d, %d)", items[0].trial, items[0].repeat, items[1].trial,
+        items[1].repeat);
+  for (int j = 0; j < n; j++) {
+    int fail = items[j].trial == 4 && items[j].repeat == 1;
+    res[j] = result_(&items[j], fail ? FAIL_ : OK_, v[items[j].trial][items[j].repeat]);
+  }
+  study_record(&s, res, n);
+  CHECK(s.trials[4].status == FOX_ST_FAILED &&
+            strcmp(s.trials[4].reason, "repeat 1: loss is NaN at epoch 1") == 0,
+        "trial 4: %s, '%s'", study_status_names[s.trials[4].status], s.trials[4].reason);
+  CHECK(s.trials[8].metrics[0] == 8 && s.trials[0].metrics[0] == 5,
+        "medians %g %g", s.trials[8].metrics[0], s.trials[0].metrics[0]);
+  CHECK_NEAR(s.trials[3].spread[0], sqrt(1.0 / 3.0), 1e-12, 0); /* 4 3 4 */
+  CHECK(s.trials[0].seconds == 1.5 && s.trials[0].epochs == 1, "seconds %g epochs %d",
+        s.trials[0].seconds, s.trials[0].epochs);
+  CHECK(study_next_work(&s, items, &n, &e) == 0 && n == 9, "rung 1: %d items", n);
+  static const int kept[3] = {0, 3, 5};
+  for (int j = 0; j < n; j++)
+    CHECK(items[j].trial == kept[j / 3] && items[j].repeat == j % 3 &&
+              items[j].from_epochs == 1 && items[j].to_epochs == 3,
+          "rung 1 item %d: trial %d repeat %d", j, items[j].trial, items[j].repeat);
+  study_free(&s);
+}
+
 int main(void) {
+  test_aggregate();
+  test_study_repeats();
   test_plan();
   test_hyperband();
   test_promote();
