@@ -80,7 +80,7 @@ void report_metric_label(const struct study *s, int j, char *buf, size_t n) {
   snprintf(buf, n, unit[0] ? "%s[%s]" : "%s", s->metric_names[j], unit);
 }
 
-enum { COL_ID_, COL_STATUS_, COL_EPOCHS_, COL_METRIC_, COL_PARAM_ };
+enum { COL_ID_, COL_STATUS_, COL_EPOCHS_, COL_METRIC_, COL_SPREAD_, COL_PARAM_ };
 
 struct col_ {
   int kind, idx, left, width;
@@ -100,9 +100,11 @@ static void cell_(const struct study *s, const struct study_trial *t, const stru
   case COL_EPOCHS_:
     snprintf(buf, n, "%d", t->epochs);
     break;
-  case COL_METRIC_: {
+  case COL_METRIC_:
+  case COL_SPREAD_: {
     const char *unit;
-    double v = t->metrics[c->idx] * report_metric_scale(s, c->idx, &unit);
+    double v = (c->kind == COL_METRIC_ ? t->metrics : t->spread)[c->idx] *
+               report_metric_scale(s, c->idx, &unit);
     if (isnan(v))
       snprintf(buf, n, "-");
     else
@@ -127,6 +129,8 @@ static int columns_(const struct study *s, struct col_ *cols) {
   cols[n++] = (struct col_){COL_STATUS_, 0, 1, 0, "status"};
   cols[n++] = (struct col_){COL_EPOCHS_, 0, 0, 0, "epochs"};
   cols[n++] = (struct col_){COL_METRIC_, s->objective, 0, 0, ""};
+  if (s->repeats * s->folds > 1)
+    cols[n++] = (struct col_){COL_SPREAD_, s->objective, 0, 0, "std"};
   if (agent_study_(s)) {
     static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
     for (int i = 0; i < 4; i++) {
@@ -174,6 +178,16 @@ static void header_(FILE *f, const struct study *s, int shown) {
             : s->cfg.market.reward_scale > 0 ? ""
                                              : " (auto: 1 / std of the train split's one-bar log "
                                                "returns)");
+  if (s->repeats * s->folds > 1) {
+    static const char *const agg[] = {"mean", "median", "interquartile mean", "mean"};
+    fprintf(f, "# each metric is the %s over %d repeat%s x %d fold%s (the same %d seeds for every "
+               "trial)%s; std: the objective's standard deviation over them\n",
+            agg[sc->aggregate], s->repeats, s->repeats > 1 ? "s" : "", s->folds,
+            s->folds > 1 ? "s" : "", s->repeats,
+            sc->aggregate != FOX_AGG_LCB  ? ""
+            : sc->direction == FOX_MAXIMIZE ? ", the objective its mean - std / sqrt(n) (lcb)"
+                                            : ", the objective its mean + std / sqrt(n) (lcb)");
+  }
   if (agent_study_(s))
     fprintf(f, "# the best %d of %d trials; metrics of the %s split after the trial's last "
                "epoch: returns and drawdowns in %%, sharpe annualised, trades = closed round "
@@ -204,8 +218,8 @@ static void row_(FILE *f, const char *lead, const struct col_ *cols, int nc,
 }
 
 void report_print_table(FILE *f, const struct study *s, const int *order, int k) {
-  struct col_ cols[4 + 4 + FOX_SPACE_MAX];
-  char cells[4 + 4 + FOX_SPACE_MAX][FOX_CHOICE_LEN];
+  struct col_ cols[5 + 4 + FOX_SPACE_MAX];
+  char cells[5 + 4 + FOX_SPACE_MAX][FOX_CHOICE_LEN];
   int nc = columns_(s, cols);
   if (k > s->n)
     k = s->n;

@@ -1,0 +1,32 @@
+/* The per-bar returns of a study's configurations on its evaluation split, from their trial
+ * files: what the deflated Sharpe ratio and the probability of backtest overfitting are
+ * computed from. A configuration's series is the mean, bar by bar, of its repeats' returns
+ * (the K seeds as one equally weighted book); a return never crosses a fold's bound (each fold
+ * starts flat from initial capital), so T = the sum over folds of (fold bars - 1). */
+#ifndef FOX_RETURNS_H
+#define FOX_RETURNS_H
+
+#include "study/study.h"
+
+struct return_matrix {
+  long t;        /* bars with a return (rows) */
+  int n;         /* configurations (columns) */
+  int *trial;    /* [n] their trial ids, ascending */
+  int *status;   /* [n] their FOX_ST_* */
+  double *r;     /* [t][n] row-major */
+  int counted[4]; /* configurations by status among the n */
+  int skipped;   /* trials that never reached an evaluation (or whose files are gone) */
+};
+
+/* Every trial of `s` whose repeats all have an evaluation in OUTDIR/trials (complete, pruned,
+ * running, or failed after one), in id order. FOX_EDATA naming the file when one is damaged or
+ * its bars differ from the others'. */
+int returns_load(const struct study *s, const char *outdir, struct return_matrix *m,
+                 struct fox_err *e);
+void returns_free(struct return_matrix *m);
+/* Returns of one equity series cut into folds: out has room for n - 1 values; returns the
+ * count written. folds [nf][2] are absolute bars, `begin` the series' first bar. */
+long returns_from_equity(const double *eq, long n, const int32_t *folds, int nf, long begin,
+                         double *out);
+
+#endif
