@@ -49,6 +49,11 @@ static int info_study_(const char *path, struct fox_err *e) {
   for (int r = 0; r < s.plan.n; r++)
     printf(" %d", s.plan.epochs[r]);
   printf(" epochs, rounds of %d\n", sc->round_size);
+  if (s.repeats * s.folds > 1) {
+    static const char *const agg[] = {"mean", "median", "iqm", "lcb"};
+    printf("  repeats        %d seeds per trial x %d eval folds, aggregate %s\n", s.repeats,
+           s.folds, agg[sc->aggregate]);
+  }
   for (const char *p = s.config_sets; *p;) { /* one override per line */
     const char *nl = strchr(p, '\n');
     int len = nl ? (int)(nl - p) : (int)strlen(p);

@@ -1,56 +1,103 @@
 /* foxopt report: what a study found (DESIGN.md s3) - the best trials as a table, the whole
  * table as CSV, and plots of the history, the best equity curve and each parameter. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "report/overfit.h"
 #include "report/report.h"
 #include "report/report_plot.h"
+#include "report/returns.h"
+#include "report/test_split.h"
 #include "study/study_h5.h"
+#include "util/dirlock.h"
 #include "util/gnuplot.h"
 
 static const char usage_[] =
-    "usage: foxopt report OUTDIR [--top K] [--csv FILE] [--no-plots]\n"
+    "usage: foxopt report OUTDIR [--top K] [--csv FILE] [--no-plots] [--json]\n"
+    "                     [--pbo-blocks S] [--test [--backend auto|cpu|cuda]]\n"
     "\n"
     "Reads OUTDIR/study.h5 (written by foxopt run, also while it runs) and prints the best K\n"
     "trials as a fixed-width table: complete trials ranked by the objective in its direction,\n"
     "then pruned ones (most epochs first), running ones, failed ones; with the objective, the\n"
-    "key metrics of an agent study and every parameter (empty where inactive).\n"
+    "key metrics of an agent study and every parameter (empty where inactive). With\n"
+    "study.repeats or eval.folds each metric is the study's aggregate over repeats x folds.\n"
+    "\n"
+    "Under the table, for an agent study, how much of the best result is luck, from every\n"
+    "evaluated configuration's per-bar returns on the evaluation split (its trial files):\n"
+    "  PSR(0)  the probabilistic Sharpe ratio of the best complete trial against 0\n"
+    "  DSR     its deflated Sharpe ratio (Bailey & Lopez de Prado 2014): PSR against the\n"
+    "          expected maximum Sharpe of N configurations with no edge, N counting every\n"
+    "          configuration that reached an evaluation, pruned ones included\n"
+    "  MinTRL  the minimum track record length for Sharpe > 0 at 95 %\n"
+    "  PBO     the probability of backtest overfitting (Bailey, Borwein, Lopez de Prado & Zhu\n"
+    "          2017) by combinatorially symmetric cross-validation over the complete\n"
+    "          configurations, with the performance degradation (OOS on IS Sharpe)\n"
     "With gnuplot on PATH it also draws, into OUTDIR:\n"
     "  history.png      the objective of each trial by id, by status, and the best so far\n"
-    "  best_equity.png  the evaluation equity curve of the best trial (from its rank file)\n"
+    "  best_equity.png  the evaluation equity curve of the best trial (from its trial file)\n"
     "  params.png       the objective against each parameter, one panel each\n"
+    "  pbo_logits.png   the distribution of the CSCV logits (when there is a PBO)\n"
     "\n"
-    "  --top K          rows in the table (default 10)\n"
+    "  --top K          rows in the table (default 10); with --test, the configurations tested\n"
     "  --csv FILE       every trial, best first, in the columns of trials.csv, to FILE\n"
     "  --no-plots       no plots\n"
+    "  --json           one JSON object instead of the table: the best trials and the figures\n"
+    "                   (dsr, psr, min_track_record, pbo, degradation_slope, n_trials_counted)\n"
+    "  --pbo-blocks S   CSCV's blocks, even, 2 .. 24 (default 16: C(16, 8) = 12870 splits)\n"
+    "  --test           the final test: the K best complete configurations (by the objective\n"
+    "                   on the evaluation split) evaluated once on the test split, every repeat,\n"
+    "                   the study's folds; their test metrics beside the validation ones, with\n"
+    "                   the PSR and the DSR on test (N: every configuration ever looked at on\n"
+    "                   test). Recorded in OUTDIR/test.h5: every later report says the test\n"
+    "                   split has been looked at. Takes OUTDIR's lock (refused while a run\n"
+    "                   holds it)\n"
+    "  --backend B      where --test runs the policies (default: where each was trained)\n"
     "\n"
-    "exit codes: 0 ok (also without gnuplot: a note says so), 1 failure, 2 bad usage,\n"
-    "            3 OUTDIR holds no readable study.h5\n";
+    "exit codes: 0 ok (also without gnuplot: a note says so), 1 failure, 2 bad usage or\n"
+    "            OUTDIR in use (--test), 3 OUTDIR holds no readable study.h5 or a damaged\n"
+    "            trial file or dataset\n";
 
 struct report_args_ {
-  const char *outdir, *csv;
-  int top, plots;
+  const char *outdir, *csv, *backend;
+  int top, plots, json, blocks, test;
 };
 
 static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err *e) {
-  *a = (struct report_args_){NULL, NULL, 10, 1};
+  *a = (struct report_args_){NULL, NULL, NULL, 10, 1, 0, 16, 0};
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *v;
     if (strcmp(s, "--no-plots") == 0) {
       a->plots = 0;
-    } else if (strcmp(s, "--top") == 0) {
+    } else if (strcmp(s, "--json") == 0) {
+      a->json = 1;
+    } else if (strcmp(s, "--test") == 0) {
+      a->test = 1;
+    } else if (strcmp(s, "--top") == 0 || strcmp(s, "--pbo-blocks") == 0) {
       long long k;
       if (!(v = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
-      FOX_TRY(cli_parse_i64("--top", v, 1, 1000000000, &k, e));
-      a->top = (int)k;
-    } else if (strcmp(s, "--csv") == 0) {
-      if (!(a->csv = cli_value(argc, argv, &i, e)))
+      if (s[2] == 't') {
+        FOX_TRY(cli_parse_i64("--top", v, 1, 1000000000, &k, e));
+        a->top = (int)k;
+      } else {
+        FOX_TRY(cli_parse_i64("--pbo-blocks", v, 2, 24, &k, e));
+        if (k % 2)
+          return fox_errf(e, FOX_EUSAGE, "--pbo-blocks %lld: expected an even number (CSCV "
+                                         "splits the blocks in halves)", k);
+        a->blocks = (int)k;
+      }
+    } else if (strcmp(s, "--csv") == 0 || strcmp(s, "--backend") == 0) {
+      if (!(v = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
+      if (s[2] == 'c')
+        a->csv = v;
+      else
+        a->backend = v;
     } else if (s[0] == '-' && s[1] != '\0') {
       return fox_errf(e, FOX_EUSAGE, "report: unknown option '%s' (see --help)", s);
     } else if (!a->outdir) {
@@ -61,7 +108,165 @@ static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err 
   }
   if (!a->outdir)
     return fox_errf(e, FOX_EUSAGE, "report: OUTDIR is required\n%s", usage_);
+  if (a->backend && !a->test)
+    return fox_errf(e, FOX_EUSAGE, "report: --backend goes with --test");
+  if (a->backend && strcmp(a->backend, "auto") && strcmp(a->backend, "cpu") &&
+      strcmp(a->backend, "cuda"))
+    return fox_errf(e, FOX_EUSAGE, "report: --backend '%s': expected auto, cpu or cuda",
+                    a->backend);
   return 0;
+}
+
+static void jstr_(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void jnum_(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.17g", v);
+  else
+    fputs("null", f);
+}
+
+/* {"metric": value, ...} of one row's metrics. */
+static void jmetrics_(FILE *f, const struct study *s, const double *v, const char *prefix) {
+  fputc('{', f);
+  for (int m = 0; m < s->n_metrics; m++) {
+    fprintf(f, "%s", m ? ", " : "");
+    if (prefix) {
+      char name[FOX_NAME_LEN + 16];
+      snprintf(name, sizeof name, "%s.%s", prefix, metrics_names[m]);
+      jstr_(f, name);
+    } else {
+      jstr_(f, s->metric_names[m]);
+    }
+    fputs(": ", f);
+    jnum_(f, v[m]);
+  }
+  fputc('}', f);
+}
+
+static void json_rows_(FILE *f, const struct study *s, const int *order, int k) {
+  fputs("\"trials\": [", f);
+  for (int r = 0; r < k && r < s->n; r++) {
+    const struct study_trial *t = &s->trials[order[r]];
+    fprintf(f, "%s{\"id\": %d, \"status\": \"%s\", \"epochs\": %d, \"params\": {", r ? ", " : "",
+            t->id, study_status_names[t->status], t->epochs);
+    int first = 1;
+    for (int i = 0; i < s->space.n; i++) {
+      if (isnan(t->x[i]))
+        continue;
+      char v[FOX_CHOICE_LEN];
+      space_format(&s->space.p[i], t->x[i], v, sizeof v);
+      fprintf(f, "%s", first ? "" : ", ");
+      jstr_(f, s->space.p[i].key);
+      fputs(": ", f);
+      jstr_(f, v);
+      first = 0;
+    }
+    fputs("}, \"metrics\": ", f);
+    jmetrics_(f, s, t->metrics, NULL);
+    if (s->repeats * s->folds > 1) {
+      fputs(", \"std\": ", f);
+      jmetrics_(f, s, t->spread, NULL);
+    }
+    fputc('}', f);
+  }
+  fputc(']', f);
+}
+
+/* The test look's table: validation objective beside the test metrics. */
+static void print_test_(FILE *f, const struct study *s, const struct test_row *rows, int k,
+                        const struct test_record *rec) {
+  const struct study_config *sc = &s->cfg.study;
+  static const char *const agg[] = {"mean", "median", "interquartile mean", "mean (lcb)"};
+  fprintf(f, "\n# the test split: look %d (%s), the %d best complete configuration%s by %s, "
+             "each %s over %d repeat%s x %d fold%s\n",
+          rec->looks, rec->last, k, k > 1 ? "s" : "", s->metric_names[s->objective],
+          s->repeats * s->folds > 1 ? agg[sc->aggregate] : "one run", s->repeats,
+          s->repeats > 1 ? "s" : "", s->folds, s->folds > 1 ? "s" : "");
+  static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
+  char lab[FOX_NAME_LEN + 8];
+  report_metric_label(s, s->objective, lab, sizeof lab);
+  fprintf(f, "# %4s  %22s", "id", lab);
+  for (int i = 0; i < 4; i++) {
+    int j = metrics_find(key[i]);
+    const char *unit;
+    report_metric_scale(s, j, &unit);
+    char h[64];
+    snprintf(h, sizeof h, unit[0] ? "test.%s[%s]" : "test.%s", key[i], unit);
+    fprintf(f, "  %20s", h);
+  }
+  fprintf(f, "  %12s  %9s\n", "test PSR(0)", "test DSR");
+  for (int r = 0; r < k; r++) {
+    const struct test_row *w = &rows[r];
+    const char *unit;
+    double sv = report_metric_scale(s, s->objective, &unit);
+    fprintf(f, "  %4d  %22.6g", w->trial, s->trials[w->trial].metrics[s->objective] * sv);
+    for (int i = 0; i < 4; i++) {
+      int j = metrics_find(key[i]);
+      double sc2 = report_metric_scale(s, j, &unit);
+      fprintf(f, "  %20.6g", w->metrics[j] * sc2);
+    }
+    fprintf(f, "  %12.4f  %9.4f\n", w->psr, w->dsr);
+  }
+  fprintf(f, "# test DSR: against the expected best Sharpe of the %d configuration%s ever "
+             "looked at on the test split; each look at the test split spends it\n",
+          rec->n_seen, rec->n_seen > 1 ? "s" : "");
+}
+
+static void json_test_(FILE *f, const struct study *s, const struct test_row *rows, int k,
+                       const struct test_record *rec) {
+  fprintf(f, "\"test\": {\"looks\": %d, \"first_look\": \"%s\", \"last_look\": \"%s\", "
+             "\"configurations_looked_at\": %d, \"rows\": [",
+          rec->looks, rec->first, rec->last, rec->n_seen);
+  for (int r = 0; r < k; r++) {
+    fprintf(f, "%s{\"id\": %d, \"validation\": ", r ? ", " : "", rows[r].trial);
+    jmetrics_(f, s, s->trials[rows[r].trial].metrics, NULL);
+    fputs(", \"test\": ", f);
+    jmetrics_(f, s, rows[r].metrics, "test");
+    fputs(", \"psr\": ", f);
+    jnum_(f, rows[r].psr);
+    fputs(", \"dsr\": ", f);
+    jnum_(f, rows[r].dsr);
+    fputc('}', f);
+  }
+  fputs("]}", f);
+}
+
+/* --test: the K best complete configurations on the test split, under OUTDIR's lock. */
+static int test_(const struct study *s, const struct report_args_ *a, const int *order,
+                 struct test_row **rows, int *k, struct test_record *rec, struct fox_err *e) {
+  *k = 0;
+  if (s->cfg.study.function)
+    return fox_errf(e, FOX_EUSAGE, "report --test: %s holds a test-function study: there is "
+                                   "no test split", a->outdir);
+  int c[4];
+  report_count(s, c);
+  if (c[FOX_ST_COMPLETE] == 0)
+    return fox_errf(e, FOX_EUSAGE, "report --test: no complete configuration in %s yet: "
+                                   "nothing to test", a->outdir);
+  int n = a->top < c[FOX_ST_COMPLETE] ? a->top : c[FOX_ST_COMPLETE];
+  *rows = calloc((size_t)n, sizeof **rows);
+  int *ids = malloc((size_t)n * sizeof *ids);
+  int rc = *rows && ids ? 0 : fox_errf(e, FOX_EFAIL, "report: out of memory");
+  for (int i = 0; rc == 0 && i < n; i++)
+    ids[i] = order[i]; /* complete trials rank first */
+  if (rc == 0)
+    rc = test_split_run(s, a->outdir, ids, n, a->backend, *rows, rec, e);
+  free(ids);
+  if (rc == 0)
+    *k = n;
+  return rc;
 }
 
 int cmd_report(int argc, char **argv, struct fox_err *e) {
@@ -79,28 +284,95 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
   if (!S_ISDIR(st.st_mode))
     return fox_errf(e, FOX_EDATA, "%s: not a directory (expected the -o OUTDIR of foxopt run, "
                                   "holding study.h5)", a.outdir);
+  /* --test writes OUTDIR/test.h5: one writer at a time, and never beside a live run. */
+  struct dirlock lock = {.fd = -1};
+  if (a.test)
+    FOX_TRY(dirlock_take(&lock, a.outdir, "foxopt report --test", e));
   struct study s;
-  FOX_TRY(study_load(&s, a.outdir, e));
+  int rc = study_load(&s, a.outdir, e);
+  if (rc != 0) {
+    dirlock_release(&lock);
+    return rc;
+  }
   int *order = malloc((size_t)(s.n ? s.n : 1) * sizeof *order);
-  int rc = order ? 0 : fox_errf(e, FOX_EFAIL, "report: out of memory");
-  if (rc == 0) {
+  rc = order ? 0 : fox_errf(e, FOX_EFAIL, "report: out of memory");
+  if (rc == 0)
     report_rank(&s, order);
+  /* The selection figures, for an agent study. */
+  struct return_matrix m = {0};
+  struct overfit o;
+  int have_fig = 0;
+  memset(&o, 0, sizeof o);
+  if (rc == 0 && s.cfg.study.function == 0) {
+    rc = returns_load(&s, a.outdir, &m, e);
+    if (rc == 0 && (rc = overfit_compute(&s, &m, a.blocks, &o, e)) == 0)
+      have_fig = 1;
+  }
+  struct test_record rec = {0};
+  struct test_row *rows = NULL;
+  int k = 0;
+  if (rc == 0)
+    rc = test_record_read(a.outdir, &rec, e);
+  if (rc == 0 && a.test)
+    rc = test_(&s, &a, order, &rows, &k, &rec, e);
+  FILE *out = a.json ? stderr : stdout; /* --json keeps stdout to the one object */
+  if (rc == 0 && a.json) {
+    int c[4];
+    report_count(&s, c);
+    printf("{\"study\": ");
+    jstr_(stdout, s.cfg.study.name);
+    printf(", \"objective\": ");
+    jstr_(stdout, s.metric_names[s.objective]);
+    printf(", \"direction\": \"%s\", \"trials\": %d, \"total\": %d, \"complete\": %d, "
+           "\"pruned\": %d, \"failed\": %d, \"running\": %d, \"repeats\": %d, \"folds\": %d, "
+           "\"best\": %d, ",
+           s.cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize", s.n, s.total,
+           c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING], s.repeats,
+           s.folds, study_best(&s));
+    json_rows_(stdout, &s, order, a.top);
+    if (have_fig) {
+      printf(", ");
+      overfit_json(stdout, &o);
+    }
+    printf(", \"test_looks\": %d", rec.looks);
+    if (a.test) {
+      printf(", ");
+      json_test_(stdout, &s, rows, k, &rec);
+    }
+    printf("}\n");
+  } else if (rc == 0) {
     report_print_table(stdout, &s, order, a.top);
+    if (have_fig)
+      overfit_print(stdout, &s, &o);
+    if (a.test)
+      print_test_(stdout, &s, rows, k, &rec);
+    else if (rec.looks > 0)
+      printf("# note: the test split of this study has been looked at %d time%s (first %s, "
+             "last %s; %d configuration%s): its figures are no longer an untouched estimate\n",
+             rec.looks, rec.looks > 1 ? "s" : "", rec.first, rec.last, rec.n_seen,
+             rec.n_seen > 1 ? "s" : "");
   }
   if (rc == 0 && a.csv) {
     rc = study_save_csv(&s, order, s.n, a.csv, e);
     if (rc == 0)
-      printf("wrote %s (%d trials, best first)\n", a.csv, s.n);
+      fprintf(out, "wrote %s (%d trials, best first)\n", a.csv, s.n);
   }
   if (rc == 0 && a.plots) {
     fflush(stdout);
     if (gnuplot_find())
-      rc = report_plots(&s, order, a.outdir, stdout, stderr, e);
+      rc = report_plots(&s, order, a.outdir, have_fig && o.have_pbo ? &o.pbo : NULL, out,
+                        stderr, e);
     else
       fprintf(stderr, "note: no plots: gnuplot is not on PATH (Debian: apt-get install "
                       "gnuplot-nox; or pass --no-plots)\n");
   }
+  free(rows);
+  test_record_free(&rec);
+  if (have_fig)
+    overfit_free(&o);
+  returns_free(&m);
   free(order);
   study_free(&s);
+  dirlock_release(&lock);
   return rc;
 }

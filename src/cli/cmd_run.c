@@ -291,6 +291,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   rc = runner_open(&r, &s, outdir, w->rank, w->device, a->backend, stop, e);
   if (rc == 0)
     s.reward_scale = r.reward_scale;
+  if (rc == 0 && r.have_data)
+    s.bars_per_year = r.ds.bars_per_year;
   if (rc == 0 && w->rank == 0)
     runner_prune_states(outdir, &s);
   if ((rc = agree_(w, rc, e)) != 0) {

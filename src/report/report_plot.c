@@ -403,6 +403,45 @@ static int params_(const struct plot_ *p, struct fox_err *e) {
   return draw_(p, script, "params.png", e);
 }
 
+/* pbo_logits.png: the distribution of CSCV's logits of the in-sample best's out-of-sample rank;
+ * the mass at or left of 0 is the PBO. */
+static int logits_(const struct plot_ *p, const struct pbo_result *pbo, struct fox_err *e) {
+  char path[PATH_LEN_], script[PATH_LEN_], title[512];
+  tmp_path_(p, "logits.dat", path);
+  FILE *f = open_(path, e);
+  if (!f)
+    return e->code;
+  double lo = INFINITY, hi = -INFINITY;
+  for (long c = 0; c < pbo->combos; c++) {
+    fprintf(f, "%.17g\n", pbo->logits[c]);
+    lo = pbo->logits[c] < lo ? pbo->logits[c] : lo;
+    hi = pbo->logits[c] > hi ? pbo->logits[c] : hi;
+  }
+  FOX_TRY(close_(f, path, e));
+  /* about 40 bins over the range, never narrower than 0.01 */
+  double width = (hi - lo) / 40 > 0.01 ? (hi - lo) / 40 : 0.01;
+  tmp_path_(p, "logits.gp", script);
+  FILE *g = open_(script, e);
+  if (!g)
+    return e->code;
+  preamble_(g, p, "pbo_logits.png", 800, 500);
+  snprintf(title, sizeof title, "study %s: PBO = %.3f, the share of %ld CSCV splits (%d blocks) "
+           "whose in-sample best ranks at or below the out-of-sample median (logit <= 0)",
+           p->s->cfg.study.name, pbo->pbo, pbo->combos, pbo->blocks);
+  fputs("set title ", g);
+  gnuplot_quote(g, title);
+  fprintf(g, "\nset xlabel 'logit of the out-of-sample relative rank of the in-sample best'\n"
+             "set ylabel 'share of splits'\nset style fill solid 0.6\nunset key\n"
+             "set arrow from 0, graph 0 to 0, graph 1 nohead dt 2 lc rgb '#d62728'\n"
+             "w = %.17g\nbin(x) = w * floor(x / w) + w / 2\n"
+             "plot ", width);
+  gnuplot_quote(g, path);
+  fprintf(g, " using (bin($1)):(1.0 / %ld) smooth frequency with boxes lc rgb '#1f77b4'\n"
+             "unset output\n", pbo->combos);
+  FOX_TRY(close_(g, script, e));
+  return draw_(p, script, "pbo_logits.png", e);
+}
+
 /* Removes the temporary directory and everything in it (all of it ours: mkdtemp made it). */
 static int cleanup_(const char *dir, struct fox_err *e) {
   DIR *d = opendir(dir);
@@ -424,8 +463,8 @@ static int cleanup_(const char *dir, struct fox_err *e) {
   return rc;
 }
 
-int report_plots(const struct study *s, const int *order, const char *outdir, FILE *out,
-                 FILE *notes, struct fox_err *e) {
+int report_plots(const struct study *s, const int *order, const char *outdir,
+                 const struct pbo_result *pbo, FILE *out, FILE *notes, struct fox_err *e) {
   struct plot_ p = {s, order, outdir, out, notes, ""};
   if (snprintf(p.dir, sizeof p.dir, "%s/report.tmp.XXXXXX", outdir) >= (int)sizeof p.dir)
     return fox_errf(e, FOX_EUSAGE, "%s: path too long", outdir);
@@ -437,6 +476,8 @@ int report_plots(const struct study *s, const int *order, const char *outdir, FI
     rc = equity_(&p, e);
   if (rc == 0)
     rc = params_(&p, e);
+  if (rc == 0 && pbo)
+    rc = logits_(&p, pbo, e);
   int gone = cleanup_(p.dir, e);
   return rc ? rc : gone;
 }

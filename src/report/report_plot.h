@@ -5,13 +5,15 @@
 
 #include <stdio.h>
 
+#include "report/selection.h"
 #include "study/study.h"
 
-/* Draws the three plots of the study recorded in `outdir`, `order` being report_rank's (its
- * first trial is the one whose equity is drawn). A plot the study cannot have (an equity curve
- * of a test function, any plot before a trial has a value) is skipped with a line on `notes`;
- * each PNG written is named on `out`. Needs gnuplot on PATH (gnuplot_find). */
-int report_plots(const struct study *s, const int *order, const char *outdir, FILE *out,
-                 FILE *notes, struct fox_err *e);
+/* Draws the plots of the study recorded in `outdir`, `order` being report_rank's (its first
+ * trial is the one whose equity is drawn), and with `pbo` (not NULL) pbo_logits.png, the
+ * distribution of its CSCV logits. A plot the study cannot have (an equity curve of a test
+ * function, any plot before a trial has a value) is skipped with a line on `notes`; each PNG
+ * written is named on `out`. Needs gnuplot on PATH (gnuplot_find). */
+int report_plots(const struct study *s, const int *order, const char *outdir,
+                 const struct pbo_result *pbo, FILE *out, FILE *notes, struct fox_err *e);
 
 #endif

@@ -55,9 +55,10 @@ static int read_one_(const char *path, double **ret, long *t, struct fox_err *e)
   long begin = rc == 0 ? folds[0] : 0;
   for (size_t j = 0; rc == 0 && j < nf; j++)
     if (folds[2 * j + 1] - folds[2 * j] < 2 ||
-        folds[2 * j + 1] > begin + (long)n || (j > 0 && folds[2 * j] != folds[2 * j - 1]))
+        folds[2 * j + 1] > begin + (long)n || (j > 0 && folds[2 * j] != folds[2 * j - 1]) ||
+        (j == nf - 1 && folds[2 * j + 1] != begin + (long)n))
       rc = fox_errf(e, FOX_EDATA, "%s: /backtest/folds[%zu] = [%d, %d): not consecutive folds "
-                                  "of >= 2 bars within the %zu bars of /backtest/equity", path,
+                                  "of >= 2 bars covering the %zu bars of /backtest/equity", path,
                     j, folds[2 * j], folds[2 * j + 1], n);
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (!(eq[i] > 0))

@@ -84,6 +84,7 @@ struct study {
   int rounds; /* rounds started */
   int steps;  /* steps run, over every run of the study */
   double wall_seconds; /* rank 0's time in the study loop, over every run */
+  double bars_per_year; /* the dataset's (annualises per-bar figures), 0 when unknown */
   double reward_scale; /* what the base config's reward.scale stands for on its dataset (auto
                           resolved), 0 when unknown (test-function studies) */
 };

@@ -173,6 +173,8 @@ static int body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, e));
   if (s->reward_scale > 0)
     FOX_TRY(h5io_attr_write(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, e));
+  if (s->bars_per_year > 0)
+    FOX_TRY(h5io_attr_write(f, "bars_per_year", H5T_NATIVE_DOUBLE, &s->bars_per_year, 1, e));
   FOX_TRY(h5io_attr_write(f, "repeats", H5T_NATIVE_INT, &s->repeats, 1, e));
   FOX_TRY(h5io_attr_write(f, "folds", H5T_NATIVE_INT, &s->folds, 1, e));
   hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -339,8 +341,9 @@ static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, str
     FOX_TRY(study_trial_alloc(s, &s->trials[k], e));
   if (!h5io_exists(g, "cells")) {
     if (nc != m)
-      return fox_errf(e, FOX_EDATA, "%s: /trials/cells is missing, the config runs %d repeats "
-                                    "x %d folds", path, s->repeats, s->folds);
+      return fox_errf(e, FOX_EDATA, "%s: /trials/cells is missing, the config runs %d repeat%s "
+                                    "x %d fold%s", path, s->repeats, s->repeats > 1 ? "s" : "",
+                      s->folds, s->folds > 1 ? "s" : "");
     for (size_t k = 0; k < n; k++) {
       struct study_trial *t = &s->trials[k];
       memcpy(t->cells, t->metrics, m * sizeof *t->cells);
@@ -354,8 +357,8 @@ static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, str
   FOX_TRY(h5io_dims(g, "cells", &d0, &d1, path, e));
   if (d0 != n || d1 != nc)
     return fox_errf(e, FOX_EDATA, "%s: /trials/cells is [%zu, %zu], expected [%zu, %zu] (%d "
-                                  "repeats x %d folds x %zu metrics)", path, d0, d1, n, nc,
-                    s->repeats, s->folds, m);
+                                  "repeat%s x %d fold%s x %zu metrics)", path, d0, d1, n, nc,
+                    s->repeats, s->repeats > 1 ? "s" : "", s->folds, s->folds > 1 ? "s" : "", m);
   double *d = malloc((n ? n : 1) * (nc > R ? nc : R) * sizeof *d);
   int *iv = malloc((n ? n : 1) * R * sizeof *iv);
   int rc = d && iv ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
@@ -487,6 +490,9 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   h5io_attr_read(f, "steps", H5T_NATIVE_INT, &s->steps, 1, path, &ignore);
   h5io_attr_read(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, path, &ignore);
   h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, path, &ignore);
+  h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &s->bars_per_year, 1, path, &ignore);
+  if (!(s->bars_per_year > 0 && isfinite(s->bars_per_year)))
+    s->bars_per_year = 0;
   if (rc != 0)
     study_free(s);
   return rc;

@@ -316,6 +316,19 @@ def study_cases():
          "DIR/study.h5: missing attribute 'config'")
     case("total_string", lambda f: str_vlen(f, "trials_total", "4"), 3,
          "DIR/study.h5: attribute 'trials_total': holds strings, expected numbers")
+    # repeats and folds: the cells and every repeat's progress are checked like the rows
+    case("cells_shape", lambda f: replace(f, "trials/cells", np.zeros((4, 5))), 3,
+         "DIR/study.h5: /trials/cells is [4, 5], expected [4, 12] (1 repeat x 1 fold x 12 "
+         "metrics)")
+    case("repeat_rung", lambda f: replace(f, "trials/repeats/rung",
+                                          np.full((4, 1), 7, dtype="i4")), 3,
+         "DIR/study.h5: /trials/repeats/rung[0, 0] out of range")
+    case("repeat_epochs_shape", lambda f: replace(f, "trials/repeats/epochs",
+                                                  np.zeros((4, 2), dtype="i4")), 3,
+         "DIR/study.h5: dataset /trials/repeats/epochs has shape [4, 2], expected [4, 1]")
+    # a study.h5 from before repeats (no cells): its rows are its cells
+    case("cells_absent", lambda f: (f.__delitem__("trials/cells"), f.__delitem__("trials/spread"),
+                                    f.__delitem__("trials/repeats")), 0, "4 complete")
     # every string form h5py writes: status and reason as h5py would rewrite them
     case("status_vlen", lambda f: replace(
         f, "trials/status", [s.decode() for s in f["trials/status"][...]]), 0, "4 complete")
@@ -380,6 +393,20 @@ def study_trial_cases():
          "/backtest/equity [233, 2]", info)
     case("backend_nullpad", lambda f: str_fixed(f, "backend", "cpu", h5t.STR_NULLPAD), 0,
          '"split": "val"', lambda c: replay(c) + ["--json"])
+    # the report's returns come from the trial files' equity: a damaged one is named
+    for name, edit, text in (
+            ("equity_negative", lambda f: f["backtest/equity"].__setitem__(3, -1.0),
+             "/backtest/equity[3] = -1, expected a finite number >= 0"),
+            ("equity_nan", lambda f: f["backtest/equity"].__setitem__(2, np.nan),
+             "/backtest/equity[2] = nan, expected a finite number >= 0"),
+            ("folds_gap", lambda f: replace(f, "backtest/folds",
+                                            np.array([[f["backtest/folds"][0, 0] + 1,
+                                                       f["backtest/folds"][0, 1]]], "i4")),
+             "/backtest/folds[0]")):
+        c = copy(src, "studytrial_" + name)
+        with h5py.File(os.path.join(c, rel), "r+") as f:
+            edit(f)
+        emit("studytrial_" + name, 3, "%s: %s" % (rel, text), "report", c, "--no-plots")
     c = copy(src, "studytrial_missing")
     os.remove(os.path.join(c, rel))
     emit("studytrial_missing", 3, "%s: missing (the study records trial %d, last run on rank 0)"

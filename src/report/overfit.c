@@ -1,0 +1,202 @@
+/* The selection figures of a study, and how the report says them. */
+#include "report/overfit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+
+/* The per-bar Sharpe of column j of the matrix (the same definition as selection_moments). */
+static int column_moments_(const struct return_matrix *m, int j, double *col,
+                           struct sr_moments *out, struct fox_err *e) {
+  for (long k = 0; k < m->t; k++)
+    col[k] = m->r[(size_t)k * (size_t)m->n + (size_t)j];
+  return selection_moments(col, m->t, out, e);
+}
+
+int overfit_compute(const struct study *s, const struct return_matrix *m, int blocks,
+                    struct overfit *o, struct fox_err *e) {
+  memset(o, 0, sizeof *o);
+  o->best = study_best(s);
+  o->bars_per_year = s->bars_per_year;
+  o->psr = o->dsr = o->sr0 = o->var_sr = o->min_trl = NAN;
+  o->m = (struct sr_moments){0, NAN, NAN, NAN};
+  o->n_counted = m->n;
+  memcpy(o->counted, m->counted, sizeof o->counted);
+  if (blocks < 2 || blocks > 24 || blocks % 2)
+    return fox_errf(e, FOX_EUSAGE, "--pbo-blocks %d: expected an even number in [2, 24]", blocks);
+  double *col = malloc((size_t)(m->t > 0 ? m->t : 1) * sizeof *col);
+  mallocCheck(col, e);
+  /* The variance of the per-bar Sharpes over every configuration counted (ddof = 1, as the
+   * paper's sample variance of the trials' estimates). */
+  int rc = 0, best_col = -1;
+  double mean = 0, m2 = 0;
+  for (int j = 0; rc == 0 && j < m->n; j++) {
+    struct sr_moments mj;
+    rc = column_moments_(m, j, col, &mj, e);
+    if (rc != 0)
+      break;
+    double d = mj.sr - mean;
+    mean += d / (j + 1);
+    m2 += d * (mj.sr - mean);
+    if (m->trial[j] == o->best)
+      best_col = j;
+  }
+  o->var_sr = m->n > 1 ? m2 / (m->n - 1) : 0;
+  if (rc == 0 && best_col >= 0 && m->t >= 2) {
+    rc = column_moments_(m, best_col, col, &o->m, e);
+    o->t = m->t;
+    if (rc == 0) {
+      o->psr = selection_psr(&o->m, 0);
+      o->sr0 = selection_expected_max_sr(o->var_sr, m->n);
+      o->dsr = selection_dsr(&o->m, o->var_sr, m->n);
+      o->min_trl = selection_min_trl(&o->m, 0, 0.05);
+    }
+  }
+  free(col);
+  FOX_TRY(rc);
+  /* CSCV over the complete configurations only: pruned ones stopped early at another budget. */
+  for (int j = 0; j < m->n; j++)
+    o->n_pbo += m->status[j] == FOX_ST_COMPLETE;
+  if (o->n_pbo < 2) {
+    snprintf(o->why_no_pbo, sizeof o->why_no_pbo, "%d complete configuration%s with returns: "
+             "PBO needs 2 or more", o->n_pbo, o->n_pbo == 1 ? "" : "s");
+    return 0;
+  }
+  if (m->t / blocks < 2) {
+    snprintf(o->why_no_pbo, sizeof o->why_no_pbo, "%ld returns cannot make %d blocks of 2 or "
+             "more (--pbo-blocks)", m->t, blocks);
+    return 0;
+  }
+  double *sub = malloc((size_t)m->t * (size_t)o->n_pbo * sizeof *sub);
+  mallocCheck(sub, e);
+  for (long k = 0; k < m->t; k++)
+    for (int j = 0, c = 0; j < m->n; j++)
+      if (m->status[j] == FOX_ST_COMPLETE)
+        sub[(size_t)k * (size_t)o->n_pbo + (size_t)c++] = m->r[(size_t)k * (size_t)m->n + (size_t)j];
+  rc = selection_pbo(sub, m->t, o->n_pbo, blocks, &o->pbo, e);
+  free(sub);
+  FOX_TRY(rc);
+  o->have_pbo = 1;
+  return 0;
+}
+
+void overfit_free(struct overfit *o) {
+  if (o->have_pbo)
+    selection_pbo_free(&o->pbo);
+  memset(o, 0, sizeof *o);
+}
+
+/* A number for the text: "-" when undefined. */
+static const char *num_(double v, const char *fmt, char *buf, size_t n) {
+  if (isnan(v))
+    snprintf(buf, n, "-");
+  else if (isinf(v))
+    snprintf(buf, n, v > 0 ? "inf" : "-inf");
+  else
+    snprintf(buf, n, fmt, v);
+  return buf;
+}
+
+void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
+  char a[64], b[64], c[64], d[64];
+  const char *split = dataset_split_name(s->cfg.eval_split);
+  double ann = o->bars_per_year > 0 ? sqrt(o->bars_per_year) : NAN;
+  fprintf(f, "# selection: how much of the best result is luck (Bailey & Lopez de Prado)\n");
+  fprintf(f, "#   counted: %d configurations that reached an evaluation (%d complete, %d pruned, "
+             "%d running, %d failed after one)%s\n",
+          o->n_counted, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
+          o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED],
+          s->repeats > 1 ? "; each one's returns the mean of its repeats, bar by bar" : "");
+  if (o->best < 0 || o->t < 2) {
+    fprintf(f, "#   no complete trial with returns on the %s split: no deflated Sharpe\n", split);
+  } else {
+    fprintf(f, "#   trial %d on %ld %s returns%s: per-bar sharpe %s (annualised %s), skewness "
+               "%s, kurtosis %s\n",
+            o->best, o->t, split, s->folds > 1 ? " (within its folds)" : "",
+            num_(o->m.sr, "%.4g", a, sizeof a), num_(o->m.sr * ann, "%.4g", b, sizeof b),
+            num_(o->m.skew, "%.4g", c, sizeof c), num_(o->m.kurt, "%.4g", d, sizeof d));
+    fprintf(f, "#   PSR(0) = %s: the probability that its true Sharpe is above 0, were it the "
+               "only configuration tried\n", num_(o->psr, "%.4f", a, sizeof a));
+    fprintf(f, "#   DSR = %s: the same against SR*_0 = %s per bar (annualised %s), the "
+               "expected best Sharpe of %d configurations with no edge (cross-trial variance "
+               "%s)\n",
+            num_(o->dsr, "%.4f", a, sizeof a), num_(o->sr0, "%.4g", b, sizeof b),
+            num_(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
+            num_(o->var_sr, "%.3g", d, sizeof d));
+    if (o->bars_per_year > 0 && isfinite(o->min_trl))
+      fprintf(f, "#   minimum track record for Sharpe > 0 at 95 %%: %s bars (%s years)\n",
+              num_(o->min_trl, "%.0f", a, sizeof a),
+              num_(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
+    else
+      fprintf(f, "#   minimum track record for Sharpe > 0 at 95 %%: %s bars%s\n",
+              num_(o->min_trl, "%.0f", a, sizeof a),
+              isinf(o->min_trl) ? " (its Sharpe is not above 0: no length is enough)" : "");
+  }
+  if (!o->have_pbo) {
+    fprintf(f, "#   PBO: - (%s)\n", o->why_no_pbo);
+    return;
+  }
+  const struct pbo_result *p = &o->pbo;
+  fprintf(f, "#   PBO = %s by CSCV over %d complete configurations: %d blocks of %ld returns "
+             "(%ld oldest dropped), all %ld splits; the share where the in-sample best ranks at "
+             "or below the out-of-sample median\n",
+          num_(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks, p->block_rows,
+          p->dropped_rows, p->combos);
+  fprintf(f, "#   degradation: out-of-sample Sharpe = %s + %s x in-sample Sharpe of the "
+             "in-sample best (r2 %s); P(out-of-sample loss) = %s\n",
+          num_(p->intercept, "%.4g", a, sizeof a), num_(p->slope, "%.4g", b, sizeof b),
+          num_(p->r2, "%.3g", c, sizeof c), num_(p->prob_oos_loss, "%.4f", d, sizeof d));
+}
+
+static void jnum_(FILE *f, const char *key, double v) {
+  if (isfinite(v))
+    fprintf(f, "\"%s\": %.17g", key, v);
+  else
+    fprintf(f, "\"%s\": null", key);
+}
+
+void overfit_json(FILE *f, const struct overfit *o) {
+  jnum_(f, "dsr", o->dsr);
+  fputs(", ", f);
+  jnum_(f, "psr", o->psr);
+  fputs(", ", f);
+  jnum_(f, "min_track_record", o->min_trl);
+  fputs(", ", f);
+  jnum_(f, "pbo", o->have_pbo ? o->pbo.pbo : NAN);
+  fputs(", ", f);
+  jnum_(f, "degradation_slope", o->have_pbo ? o->pbo.slope : NAN);
+  fprintf(f, ", \"n_trials_counted\": %d, \"counted\": {\"complete\": %d, \"pruned\": %d, "
+             "\"running\": %d, \"failed\": %d}",
+          o->n_counted, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
+          o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED]);
+  fprintf(f, ", \"selected_trial\": %d, \"returns\": %ld, ", o->best, o->t);
+  jnum_(f, "sharpe_per_bar", o->m.sr);
+  fputs(", ", f);
+  jnum_(f, "skewness", o->m.skew);
+  fputs(", ", f);
+  jnum_(f, "kurtosis", o->m.kurt);
+  fputs(", ", f);
+  jnum_(f, "expected_max_sharpe", o->sr0);
+  fputs(", ", f);
+  jnum_(f, "sharpe_variance", o->var_sr);
+  fputs(", ", f);
+  jnum_(f, "bars_per_year", o->bars_per_year > 0 ? o->bars_per_year : NAN);
+  fprintf(f, ", \"pbo_configurations\": %d", o->n_pbo);
+  if (!o->have_pbo) {
+    fprintf(f, ", \"pbo_blocks\": null, \"pbo_logits\": []");
+    return;
+  }
+  const struct pbo_result *p = &o->pbo;
+  fprintf(f, ", \"pbo_blocks\": %d, \"pbo_splits\": %ld, ", p->blocks, p->combos);
+  jnum_(f, "degradation_intercept", p->intercept);
+  fputs(", ", f);
+  jnum_(f, "degradation_r2", p->r2);
+  fputs(", ", f);
+  jnum_(f, "prob_oos_loss", p->prob_oos_loss);
+  fputs(", \"pbo_logits\": [", f);
+  for (long c = 0; c < p->combos; c++)
+    fprintf(f, isfinite(p->logits[c]) ? "%s%.17g" : "%snull", c ? ", " : "", p->logits[c]);
+  fputs("]", f);
+}
