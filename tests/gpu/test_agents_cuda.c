@@ -86,6 +86,20 @@ static void compare_(const char *name, const struct config *cfg, const struct da
   CHECK(trades > 0, "%s: the policy never changes its action: a weak comparison", name);
   backtest_free(&bc);
   backtest_free(&bg);
+  /* Walk-forward folds (eval.folds): each fold's greedy kernel starts flat; the same actions
+   * and metrics per fold on both backends, and fold 1 acts from flat where the whole-split
+   * run may hold a position. */
+  CHECK(agent_backtest(&tc.ag, backend_cpu(), ds, dc, &tc.cfg, cfg->eval_split, 3, &bc, &e) == 0 &&
+            agent_backtest(&tg.ag, cuda, ds, dg, &tg.cfg, cfg->eval_split, 3, &bg, &e) == 0,
+        "%s: %s", name, e.msg);
+  CHECK(bc.nfolds == 3 && memcmp(bc.actions, bg.actions, nb) == 0 &&
+            memcmp(bc.equity, bg.equity, nb * sizeof *bc.equity) == 0 &&
+            memcmp(bc.fold_metrics, bg.fold_metrics, 3 * sizeof *bc.fold_metrics) == 0,
+        "%s: 3 folds: the backends differ", name);
+  CHECK(bc.equity[bc.folds[2] - bc.begin] == tc.cfg.market.initial_capital,
+        "%s: fold 2 does not start from the initial capital", name);
+  backtest_free(&bc);
+  backtest_free(&bg);
   trial_close(&tc);
   trial_close(&tg);
 }
