@@ -128,15 +128,6 @@ for col in id status epochs val.sharpe 'val.total_return[%]' 'val.max_drawdown[%
 done
 check "--no-plots draws nothing" test -z "$(ls "$WORK/agent" | grep -e '\.png$' -e report.tmp)"
 
-# is_png FILE: the PNG signature, an IHDR of at least 320 x 200 pixels, more than 4 kB.
-is_png() {
-  local head w h
-  [ -f "$1" ] || return 1
-  head=$(head -c 24 "$1" | od -An -tx1 | tr -d ' \n')
-  [ "${head:0:16}" = 89504e470d0a1a0a ] && [ "${head:24:8}" = 49484452 ] || return 1
-  w=$((16#${head:32:8})); h=$((16#${head:40:8}))
-  [ "$w" -ge 320 ] && [ "$h" -ge 200 ] && [ "$(wc -c <"$1")" -gt 4000 ]
-}
 if command -v gnuplot >/dev/null; then
   run_rc 0 "$FOXOPT" report "$WORK/agent"
   for p in history best_equity params; do
