@@ -7,14 +7,6 @@
 
 #include "data/dataset.h"
 
-/* The per-bar Sharpe of column j of the matrix (the same definition as selection_moments). */
-static int column_moments_(const struct return_matrix *m, int j, double *col,
-                           struct sr_moments *out, struct fox_err *e) {
-  for (long k = 0; k < m->t; k++)
-    col[k] = m->r[(size_t)k * (size_t)m->n + (size_t)j];
-  return selection_moments(col, m->t, out, e);
-}
-
 int overfit_compute(const struct study *s, const struct return_matrix *m, int blocks,
                     struct overfit *o, struct fox_err *e) {
   memset(o, 0, sizeof *o);
@@ -26,39 +18,35 @@ int overfit_compute(const struct study *s, const struct return_matrix *m, int bl
   memcpy(o->counted, m->counted, sizeof o->counted);
   if (blocks < 2 || blocks > 24 || blocks % 2)
     return fox_errf(e, FOX_EUSAGE, "--pbo-blocks %d: expected an even number in [2, 24]", blocks);
-  double *col = malloc((size_t)(m->t > 0 ? m->t : 1) * sizeof *col);
-  mallocCheck(col, e);
-  /* The variance of the per-bar Sharpes over every configuration counted (ddof = 1, as the
+  /* The variance of the per-bar Sharpes over every configuration counted (ddof = 1, the
    * paper's sample variance of the trials' estimates). */
-  int rc = 0, best_col = -1;
   double mean = 0, m2 = 0;
-  for (int j = 0; rc == 0 && j < m->n; j++) {
-    struct sr_moments mj;
-    rc = column_moments_(m, j, col, &mj, e);
-    if (rc != 0)
-      break;
-    double d = mj.sr - mean;
+  for (int j = 0; j < m->n; j++) {
+    double d = m->sr[j] - mean;
     mean += d / (j + 1);
-    m2 += d * (mj.sr - mean);
-    if (m->trial[j] == o->best)
-      best_col = j;
+    m2 += d * (m->sr[j] - mean);
   }
   o->var_sr = m->n > 1 ? m2 / (m->n - 1) : 0;
-  if (rc == 0 && best_col >= 0 && m->t >= 2) {
-    rc = column_moments_(m, best_col, col, &o->m, e);
+  int best_col = -1;
+  for (int j = 0; j < m->nc; j++)
+    if (m->ctrial[j] == o->best)
+      best_col = j;
+  if (best_col >= 0 && m->t >= 2) {
+    double *col = malloc((size_t)m->t * sizeof *col);
+    mallocCheck(col, e);
+    for (long k = 0; k < m->t; k++)
+      col[k] = m->r[(size_t)k * (size_t)m->nc + (size_t)best_col];
+    int rc = selection_moments(col, m->t, &o->m, e);
+    free(col);
+    FOX_TRY(rc);
     o->t = m->t;
-    if (rc == 0) {
-      o->psr = selection_psr(&o->m, 0);
-      o->sr0 = selection_expected_max_sr(o->var_sr, m->n);
-      o->dsr = selection_dsr(&o->m, o->var_sr, m->n);
-      o->min_trl = selection_min_trl(&o->m, 0, 0.05);
-    }
+    o->psr = selection_psr(&o->m, 0);
+    o->sr0 = selection_expected_max_sr(o->var_sr, m->n);
+    o->dsr = selection_dsr(&o->m, o->var_sr, m->n);
+    o->min_trl = selection_min_trl(&o->m, 0, 0.05);
   }
-  free(col);
-  FOX_TRY(rc);
   /* CSCV over the complete configurations only: pruned ones stopped early at another budget. */
-  for (int j = 0; j < m->n; j++)
-    o->n_pbo += m->status[j] == FOX_ST_COMPLETE;
+  o->n_pbo = m->nc;
   if (o->n_pbo < 2) {
     snprintf(o->why_no_pbo, sizeof o->why_no_pbo, "%d complete configuration%s with returns: "
              "PBO needs 2 or more", o->n_pbo, o->n_pbo == 1 ? "" : "s");
@@ -69,15 +57,7 @@ int overfit_compute(const struct study *s, const struct return_matrix *m, int bl
              "more (--pbo-blocks)", m->t, blocks);
     return 0;
   }
-  double *sub = malloc((size_t)m->t * (size_t)o->n_pbo * sizeof *sub);
-  mallocCheck(sub, e);
-  for (long k = 0; k < m->t; k++)
-    for (int j = 0, c = 0; j < m->n; j++)
-      if (m->status[j] == FOX_ST_COMPLETE)
-        sub[(size_t)k * (size_t)o->n_pbo + (size_t)c++] = m->r[(size_t)k * (size_t)m->n + (size_t)j];
-  rc = selection_pbo(sub, m->t, o->n_pbo, blocks, &o->pbo, e);
-  free(sub);
-  FOX_TRY(rc);
+  FOX_TRY(selection_pbo(m->r, m->t, m->nc, blocks, &o->pbo, e));
   o->have_pbo = 1;
   return 0;
 }

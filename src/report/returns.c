@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/selection.h"
 #include "study/rankfile.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"
@@ -77,10 +78,15 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
                  struct fox_err *e) {
   memset(m, 0, sizeof *m);
   m->t = -1;
-  m->trial = malloc((size_t)(s->n ? s->n : 1) * sizeof *m->trial);
-  m->status = malloc((size_t)(s->n ? s->n : 1) * sizeof *m->status);
-  double **cols = calloc((size_t)(s->n ? s->n : 1), sizeof *cols);
-  int rc = m->trial && m->status && cols ? 0 : fox_errf(e, FOX_EFAIL, "report: out of memory");
+  size_t cap = (size_t)(s->n ? s->n : 1);
+  m->trial = malloc(cap * sizeof *m->trial);
+  m->status = malloc(cap * sizeof *m->status);
+  m->sr = malloc(cap * sizeof *m->sr);
+  m->ctrial = malloc(cap * sizeof *m->ctrial);
+  double **cols = calloc(cap, sizeof *cols);
+  int rc = m->trial && m->status && m->sr && m->ctrial && cols
+               ? 0
+               : fox_errf(e, FOX_EFAIL, "report: out of memory");
   char first[4200] = "";
   for (int i = 0; rc == 0 && i < s->n; i++) {
     const struct study_trial *tr = &s->trials[i];
@@ -114,28 +120,37 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
         free(ret);
       }
     }
+    struct sr_moments mo = {0, 0, NAN, NAN};
     if (rc == 0 && have) {
       for (long k = 0; k < m->t; k++)
         sum[k] /= s->repeats;
-      cols[m->n] = sum;
+      rc = m->t >= 1 ? selection_moments(sum, m->t, &mo, e) : 0;
+    }
+    if (rc == 0 && have) {
       m->trial[m->n] = i;
       m->status[m->n] = tr->status;
+      m->sr[m->n] = mo.sr;
       m->counted[tr->status]++;
       m->n++;
-    } else {
-      free(sum);
-      m->skipped += rc == 0;
+      if (tr->status == FOX_ST_COMPLETE) {
+        m->ctrial[m->nc] = i;
+        cols[m->nc++] = sum;
+        sum = NULL;
+      }
+    } else if (rc == 0) {
+      m->skipped++;
     }
+    free(sum);
   }
-  if (rc == 0 && m->n > 0) {
-    m->r = malloc((size_t)m->t * (size_t)m->n * sizeof *m->r);
+  if (rc == 0 && m->nc > 0) {
+    m->r = malloc((size_t)m->t * (size_t)m->nc * sizeof *m->r);
     if (!m->r)
-      rc = fox_errf(e, FOX_EFAIL, "report: out of memory for %ld x %d returns", m->t, m->n);
-    for (int j = 0; rc == 0 && j < m->n; j++)
+      rc = fox_errf(e, FOX_EFAIL, "report: out of memory for %ld x %d returns", m->t, m->nc);
+    for (int j = 0; rc == 0 && j < m->nc; j++)
       for (long k = 0; k < m->t; k++)
-        m->r[(size_t)k * (size_t)m->n + (size_t)j] = cols[j][k];
+        m->r[(size_t)k * (size_t)m->nc + (size_t)j] = cols[j][k];
   }
-  for (int j = 0; cols && j < s->n; j++)
+  for (size_t j = 0; cols && j < cap; j++)
     free(cols[j]);
   free(cols);
   if (m->t < 0)
@@ -148,6 +163,8 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
 void returns_free(struct return_matrix *m) {
   free(m->trial);
   free(m->status);
+  free(m->sr);
+  free(m->ctrial);
   free(m->r);
   memset(m, 0, sizeof *m);
 }

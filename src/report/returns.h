@@ -9,13 +9,18 @@
 #include "study/study.h"
 
 struct return_matrix {
-  long t;        /* bars with a return (rows) */
-  int n;         /* configurations (columns) */
-  int *trial;    /* [n] their trial ids, ascending */
-  int *status;   /* [n] their FOX_ST_* */
-  double *r;     /* [t][n] row-major */
+  long t;         /* bars with a return (rows) */
+  int n;          /* configurations counted */
+  int *trial;     /* [n] their trial ids, ascending */
+  int *status;    /* [n] their FOX_ST_* */
+  double *sr;     /* [n] the per-bar Sharpe of each one's series (selection_moments) */
   int counted[4]; /* configurations by status among the n */
-  int skipped;   /* trials that never reached an evaluation (or whose files are gone) */
+  int skipped;    /* trials that never reached an evaluation (or whose files are gone) */
+  /* The series of the complete ones only (CSCV's matrix, the selected one's moments): a
+   * study's pruned configurations, most of them under a scheduler, cost no memory. */
+  int nc;
+  int *ctrial;    /* [nc] */
+  double *r;      /* [t][nc] row-major */
 };
 
 /* Every trial of `s` whose repeats all have an evaluation in OUTDIR/trials (complete, pruned,
