@@ -35,10 +35,12 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
   if ((long)sc->round_size * sc->repeats > 100000)
     return fox_errf(e, FOX_EUSAGE, "%s: study.round_size %d x study.repeats %d: at most 100000 "
                                    "segments a step", name, sc->round_size, sc->repeats);
+  s->n_obj = 1;
+  s->obj_dir[0] = sc->direction;
   if (tf) {
     s->n_metrics = 1;
     snprintf(s->metric_names[0], FOX_NAME_LEN, "value");
-    s->objective = 0;
+    s->objective = s->obj_metric[0] = 0;
     return 0;
   }
   const char *split = dataset_split_name(s->cfg.eval_split);
@@ -49,6 +51,7 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
   for (int m = 0; m < FOX_NMETRICS; m++)
     if (strcmp(sc->metric, s->metric_names[m]) == 0)
       s->objective = m;
+  s->obj_metric[0] = s->objective;
   if (s->objective < 0)
     return fox_errf(e, FOX_EUSAGE, "%s: study.objective.metric = '%s': expected %s.<metric> "
                                    "(eval.split is %s; metrics: total_return, sharpe, sortino, "

@@ -16,6 +16,7 @@ enum { FOX_ST_COMPLETE = 0, FOX_ST_PRUNED = 1, FOX_ST_FAILED = 2, FOX_ST_RUNNING
 extern const char *const study_status_names[4];
 
 #define FOX_REASON_LEN 256
+#define FOX_OBJ_MAX 4 /* objectives of a multi-objective study */
 #define FOX_STUDY_METRICS FOX_NMETRICS
 
 /* One seed of a configuration (study.repeats): where its segments stand. */
@@ -75,7 +76,12 @@ struct study {
   int total;       /* trials the study runs (study.trials, or the grid's size) */
   int n_metrics;   /* 12 eval metrics, or 1 ("value") for a test function */
   char metric_names[FOX_STUDY_METRICS][FOX_NAME_LEN];
-  int objective; /* index into metrics */
+  int objective; /* index into metrics: the first objective (the only one of a
+                    single-objective study) */
+  /* Every objective: the metric index and FOX_MAXIMIZE / FOX_MINIMIZE of each (n_obj = 1 for
+   * a single-objective study: obj_metric[0] = objective, obj_dir[0] = study.direction). */
+  int n_obj;
+  int obj_metric[FOX_OBJ_MAX], obj_dir[FOX_OBJ_MAX];
   int repeats;   /* study.repeats */
   int folds;     /* eval.folds (1 for a test function) */
   uint64_t rep_seed[FOX_REPEATS_MAX]; /* repeat r's training seed, the same for every trial */
