@@ -47,7 +47,7 @@ double selection_psr(const struct sr_moments *m, double sr_star);
  * estimated Sharpes have cross-trial variance var_sr (Bailey & Lopez de Prado 2014, "The
  * deflated Sharpe ratio", SR*_0 with gamma the Euler-Mascheroni constant):
  *   sqrt(var_sr) ((1 - gamma) Phi^-1(1 - 1/n) + gamma Phi^-1(1 - 1/(n e))).
- * 0 for n = 1 (no selection, nothing to deflate); NaN for n < 1 or var_sr < 0 or NaN. */
+ * 0 for n = 1 (no selection, nothing to deflate); NaN for n < 1 or var_sr < 0, inf or NaN. */
 double selection_expected_max_sr(double var_sr, long n);
 
 /* Deflated Sharpe ratio: PSR against the expected maximum of n null trials,

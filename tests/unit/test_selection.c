@@ -2,6 +2,7 @@
  * by hand, their edge cases, and CSCV's enumeration, a hand-worked PBO, the null (pure noise:
  * PBO ~ 0.5), a real edge (PBO ~ 0) and determinism. The e2e test selection_ref.sh compares
  * everything with an independent Python reference on larger matrices. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,11 @@ static void test_moments(void) {
   CHECK(m.sr == 0.0 && isnan(m.skew) && isnan(m.kurt), "constant: sr %g skew %g kurt %g", m.sr,
         m.skew, m.kurt);
   CHECK(isnan(selection_psr(&m, 0.0)), "PSR of a constant series is NaN");
+  /* Nearly constant: (1, 1 + eps, 1) has m2 = eps^2 / 3 <= (eps * mean)^2, all rounding noise
+   * (its skewness would read sqrt 3). scipy.stats.skew and kurtosis give NaN here too. */
+  double noise[3] = {1.0, 1.0 + DBL_EPSILON, 1.0};
+  CHECK(selection_moments(noise, 3, &m, &e) == 0, "%s", e.msg);
+  CHECK(isnan(m.skew) && isnan(m.kurt), "rounding noise: skew %g kurt %g", m.skew, m.kurt);
   CHECK(selection_moments(flat, 1, &m, &e) == 0 && m.sr == 0.0 && m.t == 1, "one return");
   CHECK(isnan(selection_psr(&m, 0.0)), "PSR needs t >= 2");
   /* Refusals. */
@@ -271,6 +277,113 @@ static void test_pbo_by_hand(void) {
   }
 }
 
+/* S = 2, T = 4, N = 3, block means A (3, 2), B (2, 1), C (1, 3); a block of mean mu holds
+ * (mu - 1, mu + 1), so its Sharpe is mu / sqrt 2.
+ *   IS {0}: A 3, B 2, C 1 -> n* = A. OOS {1}: B 1, A 2, C 3 -> rank 2 of 3, w = 1/2, logit 0:
+ *           exactly at the median, which counts as overfit (logit <= 0).
+ *   IS {1}: C 3 -> n* = C. OOS {0}: C 1, B 2, A 3 -> rank 1, logit ln(1/3).
+ *   PBO = 2/2 = 1; OOS Sharpes 2/sqrt 2 and 1/sqrt 2, no loss. Both IS Sharpes are 3/sqrt 2:
+ *   no regression line through one x. */
+static void test_pbo_median(void) {
+  static const double mu[3][2] = {{3, 2}, {2, 1}, {1, 3}};
+  double x[4 * 3];
+  for (int blk = 0; blk < 2; blk++)
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 3; j++)
+        x[(blk * 2 + i) * 3 + j] = mu[j][blk] + (i ? 1.0 : -1.0);
+  struct pbo_result r;
+  struct fox_err e = {0};
+  CHECK(selection_pbo(x, 4, 3, 2, &r, &e) == 0, "%s", e.msg);
+  CHECK(r.combos == 2 && r.best[0] == 0 && r.best[1] == 2, "n* %d %d", r.best[0], r.best[1]);
+  CHECK(r.logits[0] == 0.0, "logit at the median %.17g", r.logits[0]);
+  CHECK_NEAR(r.logits[1], log(1.0 / 3.0), 0, 1e-15);
+  CHECK(r.pbo == 1.0, "a logit of exactly 0 counts: pbo %g", r.pbo);
+  CHECK(r.prob_oos_loss == 0.0, "prob_oos_loss %g", r.prob_oos_loss);
+  CHECK_NEAR(r.oos_sr[0], sqrt(2.0), 0, 1e-15);
+  CHECK_NEAR(r.oos_sr[1], 1.0 / sqrt(2.0), 0, 1e-15);
+  CHECK(isnan(r.slope) && isnan(r.intercept) && isnan(r.r2), "one IS Sharpe: slope %g",
+        r.slope);
+  selection_pbo_free(&r);
+
+  /* The same, where the mean of the equal IS Sharpes is not exactly their value: A's four
+   * blocks all hold (6, 8), so every half of A has mean 7 and Sharpe 7 / sqrt(4/3) =
+   * 6.062177826491071, whose six copies sum and divide to 6.062177826491072. A is n* in and out
+   * of sample every time (B: blocks (0, 0), C: (-1, 1)), and the regression is still
+   * undefined, not a slope fitted to rounding. */
+  double y[8 * 3];
+  for (int i = 0; i < 8; i++) {
+    y[i * 3 + 0] = i % 2 ? 8.0 : 6.0;
+    y[i * 3 + 1] = 0.0;
+    y[i * 3 + 2] = i % 2 ? 1.0 : -1.0;
+  }
+  CHECK(selection_pbo(y, 8, 3, 4, &r, &e) == 0, "%s", e.msg);
+  CHECK(r.combos == 6 && r.best[0] == 0 && r.best[5] == 0 && r.pbo == 0.0, "pbo %g", r.pbo);
+  CHECK_NEAR(r.is_sr[3], 7.0 / sqrt(4.0 / 3.0), 0, 1e-15);
+  CHECK(isnan(r.slope) && isnan(r.intercept) && isnan(r.r2), "constant IS Sharpe: slope %g, "
+        "intercept %g, r2 %g", r.slope, r.intercept, r.r2);
+  selection_pbo_free(&r);
+}
+
+/* A strategy that never moves, 0.1 every bar, has std exactly 0 and Sharpe 0 in every half:
+ * merged as (0.1 + 0.1 + 0.1) / 3 = 0.10000000000000002 its halves would show a std of ~1e-17
+ * and a Sharpe of ~1e16, and win every in-sample half. S = 6 gives halves of 3 blocks. */
+static void test_pbo_constant(void) {
+  double x[12 * 2];
+  for (int i = 0; i < 12; i++) {
+    x[i * 2] = 0.1;
+    x[i * 2 + 1] = i % 2 ? 1.5 : -0.5; /* mean 0.5, Sharpe 0.5 / sqrt(12/11) in any half */
+  }
+  struct pbo_result r;
+  struct fox_err e = {0};
+  CHECK(selection_pbo(x, 12, 2, 6, &r, &e) == 0, "%s", e.msg);
+  long won = 0;
+  for (long c = 0; c < r.combos; c++)
+    won += r.best[c] == 0;
+  CHECK(r.combos == 20 && won == 0, "the constant strategy won %ld of %ld halves", won,
+        r.combos);
+  CHECK_NEAR(r.is_sr[0], 0.5 / sqrt(6.0 / 5.0), 0, 1e-15);
+  selection_pbo_free(&r);
+}
+
+/* Each half's Sharpe is the Sharpe of its rows as one series (selection_moments, checked above
+ * around a mean 1e8 times its spread), here for returns of 1e-3 +- 1e-7: a Sharpe of ~1e4, where
+ * merging blocks by sum r^2 - (sum r)^2 / n would keep ~4 digits. T = 403 drops 3 rows. */
+static void test_pbo_halves(void) {
+  enum { T = 403, N = 5, S = 6, K = S / 2, L = T / S };
+  static double x[T * N], half[K * L];
+  struct rng g;
+  rng_seed(&g, 11);
+  for (int i = 0; i < T * N; i++)
+    x[i] = 1e-3 + 1e-7 * rng_normal(&g);
+  struct pbo_result r;
+  struct fox_err e = {0};
+  CHECK(selection_pbo(x, T, N, S, &r, &e) == 0, "%s", e.msg);
+  int in[K] = {0, 1, 2};
+  double worst = 0.0;
+  for (long c = 0; c < r.combos; c++) {
+    for (int side = 0; side < 2; side++) {
+      int rows = 0;
+      for (int b = 0, taken = 0; b < S; b++) {
+        int is_in = taken < K && in[taken] == b;
+        taken += is_in;
+        if (is_in != (side == 0))
+          continue;
+        for (int i = 0; i < L; i++)
+          half[rows++] = x[(T % S + b * L + i) * N + r.best[c]];
+      }
+      struct sr_moments m;
+      CHECK(selection_moments(half, rows, &m, &e) == 0, "%s", e.msg);
+      double got = side == 0 ? r.is_sr[c] : r.oos_sr[c];
+      worst = fmax(worst, fabs(got - m.sr) / fabs(m.sr));
+    }
+    selection_combo_next(in, K, S);
+  }
+  printf("# halves: worst %.3g\n", worst);
+  CHECK(worst < 1e-10, "half Sharpes ~1e4 off the concatenated rows' by %.3g relative", worst);
+  CHECK(r.is_sr[0] > 1e3, "offset Sharpe %g", r.is_sr[0]);
+  selection_pbo_free(&r);
+}
+
 static void fill_noise_(struct rng *g, double *x, long t, int n, int edge_col, double edge) {
   for (long i = 0; i < t; i++)
     for (int j = 0; j < n; j++)
@@ -392,6 +505,9 @@ int main(void) {
   test_moments();
   test_enumeration();
   test_pbo_by_hand();
+  test_pbo_median();
+  test_pbo_constant();
+  test_pbo_halves();
   test_pbo_null_and_edge();
   test_pbo_deterministic();
   test_pbo_refusals();
