@@ -46,15 +46,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
-# The test references need numpy and h5py, and are judged against TA-Lib (PyPI's wheels bundle
-# TA-Lib C 0.8) and empyrical.
+# The test references need numpy, h5py and scipy (selection_ref.py), and are judged against
+# TA-Lib (PyPI's wheels bundle TA-Lib C 0.8) and empyrical.
 if [ $want_python -eq 1 ]; then
-  if ! .venv/bin/python -c 'import numpy, h5py, talib, empyrical, optuna' 2>/dev/null; then
-    echo "setup: making .venv (numpy, h5py, ta-lib, empyrical-reloaded, optuna)"
+  if ! .venv/bin/python -c 'import numpy, h5py, scipy, talib, empyrical, optuna' 2>/dev/null; then
+    echo "setup: making .venv (numpy, h5py, scipy, ta-lib, empyrical-reloaded, optuna)"
     rm -rf .venv
     /usr/bin/python3 -m venv .venv
-    .venv/bin/pip install -q --disable-pip-version-check numpy h5py ta-lib empyrical-reloaded \
-      optuna
+    .venv/bin/pip install -q --disable-pip-version-check numpy h5py scipy ta-lib \
+      empyrical-reloaded optuna
   fi
   # The learning benchmark trains Stable-Baselines3 (PyTorch) on foxopt's market.
   if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' \
