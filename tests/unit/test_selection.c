@@ -166,11 +166,11 @@ static void test_moments(void) {
 }
 
 /* Every set of k = s/2 of s blocks exactly once, in increasing lexicographic order, each with
- * its complement, against the brute force over all 2^s subsets. */
+ * its complement at the mirrored position, against the brute force over all 2^s subsets. */
 static void test_enumeration(void) {
   for (int s = 2; s <= 6; s += 2) {
     int k = s / 2, c[3], count = 0;
-    int seen[64] = {0};
+    int seen[64] = {0}, order[64];
     long prev = -1;
     for (int i = 0; i < k; i++)
       c[i] = i;
@@ -185,7 +185,7 @@ static void test_enumeration(void) {
       CHECK(key > prev, "s %d: set %d not after the previous one", s, count);
       prev = key;
       seen[mask]++;
-      count++;
+      order[count++ % 64] = mask;
     } while (selection_combo_next(c, k, s) && count < 100);
     int expect = 0;
     for (int mask = 0; mask < (1 << s); mask++) {
@@ -196,6 +196,10 @@ static void test_enumeration(void) {
       CHECK(seen[((1 << s) - 1) ^ mask] == 1, "s %d: complement of %#x missing", s, mask);
     }
     CHECK(count == expect, "s %d: %d sets, expected C(%d, %d) = %d", s, count, s, k, expect);
+    /* Complementing reverses lexicographic order, so set c's OOS half is set count-1-c. */
+    for (int i = 0; i < count && count == expect; i++)
+      CHECK(order[count - 1 - i] == (((1 << s) - 1) ^ order[i]), "s %d: set %d's complement "
+            "is not set %d", s, i, count - 1 - i);
     for (int i = 0; i < k; i++)
       CHECK(c[i] == s - k + i, "s %d: the last set is {s-k .. s-1}", s);
   }
