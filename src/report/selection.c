@@ -62,9 +62,11 @@ double selection_norm_ppf(double p) {
 }
 
 int selection_moments(const double *r, long t, struct sr_moments *out, struct fox_err *e) {
-  if (t < 1 || r == NULL)
+  if (t < 1)
     return fox_errf(e, FOX_EUSAGE, "selection: a return series needs at least one return, "
                                    "got %ld", t);
+  if (r == NULL)
+    return fox_errf(e, FOX_EUSAGE, "selection: no return series");
   double mean = 0.0, m2 = 0.0;
   for (long i = 0; i < t; i++) {
     if (!isfinite(r[i]))
