@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "data/dataset.h"
 #include "report/overfit.h"
 #include "report/report.h"
 #include "report/report_plot.h"
@@ -250,6 +251,10 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
   if (s->cfg.study.function)
     return fox_errf(e, FOX_EUSAGE, "report --test: %s holds a test-function study: there is "
                                    "no test split", a->outdir);
+  if (s->cfg.eval_split == FOX_SPLIT_TEST)
+    return fox_errf(e, FOX_EUSAGE, "report --test: the study in %s chose its configurations on "
+                                   "the test split (eval.split: test): there is no untouched "
+                                   "test left to run", a->outdir);
   int c[4];
   report_count(s, c);
   if (c[FOX_ST_COMPLETE] == 0)
@@ -312,7 +317,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
   struct test_row *rows = NULL;
   int k = 0;
   if (rc == 0)
-    rc = test_record_read(a.outdir, &rec, e);
+    rc = test_record_read(a.outdir, s.n, &rec, e);
   if (rc == 0 && a.test)
     rc = test_(&s, &a, order, &rows, &k, &rec, e);
   FILE *out = a.json ? stderr : stdout; /* --json keeps stdout to the one object */
@@ -344,6 +349,9 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     report_print_table(stdout, &s, order, a.top);
     if (have_fig)
       overfit_print(stdout, &s, &o);
+    if (s.cfg.eval_split == FOX_SPLIT_TEST && s.cfg.study.function == 0)
+      printf("# note: eval.split is test: this study chose its configurations on the test "
+             "split, so no untouched test remains\n");
     if (a.test)
       print_test_(stdout, &s, rows, k, &rec);
     else if (rec.looks > 0)

@@ -214,7 +214,8 @@ static void summary_(const struct study *s, const char *outdir, int ranks) {
              ? 100.0 * busy / (s->wall_seconds * ranks * s->cfg.study.trials_per_device)
              : 0.0);
   printf("wrote %s/study.h5, %s/trials.csv, %d rank file%s (%s/rank-NNNN.h5) and the trial "
-         "files (%s/trials/ID.h5)\n", outdir, outdir, ranks, ranks > 1 ? "s" : "", outdir, outdir);
+         "files (%s/trials/ID.h5%s)\n", outdir, outdir, ranks, ranks > 1 ? "s" : "", outdir, outdir,
+         s->repeats > 1 ? "; repeat R > 0 in ID-rR.h5" : "");
 }
 
 /* The status rank 0 (or the first failing rank) reached, on every rank; the others stay quiet. */

@@ -14,7 +14,8 @@ int overfit_compute(const struct study *s, const struct return_matrix *m, int bl
   o->bars_per_year = s->bars_per_year;
   o->psr = o->dsr = o->sr0 = o->var_sr = o->min_trl = NAN;
   o->m = (struct sr_moments){0, NAN, NAN, NAN};
-  o->n_counted = m->n;
+  o->n_counted = m->n_counted;
+  o->n_returns = m->n;
   memcpy(o->counted, m->counted, sizeof o->counted);
   if (blocks < 2 || blocks > 24 || blocks % 2)
     return fox_errf(e, FOX_EUSAGE, "--pbo-blocks %d: expected an even number in [2, 24]", blocks);
@@ -41,8 +42,8 @@ int overfit_compute(const struct study *s, const struct return_matrix *m, int bl
     FOX_TRY(rc);
     o->t = m->t;
     o->psr = selection_psr(&o->m, 0);
-    o->sr0 = selection_expected_max_sr(o->var_sr, m->n);
-    o->dsr = selection_dsr(&o->m, o->var_sr, m->n);
+    o->sr0 = selection_expected_max_sr(o->var_sr, m->n_counted);
+    o->dsr = selection_dsr(&o->m, o->var_sr, m->n_counted);
     o->min_trl = selection_min_trl(&o->m, 0, 0.05);
   }
   /* CSCV over the complete configurations only: pruned ones stopped early at another budget. */
@@ -89,6 +90,10 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
           o->n_counted, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
           o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED],
           s->repeats > 1 ? "; each one's returns the mean of its repeats, bar by bar" : "");
+  if (o->n_returns < o->n_counted)
+    fprintf(f, "#   %d of them have no returns in their trial files (files lost, or a repeat "
+               "failed after an evaluation): counted in N, left out of the variance\n",
+            o->n_counted - o->n_returns);
   if (o->best < 0 || o->t < 2) {
     fprintf(f, "#   no complete trial with returns on the %s split: no deflated Sharpe\n", split);
   } else {
@@ -147,9 +152,9 @@ void overfit_json(FILE *f, const struct overfit *o) {
   jnum_(f, "pbo", o->have_pbo ? o->pbo.pbo : NAN);
   fputs(", ", f);
   jnum_(f, "degradation_slope", o->have_pbo ? o->pbo.slope : NAN);
-  fprintf(f, ", \"n_trials_counted\": %d, \"counted\": {\"complete\": %d, \"pruned\": %d, "
+  fprintf(f, ", \"n_trials_counted\": %d, \"n_with_returns\": %d, \"counted\": {\"complete\": %d, \"pruned\": %d, "
              "\"running\": %d, \"failed\": %d}",
-          o->n_counted, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
+          o->n_counted, o->n_returns, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
           o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED]);
   fprintf(f, ", \"selected_trial\": %d, \"returns\": %ld, ", o->best, o->t);
   jnum_(f, "sharpe_per_bar", o->m.sr);

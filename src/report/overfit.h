@@ -20,7 +20,8 @@ struct overfit {
   double dsr, sr0;       /* DSR, and the expected maximum per-bar Sharpe it deflates by */
   double var_sr;         /* variance of the per-bar Sharpes of the n_counted configurations */
   double min_trl;        /* bars, at 95 %, against 0 */
-  int n_counted, counted[4];
+  int n_counted, counted[4]; /* N: the configurations that reached an evaluation */
+  int n_returns;             /* those whose Sharpe is in var_sr (their files hold returns) */
   /* PBO over the complete configurations: */
   int n_pbo;
   int have_pbo;          /* 0: why_no_pbo says why */

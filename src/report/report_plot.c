@@ -284,10 +284,16 @@ static int equity_(const struct plot_ *p, struct fox_err *e) {
   int tr = metrics_find("total_return");
   double scale = report_metric_scale(s, s->objective, &unit);
   char title[512], text[256];
+  /* With repeats the row is an aggregate: the curve is one of its seeds, and with folds it
+   * restarts from the initial capital at each fold. */
+  char which[96] = "";
+  if (s->repeats > 1 || s->folds > 1)
+    snprintf(which, sizeof which, " [curve: repeat 0%s]",
+             s->folds > 1 ? ", each fold from the initial capital" : "");
   snprintf(title, sizeof title, "study %s, best trial %d (%s, %d epochs): %s = %.6g%s, "
-           "total return %.3g%%", s->cfg.study.name, t->id, study_status_names[t->status],
+           "total return %.3g%%%s", s->cfg.study.name, t->id, study_status_names[t->status],
            t->epochs, s->metric_names[s->objective], t->metrics[s->objective] * scale, unit,
-           100.0 * t->metrics[tr]);
+           100.0 * t->metrics[tr], which);
   fputs("set title ", g);
   gnuplot_quote(g, title);
   snprintf(text, sizeof text, "bar of the %s split (%zu bars)", split, n);

@@ -91,7 +91,13 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
   for (int i = 0; rc == 0 && i < s->n; i++) {
     const struct study_trial *tr = &s->trials[i];
     double *sum = NULL;
-    int have = tr->epochs > 0 || tr->status == FOX_ST_FAILED;
+    int have = 1;
+    for (int r = 0; r < s->repeats; r++)
+      have = have && tr->rep[r].epochs > 0;
+    if (!have)
+      continue;
+    m->n_counted++;
+    m->counted[tr->status]++;
     for (int r = 0; rc == 0 && have && r < s->repeats; r++) {
       char path[4200];
       rankfile_trial_path(outdir, i, r, path, sizeof path);
@@ -130,15 +136,12 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
       m->trial[m->n] = i;
       m->status[m->n] = tr->status;
       m->sr[m->n] = mo.sr;
-      m->counted[tr->status]++;
       m->n++;
       if (tr->status == FOX_ST_COMPLETE) {
         m->ctrial[m->nc] = i;
         cols[m->nc++] = sum;
         sum = NULL;
       }
-    } else if (rc == 0) {
-      m->skipped++;
     }
     free(sum);
   }

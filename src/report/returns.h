@@ -10,12 +10,15 @@
 
 struct return_matrix {
   long t;         /* bars with a return (rows) */
-  int n;          /* configurations counted */
+  /* Every configuration whose repeats all reached an evaluation, as study.h5 records them (the
+   * N of the deflated Sharpe), by status: */
+  int n_counted, counted[4];
+  /* Those of them whose trial files hold those evaluations' returns: */
+  int n;          /* (the others, n_counted - n: files lost, or a repeat failed after an
+                     evaluation and its file keeps no backtest) */
   int *trial;     /* [n] their trial ids, ascending */
   int *status;    /* [n] their FOX_ST_* */
   double *sr;     /* [n] the per-bar Sharpe of each one's series (selection_moments) */
-  int counted[4]; /* configurations by status among the n */
-  int skipped;    /* trials that never reached an evaluation (or whose files are gone) */
   /* The series of the complete ones only (CSCV's matrix, the selected one's moments): a
    * study's pruned configurations, most of them under a scheduler, cost no memory. */
   int nc;
@@ -23,9 +26,9 @@ struct return_matrix {
   double *r;      /* [t][nc] row-major */
 };
 
-/* Every trial of `s` whose repeats all have an evaluation in OUTDIR/trials (complete, pruned,
- * running, or failed after one), in id order. FOX_EDATA naming the file when one is damaged or
- * its bars differ from the others'. */
+/* Every trial of `s` whose repeats all reached an evaluation (complete, pruned, running, or
+ * failed after one) is counted; those whose trial files hold the returns are read, in id
+ * order. FOX_EDATA naming the file when one is damaged or its bars differ from the others'. */
 int returns_load(const struct study *s, const char *outdir, struct return_matrix *m,
                  struct fox_err *e);
 void returns_free(struct return_matrix *m);

@@ -24,7 +24,8 @@ void test_record_free(struct test_record *r) {
   memset(r, 0, sizeof *r);
 }
 
-int test_record_read(const char *outdir, struct test_record *r, struct fox_err *e) {
+int test_record_read(const char *outdir, int n_trials, struct test_record *r,
+                     struct fox_err *e) {
   memset(r, 0, sizeof *r);
   char path[4200];
   test_path_(outdir, path, sizeof path);
@@ -54,6 +55,13 @@ int test_record_read(const char *outdir, struct test_record *r, struct fox_err *
     rc = h5io_read(f, "seen_sharpe", H5T_NATIVE_DOUBLE, r->sr, n, 0, path, e);
   H5Fclose(f);
   r->n_seen = (int)n;
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    if (r->seen[i] < 0 || r->seen[i] >= n_trials)
+      rc = fox_errf(e, FOX_EDATA, "%s: /seen_trials[%zu] = %d, expected a trial id below %d",
+                    path, i, r->seen[i], n_trials);
+    else if (!isfinite(r->sr[i]))
+      rc = fox_errf(e, FOX_EDATA, "%s: /seen_sharpe[%zu] = %g, expected a finite number", path,
+                    i, r->sr[i]);
   if (rc != 0)
     test_record_free(r);
   return rc;
@@ -228,8 +236,10 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
     return fox_errf(e, FOX_EFAIL, "report: out of memory");
   }
   int ns = rec->n_seen;
-  memcpy(seen, rec->seen, (size_t)ns * sizeof *seen);
-  memcpy(sr, rec->sr, (size_t)ns * sizeof *sr);
+  if (ns > 0) { /* none before the first look: no arrays to copy from */
+    memcpy(seen, rec->seen, (size_t)ns * sizeof *seen);
+    memcpy(sr, rec->sr, (size_t)ns * sizeof *sr);
+  }
   for (int i = 0; i < k; i++) {
     int at = -1;
     for (int j = 0; j < ns; j++)

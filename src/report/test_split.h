@@ -31,8 +31,10 @@ struct test_row {
   double psr, dsr;
 };
 
-/* Reads OUTDIR/test.h5 (looks = 0 when there is none). FOX_EDATA when it is damaged. */
-int test_record_read(const char *outdir, struct test_record *r, struct fox_err *e);
+/* Reads OUTDIR/test.h5 (looks = 0 when there is none) of a study of n_trials trials. FOX_EDATA
+ * naming the dataset and index when it is damaged (a trial id out of range, a Sharpe that is not
+ * finite). */
+int test_record_read(const char *outdir, int n_trials, struct test_record *r, struct fox_err *e);
 void test_record_free(struct test_record *r);
 /* Evaluates trials ids[0 .. k) on the test split into rows[0 .. k), on `backend` (NULL: where
  * each was trained), then records the look in OUTDIR/test.h5 (temporary name, rename): the

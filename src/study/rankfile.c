@@ -293,7 +293,18 @@ static int remove_trial_(const char *path, int id, int repeat, void *ctx) {
 
 int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   FOX_TRY(each_rank_file_(outdir, remove_one_, e));
-  return each_trial_file_(outdir, remove_trial_, e);
+  FOX_TRY(each_trial_file_(outdir, remove_trial_, e));
+  /* The test looks of a study that is gone name its trial ids, not this study's. */
+  char path[4200];
+  snprintf(path, sizeof path, "%s/test.h5", outdir);
+  if (fs_exists(path)) {
+    if (remove(path) != 0)
+      return fox_errf(e, FOX_EFAIL, "%s: cannot remove the test looks of a study that is gone: "
+                                    "%s", path, strerror(errno));
+    fprintf(stderr, "foxopt run: removed %s (the test looks of a study whose study.h5 is "
+                    "gone)\n", path);
+  }
+  return 0;
 }
 
 /* NAME.tmp.PID: a file fs_temp_name named, left by a run that died or failed while writing. */

@@ -49,7 +49,8 @@ int rankfile_remove_temps(const char *outdir, struct fox_err *e);
  * files): resuming it here would rewrite the rank file without them. */
 int rankfile_check_layout(const char *outdir, struct fox_err *e);
 /* A new study in an OUTDIR without study.h5: removes the rank and trial files a run that never
- * recorded a step left there, so that none is taken for this study's. */
+ * recorded a step left there, so that none is taken for this study's, and a test.h5 (the test
+ * looks of a study that is gone name its trial ids). */
 int rankfile_remove_all(const char *outdir, struct fox_err *e);
 
 #endif

@@ -68,6 +68,7 @@ static const char *study_owned_(const char *key) {
       {"train.backend", "every trial of a process runs on its device"},
       {"data.path", "every rank uploads one dataset for all its trials"},
       {"eval.split", "the objective is measured on one split for every trial"},
+      {"eval.folds", "every configuration's cells are the same repeats x folds"},
   };
   for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
     size_t n = strlen(owned[i][0]);

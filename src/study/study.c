@@ -15,7 +15,8 @@
 const char *const study_status_names[4] = {"complete", "pruned", "failed", "running"};
 
 /* Keys a study cannot search: they fix what the trials are compared on. */
-static const char *const fixed_keys_[] = {"data.path", "train.backend", "eval.split", NULL};
+static const char *const fixed_keys_[] = {"data.path", "train.backend", "eval.split",
+                                          "eval.folds", NULL};
 
 /* Repeat r's training seed: one stream per repeat, shared by every configuration, so that
  * configurations are compared on the same K seeds (paired). With one repeat each trial keeps

@@ -380,14 +380,13 @@ static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, str
   for (size_t k = 0; rc == 0 && k < n; k++)
     for (size_t r = 0; r < R; r++)
       s->trials[k].rep[r].seconds = d[k * R + r];
-  for (size_t k = 0; rc == 0 && k < n; k++) {
-    /* The spread is derived: recomputed, so that a file cannot make it disagree. */
-    struct study_trial *t = &s->trials[k];
-    double keep[FOX_STUDY_METRICS];
-    memcpy(keep, t->metrics, sizeof keep);
-    study_aggregate(s, t);
-    memcpy(t->metrics, keep, sizeof keep);
-  }
+  /* The spread as recorded with the row's metrics (mid-step the cells of a row may mix two
+   * rungs: recomputing from them would disagree with trials.csv). */
+  if (rc == 0)
+    rc = h5io_read(g, "spread", H5T_NATIVE_DOUBLE, d, n, m, path, e);
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    for (size_t j = 0; j < FOX_STUDY_METRICS; j++)
+      s->trials[k].spread[j] = j < m ? d[k * m + j] : NAN;
   free(d), free(iv);
   return rc;
 }
@@ -417,6 +416,15 @@ static int check_trial_(const struct study *s, const struct study_trial *t, cons
       return fox_errf(e, FOX_EDATA, "%s: /trials/repeats/%s[%d, %d] out of range", path, bad,
                       t->id, r);
   }
+  /* The row's epochs are those every repeat has trained: a row that disagrees would have the
+   * resume's scrub remove a repeat's good trial file. */
+  int least = t->rep[0].epochs;
+  for (int r = 1; r < s->repeats; r++)
+    least = t->rep[r].epochs < least ? t->rep[r].epochs : least;
+  if (least != t->epochs)
+    return fox_errf(e, FOX_EDATA, "%s: /trials row %d: epochs %d, but its repeats have trained "
+                                  "at least %d (/trials/repeats/epochs)", path, t->id, t->epochs,
+                    least);
   for (int i = 0; i < s->space.n; i++) {
     const struct space_param *p = &s->space.p[i];
     double x = t->x[i];

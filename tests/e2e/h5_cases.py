@@ -326,6 +326,12 @@ def study_cases():
     case("repeat_epochs_shape", lambda f: replace(f, "trials/repeats/epochs",
                                                   np.zeros((4, 2), dtype="i4")), 3,
          "DIR/study.h5: dataset /trials/repeats/epochs has shape [4, 2], expected [4, 1]")
+    def zero_first(f):
+        a = f["trials/repeats/epochs"][:]
+        a[0, 0] = 0
+        replace(f, "trials/repeats/epochs", a)
+    case("repeat_epochs_disagree", zero_first, 3,
+         "DIR/study.h5: /trials row 0: epochs")
     # a study.h5 from before repeats (no cells): its rows are its cells
     case("cells_absent", lambda f: (f.__delitem__("trials/cells"), f.__delitem__("trials/spread"),
                                     f.__delitem__("trials/repeats")), 0, "4 complete")

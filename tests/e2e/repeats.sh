@@ -170,6 +170,10 @@ run_rc 2 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/b2" --set study.objective.aggreg
 contains "$ERR_TXT" "mean, median, iqm or lcb"
 run_rc 2 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/b3" --set eval.folds=17
 contains "$ERR_TXT" "an integer in [1, 16]"
+# The folds make the cells: every configuration has the same, so they cannot be searched.
+sed 's/^  ppo.clip.*/  eval.folds: {distribution: int_uniform, min: 1, max: 4}/' "$WORK/a.yaml" >"$WORK/ef.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/ef.yaml" -o "$WORK/b5"
+contains "$ERR_TXT" "parameters.eval.folds: cannot be searched"
 # More folds than the validation split can hold (2 bars each): exit 3 before any trial runs.
 "$FOXOPT" synth -o "$WORK/t.csv" --bars 2000 --seed 8 >/dev/null
 "$FOXOPT" import "$WORK/t.csv" -o "$WORK/t.h5" --split 0.96,0.01,0.03 >/dev/null
