@@ -167,7 +167,8 @@ for i, t in enumerate(trials[:n]):
     except ValueError as err:
         fail(f"{where}: Optuna refuses it: {err}")
     for key, want in (("foxopt.status", st), ("foxopt.round", int(cols["round"][i])),
-                      ("foxopt.rung", int(cols["rung"][i])), ("foxopt.epochs", int(cols["epochs"][i])),
+                      ("foxopt.rung", int(cols["rung"][i])),
+                      ("foxopt.epochs", int(cols["epochs"][i])),
                       ("foxopt.seed", str(int(cols["seed"][i])))):
         if t.user_attrs.get(key) != want:
             fail(f"{where}: user attr {key} = {t.user_attrs.get(key)!r}, expected {want!r}")
@@ -234,7 +235,8 @@ for i, t in enumerate(trials[:n]):
     per_epoch += len(want) > 1 and kind in ("agent", "repeats")
     # repeats x folds: the objective's cells and every metric's spread
     if cells is not None:
-        want_cells = [[None if math.isnan(c) else float(c) for c in row] for row in cells[i, :, :, m]]
+        want_cells = [[None if math.isnan(c) else float(c) for c in row]
+                      for row in cells[i, :, :, m]]
         if t.user_attrs.get(f"{objective}.cells") != want_cells:
             fail(f"{where}: cells {t.user_attrs.get(f'{objective}.cells')}, study.h5 {want_cells}")
         for j, mn in enumerate(names):
@@ -271,7 +273,8 @@ if kind == "agent":
     if not hidden or len(hidden) == len(trials):
         fail("dqn.hidden should be active in some trials and absent in others")
 if best != "-":
-    if study.best_trial.number != int(best) or study.best_trial.user_attrs["foxopt.id"] != int(best):
+    bt = study.best_trial
+    if bt.number != int(best) or bt.user_attrs["foxopt.id"] != int(best):
         fail(f"best trial {study.best_trial.number}, foxopt info's {best}")
 elif TrialState.COMPLETE in states:
     fail("Optuna has a complete trial, foxopt info no best")
