@@ -31,7 +31,8 @@ done
 pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
       clang libclang-rt-14-dev gnuplot-nox libxsmm-dev)
-[ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip)
+# chromium: e2e_export_optuna screenshots optuna-dashboard's page of an exported study.
+[ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip chromium)
 [ $want_slurm -eq 1 ] && pkgs+=(slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -47,14 +48,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The test references need numpy, h5py and scipy (selection_ref.py), and are judged against
-# TA-Lib (PyPI's wheels bundle TA-Lib C 0.8) and empyrical.
+# TA-Lib (PyPI's wheels bundle TA-Lib C 0.8) and empyrical; foxopt export's journal is loaded
+# with Optuna and served by optuna-dashboard.
 if [ $want_python -eq 1 ]; then
   if ! .venv/bin/python -c 'import numpy, h5py, scipy, talib, empyrical, optuna' 2>/dev/null; then
-    echo "setup: making .venv (numpy, h5py, scipy, ta-lib, empyrical-reloaded, optuna)"
+    echo "setup: making .venv (numpy, h5py, scipy, ta-lib, empyrical-reloaded, optuna," \
+      "optuna-dashboard)"
     rm -rf .venv
     /usr/bin/python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check numpy h5py scipy ta-lib \
-      empyrical-reloaded optuna
+      empyrical-reloaded optuna optuna-dashboard
+  elif ! .venv/bin/python -c 'import optuna_dashboard' 2>/dev/null; then
+    echo "setup: adding optuna-dashboard to .venv"
+    .venv/bin/pip install -q --disable-pip-version-check optuna-dashboard
   fi
   # The learning benchmark trains Stable-Baselines3 (PyTorch) on foxopt's market.
   if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' \

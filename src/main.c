@@ -22,6 +22,7 @@ static const struct command_ commands_[] = {
     {"backtest", cmd_backtest, "metrics of an action sequence over a split (walk-forward folds)"},
     {"run", cmd_run, "a hyperparameter study: samplers, schedulers, study.h5, resume"},
     {"report", cmd_report, "a study's best trials, its table as CSV, and plots (gnuplot)"},
+    {"export", cmd_export, "a study as Optuna's journal (optuna.load_study, optuna-dashboard)"},
 };
 
 static void usage_(FILE *f) {

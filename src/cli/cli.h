@@ -12,6 +12,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e);
 int cmd_train(int argc, char **argv, struct fox_err *e);
 int cmd_run(int argc, char **argv, struct fox_err *e);
 int cmd_report(int argc, char **argv, struct fox_err *e);
+int cmd_export(int argc, char **argv, struct fox_err *e);
 
 /* Option helpers: the value after argv[*i] for flag `name`, advancing *i; NULL (and an error)
  * when the value is missing. */

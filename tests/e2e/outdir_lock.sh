@@ -3,8 +3,8 @@
 # different configs, and two --resume at once: one is refused (exit 2, naming the other's pid
 # and host), the other's table equals a lone run's, and none of its files is removed; a run, a
 # run with another config or a --resume during a live study is refused the same way, while
-# info, report and backtest --study read the live study; a lock left by a killed run does not
-# block the next.
+# info, report, export and backtest --study read the live study; a lock left by a killed run
+# does not block the next.
 . "$(dirname "$0")/lib.sh"
 
 HOST=$(hostname)
@@ -109,7 +109,8 @@ kill -CONT $live
 for i in $(seq 600); do [ -e "$WORK/l/study.h5" ] && break; sleep 0.02; done
 reads=0 failed_reads=0
 while kill -0 $live 2>/dev/null; do
-  for cmd in "info $WORK/l/trials/0.h5" "info $WORK/l/study.h5" "report $WORK/l --no-plots"; do
+  for cmd in "info $WORK/l/trials/0.h5" "info $WORK/l/study.h5" "report $WORK/l --no-plots" \
+             "export $WORK/l --optuna $WORK/live.log"; do
     # shellcheck disable=SC2086
     "$FOXOPT" $cmd >/dev/null 2>"$WORK/read.err" || { failed_reads=$((failed_reads + 1));
       echo "read failed: $cmd: $(tail -1 "$WORK/read.err")" >&2; }
