@@ -52,6 +52,72 @@ void report_rank(const struct study *s, int *order) {
   free(k);
 }
 
+/* A feasible trial's objectives as losses (lower is better), in objective order. */
+struct pareto_key_ {
+  double loss[FOX_OBJ_MAX];
+  int n, id;
+};
+
+static int cmp_pareto_(const void *a, const void *b) {
+  const struct pareto_key_ *x = a, *y = b;
+  for (int k = 0; k < x->n; k++)
+    if (x->loss[k] != y->loss[k])
+      return x->loss[k] < y->loss[k] ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int dominates_(const struct pareto_key_ *a, const struct pareto_key_ *b) {
+  int better = 0;
+  for (int k = 0; k < a->n; k++) {
+    if (a->loss[k] > b->loss[k])
+      return 0;
+    better |= a->loss[k] < b->loss[k];
+  }
+  return better;
+}
+
+static int cmp_int_(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+int report_pareto(const struct study *s, int *ids) {
+  struct pareto_key_ *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
+  if (!k)
+    return 0;
+  int n = 0, nf = 0;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    if (t->status != FOX_ST_COMPLETE || t->epochs == 0)
+      continue;
+    struct pareto_key_ c = {.n = s->n_obj, .id = t->id};
+    int ok = 1;
+    for (int j = 0; j < s->n_obj; j++) {
+      double v = t->metrics[s->obj_metric[j]];
+      ok &= !isnan(v);
+      c.loss[j] = s->obj_dir[j] == FOX_MAXIMIZE ? -v : v;
+    }
+    if (ok)
+      k[n++] = c;
+  }
+  /* In lexicographic order of the losses a trial can only be dominated by one before it, and
+   * (dominance being transitive) then by one already on the front: each candidate is compared
+   * with the front alone, O(n log n + n F) rather than every pair. */
+  qsort(k, (size_t)n, sizeof *k, cmp_pareto_);
+  for (int i = 0; i < n; i++) {
+    int dominated = 0;
+    for (int j = 0; j < nf && !dominated; j++)
+      dominated = dominates_(&k[j], &k[i]);
+    if (!dominated)
+      k[nf++] = k[i]; /* nf <= i: the front grows in place behind the scan */
+  }
+  for (int i = 0; i < nf; i++)
+    ids[i] = k[i].id;
+  free(k);
+  qsort(ids, (size_t)nf, sizeof *ids, cmp_int_);
+  return nf;
+}
+
 void report_count(const struct study *s, int counts[4]) {
   memset(counts, 0, 4 * sizeof *counts);
   for (int i = 0; i < s->n; i++)

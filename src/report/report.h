@@ -1,6 +1,6 @@
-/* foxopt report's reading of a study (DESIGN.md s3): the trials ranked best first, the counts
- * by status, the units metrics are shown in, and the table of the best K (fixed-width here,
- * report/html.h's page draws the same columns). */
+/* foxopt report's reading of a study (DESIGN.md s3): the trials ranked best first, the Pareto
+ * front of a multi-objective study, the counts by status, the units metrics are shown in, and
+ * the table of the best K (fixed-width here, report/html.h's page draws the same columns). */
 #ifndef FOX_REPORT_H
 #define FOX_REPORT_H
 
@@ -13,6 +13,12 @@
  * Within a group a missing objective ranks last and ties go to the lower id, so the first is
  * study_best() whenever a trial completed. `order` has room for s->n. */
 void report_rank(const struct study *s, int *order);
+/* The Pareto front: the ids, ascending, of the complete trials whose every objective
+ * (s->obj_metric[k] in direction s->obj_dir[k], k < s->n_obj) is a number and that no other such
+ * trial dominates (at least as good in every objective and better in one). Trials with equal
+ * objectives are on it together. With one objective, the trials tied for the best. Returns
+ * their count; `ids` has room for s->n. */
+int report_pareto(const struct study *s, int *ids);
 /* Trials by status (FOX_ST_*). */
 void report_count(const struct study *s, int counts[4]);
 /* How metric j is shown: the factor its value is multiplied by and the unit it is then in
