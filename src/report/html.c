@@ -42,7 +42,8 @@ static const char css_[] =
     "svg text{fill:#333;font-family:inherit}.ax text{font-size:12px}.ax .lab{font-size:13px}"
     ".panels .ax text{font-size:11px}.panels .ax .lab{font-size:12px}"
     /* a wide plot on a phone is drawn at about 0.6 of its viewBox: larger type keeps it legible */
-    "@media (max-width:40rem){figure.wide .ax text,figure.wide .ax .lab{font-size:17px}}"
+    "@media (max-width:40rem){figure.wide .ax text,figure.wide .ax .lab{font-size:17px}"
+    "figure.wide>svg circle{r:5px}}"
     ".fr{fill:none;stroke:#888}.gr{stroke:#ececec}"
     ".c{fill:#1f77b4}.p{fill:#fff;stroke:#ff7f0e;stroke-width:1.5}"
     ".r{fill:none;stroke:#7f7f7f;stroke-width:1.5}.dom{fill:#c4c4c4}.front{fill:#d62728}"
@@ -323,10 +324,16 @@ static int params_(struct page_ *w) {
   }
   char label[FOX_NAME_LEN + 8];
   report_metric_label(s, s->objective, label, sizeof label);
+  int count[4] = {0, 0, 0, 0};
+  for (int k = 0; k < s->n; k++)
+    count[s->trials[k].status] += !isnan(objective_(s, &s->trials[k]));
   fputs("<p class=\"legend\">", f);
-  key_(f, "o", "c", "complete");
-  key_(f, "o", "p", "pruned");
-  key_(f, "x", "r", "running");
+  if (count[FOX_ST_COMPLETE])
+    key_(f, "o", "c", "complete");
+  if (count[FOX_ST_PRUNED])
+    key_(f, "o", "p", "pruned");
+  if (count[FOX_ST_RUNNING])
+    key_(f, "x", "r", "running");
   fputs("</p>\n<div class=\"panels\">\n", f);
   for (int i = 0; i < s->space.n; i++) {
     const struct space_param *sp = &s->space.p[i];
@@ -614,7 +621,8 @@ static int selection_(struct page_ *w) {
       num_(p->slope, "%.4g", b, sizeof b), num_(p->r2, "%.3g", c, sizeof c),
       num_(p->prob_oos_loss, "%.4f", d, sizeof d));
   fputs("</dl>\n", f);
-  /* The histogram: about 40 bins over the logits' range (0 included), never narrower than 0.01. */
+  /* The histogram: about 40 bins over the logits' range, never narrower than 0.01, each
+   * (b w - w, b w] so that 0 is an edge: the bars left of it are exactly the PBO's mass. */
   double lo = 0, hi = 0;
   for (long k = 0; k < p->combos; k++)
     if (isfinite(p->logits[k])) {
@@ -622,20 +630,20 @@ static int selection_(struct page_ *w) {
       hi = p->logits[k] > hi ? p->logits[k] : hi;
     }
   double width = (hi - lo) / 40 > 0.01 ? (hi - lo) / 40 : 0.01;
-  int nbins = (int)floor((hi - lo) / width) + 1;
+  long b0 = (long)ceil(lo / width), nbins = (long)ceil(hi / width) - b0 + 1;
   double *share = calloc((size_t)nbins, sizeof *share);
   if (!share)
     return -1;
   double top = 0;
   for (long k = 0; k < p->combos; k++)
     if (isfinite(p->logits[k])) {
-      int bin = (int)floor((p->logits[k] - lo) / width);
+      long bin = (long)ceil(p->logits[k] / width) - b0;
       bin = bin < 0 ? 0 : bin >= nbins ? nbins - 1 : bin;
       share[bin] += 1.0 / (double)p->combos;
       top = share[bin] > top ? share[bin] : top;
     }
   struct svg g = {.right = 12, .top = 10, .em = 17};
-  g.x = (struct svg_axis){lo - width, lo + (nbins + 1) * width, 0};
+  g.x = (struct svg_axis){(b0 - 2) * width, (b0 + nbins) * width, 0};
   g.y = (struct svg_axis){0, top * 1.08 > 0 ? top * 1.08 : 1, 0};
   char title[256];
   snprintf(title, sizeof title, "CSCV logits over %ld splits: PBO = %.3f", p->combos, p->pbo);
@@ -643,9 +651,9 @@ static int selection_(struct page_ *w) {
   svg_begin(&g, f, 600, 300, title);
   svg_axes(&g, "logit of the out-of-sample relative rank of the in-sample best",
            "share of splits", NULL, 0);
-  for (int i = 0; i < nbins; i++)
+  for (long i = 0; i < nbins; i++)
     if (share[i] > 0)
-      svg_bar(&g, lo + i * width, lo + (i + 1) * width, share[i], "bar");
+      svg_bar(&g, (b0 + i - 1) * width, (b0 + i) * width, share[i], "bar");
   svg_vline(&g, 0, "zero");
   svg_end(&g);
   fputs("<figcaption>", f);
