@@ -265,8 +265,10 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
     return fox_errf(e, FOX_EFAIL, "report: out of memory");
   }
   int ns = rec->n_seen;
-  memcpy(seen, rec->seen, (size_t)ns * sizeof *seen);
-  memcpy(sr, rec->sr, (size_t)ns * sizeof *sr);
+  if (ns > 0) { /* the first look has no record: memcpy from NULL is undefined even for 0 */
+    memcpy(seen, rec->seen, (size_t)ns * sizeof *seen);
+    memcpy(sr, rec->sr, (size_t)ns * sizeof *sr);
+  }
   for (int i = 0; i < k; i++) {
     int at = -1;
     for (int j = 0; j < ns; j++)
