@@ -205,6 +205,9 @@ else
 fi
 chmod u+w "$WORK/agent"
 
+run_rc 0 "$FOXOPT" report --help
+contains "$OUT_TXT" "--html           also OUTDIR/report.html"
+
 # The browser.
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 why=""

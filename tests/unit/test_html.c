@@ -1,8 +1,9 @@
 /* The report page's building blocks: HTML escaping byte by byte, the Pareto front against a
  * brute-force check of every pair on hand-made and random tables (ties, mixed directions,
- * missing objectives, trials that are not complete), and a page written from a constructed
- * study: its Pareto section holds exactly the front, is absent with one objective, and the
- * study's name comes out escaped. */
+ * missing objectives, trials that are not complete), a long line thinned without losing its
+ * extremes, and pages written from constructed studies: the Pareto section holds exactly the
+ * front and is absent with one objective, the study's name comes out escaped, a study without
+ * trials still gets its page. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "fox_check.h"
 #include "report/html.h"
 #include "report/report.h"
+#include "report/svg.h"
 #include "study/study.h"
 #include "util/rng.h"
 
@@ -236,6 +238,41 @@ static void test_pareto_random(void) {
   }
 }
 
+/* A line of 200,000 points in a 600-unit plot: thinned to at most 4 points per half unit,
+ * its lowest and highest points (one-bar spikes) still drawn. */
+static void test_line(void) {
+  long n = 200000;
+  double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+  for (long i = 0; i < n; i++)
+    x[i] = (double)i, y[i] = sin(i * 1e-3);
+  y[123457] = 5;   /* the spikes the thinning must keep */
+  y[54321] = -7;
+  y[n / 2] = NAN;  /* a gap: two pieces */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  struct svg g = {.left = 40, .right = 10, .top = 10, .bottom = 30};
+  svg_begin(&g, f, 600, 300, "line");
+  g.x = (struct svg_axis){0, (double)(n - 1), 0};
+  g.y = (struct svg_axis){-8, 6, 0};
+  svg_line(&g, x, y, n, "eq");
+  svg_end(&g);
+  fclose(f);
+  long points = 0, moves = 0;
+  for (const char *p = buf; *p; p++) {
+    points += *p == 'L' || *p == 'M';
+    moves += *p == 'M';
+  }
+  CHECK(points > 1000 && points <= 4 * 2 * 550 + 8, "%ld points drawn for %ld", points, n);
+  CHECK(moves == 2, "%ld pieces, expected 2 (the NaN breaks the line)", moves);
+  char top[32], bottom[32];
+  snprintf(top, sizeof top, " %.1f", svg_py(&g, 5));
+  snprintf(bottom, sizeof bottom, " %.1f", svg_py(&g, -7));
+  CHECK(strstr(buf, top) != NULL, "the highest point (y %s) kept", top);
+  CHECK(strstr(buf, bottom) != NULL, "the lowest point (y %s) kept", bottom);
+  free(buf), free(x), free(y);
+}
+
 static const char yaml_[] =
     "study: {name: \"a<b>&\\\"'z\", seed: 5, trials: 6, round_size: 6,\n"
     "        objective: {function: branin, direction: minimize}}\n"
@@ -322,6 +359,16 @@ static void test_page(void) {
     CHECK(strstr(text, "<script") == NULL, "no script");
     free(text);
   }
+  /* No trial yet (a run stopped before its first step): a page all the same. */
+  int n_all = s.n;
+  s.n = 0;
+  rc = html_write(&page, path, NULL, &e);
+  CHECK(rc == 0, "html_write of a study without trials: %s", e.msg);
+  text = slurp_(path);
+  CHECK(text && strstr(text, "No trial has been recorded yet.") && strstr(text, "</html>"),
+        "a study without trials: its page says so");
+  free(text);
+  s.n = n_all;
   /* One objective: no Pareto section. */
   s.n_obj = 1;
   rc = html_write(&page, path, NULL, &e);
@@ -339,6 +386,7 @@ int main(void) {
   test_escape();
   test_pareto_by_hand();
   test_pareto_random();
+  test_line();
   test_page();
   return fox_check_done("test_html");
 }
