@@ -593,7 +593,7 @@ static int selection_(struct page_ *w) {
         num_(o->m.kurt, "%.4g", d, sizeof d));
     kv_(f, "PSR(0)", "%s: the probability that its true Sharpe is above 0, were it the only "
         "configuration tried", num_(o->psr, "%.4f", a, sizeof a));
-    kv_(f, "DSR", "%s: the same against SR*0 = %s per bar (annualised %s), the expected best "
+    kv_(f, "DSR", "%s: the same against SR*_0 = %s per bar (annualised %s), the expected best "
         "Sharpe of N = %d configurations with no edge (cross-trial variance %s)",
         num_(o->dsr, "%.4f", a, sizeof a), num_(o->sr0, "%.4g", b, sizeof b),
         num_(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
