@@ -41,9 +41,10 @@ static const char css_[] =
     "svg.sw{display:inline-block;width:.95em;height:.95em;vertical-align:-.1em}"
     "svg text{fill:#333;font-family:inherit}.ax text{font-size:12px}.ax .lab{font-size:13px}"
     ".panels .ax text{font-size:11px}.panels .ax .lab{font-size:12px}"
-    /* a wide plot on a phone is drawn at about 0.6 of its viewBox: larger type keeps it legible */
+    /* a wide plot on a phone is drawn at about 0.6 of its viewBox: larger type and marks keep
+     * it legible */
     "@media (max-width:40rem){figure.wide .ax text,figure.wide .ax .lab{font-size:17px}"
-    "figure.wide>svg circle{r:5px}}"
+    "figure.wide>svg circle{r:6.5px}}"
     ".fr{fill:none;stroke:#888}.gr{stroke:#ececec}"
     ".c{fill:#1f77b4}.p{fill:#fff;stroke:#ff7f0e;stroke-width:1.5}"
     ".r{fill:none;stroke:#7f7f7f;stroke-width:1.5}.dom{fill:#c4c4c4}.front{fill:#d62728}"
