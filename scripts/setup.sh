@@ -3,7 +3,8 @@
 # optionally the Python test environment, then configures and builds.
 #   scripts/setup.sh [--python] [--bench] [--slurm] [--preset NAME]...   (default preset: default;
 #   the others: cpu, asan, cuda-emu, cuda-emu-asan)
-# --python: .venv for the reference tests and benchmarks; --bench: --python plus torch,
+# --python: .venv for the reference tests and benchmarks, and Chromium for e2e_report_html's
+# look at the report page in a browser; --bench: --python plus torch,
 # stable-baselines3 and gymnasium in .venv for tests/bench/bench_train.sh and bench_learn.sh (a
 # large download: CI does not use it); --slurm: slurm-wlm and munge for the tests that start a
 # one-machine SLURM
@@ -31,7 +32,8 @@ done
 pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
       clang libclang-rt-14-dev gnuplot-nox libxsmm-dev)
-# chromium: e2e_export_optuna screenshots optuna-dashboard's page of an exported study.
+# chromium: e2e_export_optuna screenshots optuna-dashboard's page of an exported study,
+# e2e_report_html opens report.html (driven through websocket-client).
 [ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip chromium)
 [ $want_slurm -eq 1 ] && pkgs+=(slurm-wlm munge)
 missing=()
@@ -49,7 +51,8 @@ fi
 
 # The test references need numpy, h5py and scipy (selection_ref.py), and are judged against
 # TA-Lib (PyPI's wheels bundle TA-Lib C 0.8) and empyrical; foxopt export's journal is loaded
-# with Optuna and served by optuna-dashboard.
+# with Optuna and served by optuna-dashboard; websocket-client drives Chromium through the
+# DevTools protocol.
 if [ $want_python -eq 1 ]; then
   if ! .venv/bin/python -c 'import numpy, h5py, scipy, talib, empyrical, optuna' 2>/dev/null; then
     echo "setup: making .venv (numpy, h5py, scipy, ta-lib, empyrical-reloaded, optuna," \
@@ -61,6 +64,10 @@ if [ $want_python -eq 1 ]; then
   elif ! .venv/bin/python -c 'import optuna_dashboard' 2>/dev/null; then
     echo "setup: adding optuna-dashboard to .venv"
     .venv/bin/pip install -q --disable-pip-version-check optuna-dashboard
+  fi
+  if ! .venv/bin/python -c 'import websocket' 2>/dev/null; then
+    echo "setup: adding websocket-client to .venv (tests/e2e/html_browser.py)"
+    .venv/bin/pip install -q --disable-pip-version-check websocket-client
   fi
   # The learning benchmark trains Stable-Baselines3 (PyTorch) on foxopt's market.
   if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' \

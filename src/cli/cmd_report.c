@@ -1,5 +1,6 @@
 /* foxopt report: what a study found (DESIGN.md s3) - the best trials as a table, the whole
- * table as CSV, and plots of the history, the best equity curve and each parameter. */
+ * table as CSV, plots of the history, the best equity curve and each parameter, and all of it
+ * as one self-contained HTML page. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "data/dataset.h"
+#include "report/html.h"
 #include "report/overfit.h"
 #include "report/report.h"
 #include "report/report_plot.h"
@@ -19,7 +21,7 @@
 #include "util/gnuplot.h"
 
 static const char usage_[] =
-    "usage: foxopt report OUTDIR [--top K] [--csv FILE] [--no-plots] [--json]\n"
+    "usage: foxopt report OUTDIR [--top K] [--csv FILE] [--no-plots] [--json] [--html]\n"
     "                     [--pbo-blocks S] [--test [--backend auto|cpu|cuda]]\n"
     "\n"
     "Reads OUTDIR/study.h5 (written by foxopt run, also while it runs) and prints the best K\n"
@@ -49,6 +51,13 @@ static const char usage_[] =
     "  --no-plots       no plots\n"
     "  --json           one JSON object instead of the table: the best trials and the figures\n"
     "                   (dsr, psr, min_track_record, pbo, degradation_slope, n_trials_counted)\n"
+    "  --html           also OUTDIR/report.html: the whole report as one self-contained page\n"
+    "                   (inline CSS and SVG plots; no script, font, image or fetch), readable\n"
+    "                   on a phone: the facts, the best K trials, the history, each parameter,\n"
+    "                   the best equity against buy-and-hold (from data.path's close prices\n"
+    "                   over the same folds; without the dataset the page says so), the\n"
+    "                   selection figures with the CSCV logits, the test looks, and the Pareto\n"
+    "                   front of a study with several objectives. Needs no gnuplot\n"
     "  --pbo-blocks S   CSCV's blocks, even, 2 .. 24 (default 16: C(16, 8) = 12870 splits)\n"
     "  --test           the final test: the K best complete configurations (by the objective\n"
     "                   on the evaluation split) evaluated once on the test split, every repeat,\n"
@@ -65,11 +74,11 @@ static const char usage_[] =
 
 struct report_args_ {
   const char *outdir, *csv, *backend;
-  int top, plots, json, blocks, test;
+  int top, plots, json, blocks, test, html;
 };
 
 static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err *e) {
-  *a = (struct report_args_){NULL, NULL, NULL, 10, 1, 0, 16, 0};
+  *a = (struct report_args_){NULL, NULL, NULL, 10, 1, 0, 16, 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i], *v;
     if (strcmp(s, "--no-plots") == 0) {
@@ -78,6 +87,8 @@ static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err 
       a->json = 1;
     } else if (strcmp(s, "--test") == 0) {
       a->test = 1;
+    } else if (strcmp(s, "--html") == 0) {
+      a->html = 1;
     } else if (strcmp(s, "--top") == 0 || strcmp(s, "--pbo-blocks") == 0) {
       long long k;
       if (!(v = cli_value(argc, argv, &i, e)))
@@ -364,6 +375,15 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     rc = study_save_csv(&s, order, s.n, a.csv, e);
     if (rc == 0)
       fprintf(out, "wrote %s (%d trials, best first)\n", a.csv, s.n);
+  }
+  if (rc == 0 && a.html) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/report.html", a.outdir);
+    struct html_page page = {&s, order, a.top, a.outdir, have_fig ? &o : NULL, &rec};
+    fflush(stdout);
+    rc = html_write(&page, path, stderr, e);
+    if (rc == 0)
+      fprintf(out, "wrote %s\n", path);
   }
   if (rc == 0 && a.plots) {
     fflush(stdout);

@@ -52,6 +52,72 @@ void report_rank(const struct study *s, int *order) {
   free(k);
 }
 
+/* A feasible trial's objectives as losses (lower is better), in objective order. */
+struct pareto_key_ {
+  double loss[FOX_OBJ_MAX];
+  int n, id;
+};
+
+static int cmp_pareto_(const void *a, const void *b) {
+  const struct pareto_key_ *x = a, *y = b;
+  for (int k = 0; k < x->n; k++)
+    if (x->loss[k] != y->loss[k])
+      return x->loss[k] < y->loss[k] ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int dominates_(const struct pareto_key_ *a, const struct pareto_key_ *b) {
+  int better = 0;
+  for (int k = 0; k < a->n; k++) {
+    if (a->loss[k] > b->loss[k])
+      return 0;
+    better |= a->loss[k] < b->loss[k];
+  }
+  return better;
+}
+
+static int cmp_int_(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+int report_pareto(const struct study *s, int *ids) {
+  struct pareto_key_ *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
+  if (!k)
+    return 0;
+  int n = 0, nf = 0;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    if (t->status != FOX_ST_COMPLETE || t->epochs == 0)
+      continue;
+    struct pareto_key_ c = {.n = s->n_obj, .id = t->id};
+    int ok = 1;
+    for (int j = 0; j < s->n_obj; j++) {
+      double v = t->metrics[s->obj_metric[j]];
+      ok &= !isnan(v);
+      c.loss[j] = s->obj_dir[j] == FOX_MAXIMIZE ? -v : v;
+    }
+    if (ok)
+      k[n++] = c;
+  }
+  /* In lexicographic order of the losses a trial can only be dominated by one before it, and
+   * (dominance being transitive) then by one already on the front: each candidate is compared
+   * with the front alone, O(n log n + n F) rather than every pair. */
+  qsort(k, (size_t)n, sizeof *k, cmp_pareto_);
+  for (int i = 0; i < n; i++) {
+    int dominated = 0;
+    for (int j = 0; j < nf && !dominated; j++)
+      dominated = dominates_(&k[j], &k[i]);
+    if (!dominated)
+      k[nf++] = k[i]; /* nf <= i: the front grows in place behind the scan */
+  }
+  for (int i = 0; i < nf; i++)
+    ids[i] = k[i].id;
+  free(k);
+  qsort(ids, (size_t)nf, sizeof *ids, cmp_int_);
+  return nf;
+}
+
 void report_count(const struct study *s, int counts[4]) {
   memset(counts, 0, 4 * sizeof *counts);
   for (int i = 0; i < s->n; i++)
@@ -80,30 +146,23 @@ void report_metric_label(const struct study *s, int j, char *buf, size_t n) {
   snprintf(buf, n, unit[0] ? "%s[%s]" : "%s", s->metric_names[j], unit);
 }
 
-enum { COL_ID_, COL_STATUS_, COL_EPOCHS_, COL_METRIC_, COL_SPREAD_, COL_PARAM_ };
-
-struct col_ {
-  int kind, idx, left, width;
-  char head[FOX_NAME_LEN + 8];
-};
-
 /* The text of one cell: "-" for a missing metric, "" for an inactive parameter. */
-static void cell_(const struct study *s, const struct study_trial *t, const struct col_ *c,
-                  char *buf, size_t n) {
+void report_cell(const struct study *s, const struct study_trial *t, const struct report_col *c,
+                 char *buf, size_t n) {
   switch (c->kind) {
-  case COL_ID_:
+  case FOX_COL_ID:
     snprintf(buf, n, "%d", t->id);
     break;
-  case COL_STATUS_:
+  case FOX_COL_STATUS:
     snprintf(buf, n, "%s", study_status_names[t->status]);
     break;
-  case COL_EPOCHS_:
+  case FOX_COL_EPOCHS:
     snprintf(buf, n, "%d", t->epochs);
     break;
-  case COL_METRIC_:
-  case COL_SPREAD_: {
+  case FOX_COL_METRIC:
+  case FOX_COL_SPREAD: {
     const char *unit;
-    double v = (c->kind == COL_METRIC_ ? t->metrics : t->spread)[c->idx] *
+    double v = (c->kind == FOX_COL_METRIC ? t->metrics : t->spread)[c->idx] *
                report_metric_scale(s, c->idx, &unit);
     if (isnan(v))
       snprintf(buf, n, "-");
@@ -123,20 +182,20 @@ static void cell_(const struct study *s, const struct study_trial *t, const stru
 }
 
 /* id, status, epochs, the objective, the key metrics of an agent study, every parameter. */
-static int columns_(const struct study *s, struct col_ *cols) {
+int report_columns(const struct study *s, struct report_col *cols) {
   int n = 0;
-  cols[n++] = (struct col_){COL_ID_, 0, 0, 0, "id"};
-  cols[n++] = (struct col_){COL_STATUS_, 0, 1, 0, "status"};
-  cols[n++] = (struct col_){COL_EPOCHS_, 0, 0, 0, "epochs"};
-  cols[n++] = (struct col_){COL_METRIC_, s->objective, 0, 0, ""};
+  cols[n++] = (struct report_col){FOX_COL_ID, 0, 0, "id"};
+  cols[n++] = (struct report_col){FOX_COL_STATUS, 0, 1, "status"};
+  cols[n++] = (struct report_col){FOX_COL_EPOCHS, 0, 0, "epochs"};
+  cols[n++] = (struct report_col){FOX_COL_METRIC, s->objective, 0, ""};
   if (s->repeats * s->folds > 1)
-    cols[n++] = (struct col_){COL_SPREAD_, s->objective, 0, 0, "std"};
+    cols[n++] = (struct report_col){FOX_COL_SPREAD, s->objective, 0, "std"};
   if (agent_study_(s)) {
     static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
     for (int i = 0; i < 4; i++) {
       int j = metrics_find(key[i]);
       if (j != s->objective)
-        cols[n++] = (struct col_){COL_METRIC_, j, 0, 0, ""};
+        cols[n++] = (struct report_col){FOX_COL_METRIC, j, 0, ""};
     }
   }
   for (int i = 0; i < s->space.n; i++) {
@@ -146,33 +205,33 @@ static int columns_(const struct study *s, struct col_ *cols) {
     if (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED)
       for (int c = 0; c < p->n_choices; c++)
         text |= isnan(p->choice_num[c]);
-    cols[n] = (struct col_){COL_PARAM_, i, text, 0, ""};
+    cols[n] = (struct report_col){FOX_COL_PARAM, i, text, ""};
     snprintf(cols[n++].head, sizeof cols->head, "%s", p->key);
   }
   for (int c = 0; c < n; c++)
-    if (cols[c].kind == COL_METRIC_)
+    if (cols[c].kind == FOX_COL_METRIC)
       report_metric_label(s, cols[c].idx, cols[c].head, sizeof cols[c].head);
   return n;
 }
 
-static void header_(FILE *f, const struct study *s, int shown) {
+void report_print_header(FILE *f, const struct study *s, int shown, const char *lead) {
   const struct study_config *sc = &s->cfg.study;
   const char *obj = s->metric_names[s->objective];
   int max = sc->direction == FOX_MAXIMIZE;
   int c[4];
   report_count(s, c);
-  fprintf(f, "# study %s: objective %s (%s); %d/%d trials done: %d complete, %d pruned, "
+  fprintf(f, "%sstudy %s: objective %s (%s); %d/%d trials done: %d complete, %d pruned, "
              "%d failed, %d running\n",
-          sc->name, obj, max ? "maximize" : "minimize", s->n - c[FOX_ST_RUNNING], s->total,
+          lead, sc->name, obj, max ? "maximize" : "minimize", s->n - c[FOX_ST_RUNNING], s->total,
           c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING]);
-  fprintf(f, "# ranked best first: complete trials by %s (%s first), then pruned ones (most "
+  fprintf(f, "%sranked best first: complete trials by %s (%s first), then pruned ones (most "
              "epochs first, then by %s), then running ones, then failed ones\n",
-          obj, max ? "highest" : "lowest", obj);
+          lead, obj, max ? "highest" : "lowest", obj);
   int scale_searched = 0;
   for (int i = 0; i < s->space.n; i++)
     scale_searched |= strcmp(s->space.p[i].key, "reward.scale") == 0;
   if (agent_study_(s) && s->reward_scale > 0)
-    fprintf(f, "# reward.scale %.6g%s\n", s->reward_scale,
+    fprintf(f, "%sreward.scale %.6g%s\n", lead, s->reward_scale,
             scale_searched                  ? " where a trial takes auto (it is searched: see "
                                               "the column)"
             : s->cfg.market.reward_scale > 0 ? ""
@@ -180,21 +239,21 @@ static void header_(FILE *f, const struct study *s, int shown) {
                                                "returns)");
   if (s->repeats * s->folds > 1) {
     static const char *const agg[] = {"mean", "median", "interquartile mean", "mean"};
-    fprintf(f, "# each metric is the %s over %d repeat%s x %d fold%s (the same %d seeds for every "
-               "trial)%s; std: the objective's standard deviation over them\n",
-            agg[sc->aggregate], s->repeats, s->repeats > 1 ? "s" : "", s->folds,
+    fprintf(f, "%seach metric is the %s over %d repeat%s x %d fold%s (the same %d seeds for "
+               "every trial)%s; std: the objective's standard deviation over them\n",
+            lead, agg[sc->aggregate], s->repeats, s->repeats > 1 ? "s" : "", s->folds,
             s->folds > 1 ? "s" : "", s->repeats,
             sc->aggregate != FOX_AGG_LCB  ? ""
             : sc->direction == FOX_MAXIMIZE ? ", the objective its mean - std / sqrt(n) (lcb)"
                                             : ", the objective its mean + std / sqrt(n) (lcb)");
   }
   if (agent_study_(s))
-    fprintf(f, "# the best %d of %d trials; metrics of the %s split after the trial's last "
+    fprintf(f, "%sthe best %d of %d trials; metrics of the %s split after the trial's last "
                "epoch: returns and drawdowns in %%, sharpe annualised, trades = closed round "
-               "trips\n", shown, s->n, dataset_split_name(s->cfg.eval_split));
+               "trips\n", lead, shown, s->n, dataset_split_name(s->cfg.eval_split));
   else {
     const struct test_function *tf = objective_function(sc->function);
-    fprintf(f, "# the best %d of %d trials; value = %s(", shown, s->n, tf->name);
+    fprintf(f, "%sthe best %d of %d trials; value = %s(", lead, shown, s->n, tf->name);
     for (int i = 0; i < tf->dims; i++)
       fprintf(f, "%s%s", i ? ", " : "", tf->vars[i]);
     fprintf(f, ")\n");
@@ -202,15 +261,15 @@ static void header_(FILE *f, const struct study *s, int shown) {
 }
 
 /* One line: `lead` ("# " or "  "), the cells two spaces apart, no trailing blanks. */
-static void row_(FILE *f, const char *lead, const struct col_ *cols, int nc,
-                 char (*cells)[FOX_CHOICE_LEN]) {
+static void row_(FILE *f, const char *lead, const struct report_col *cols, const int *width,
+                 int nc, char (*cells)[FOX_CHOICE_LEN]) {
   fputs(lead, f);
   for (int c = 0; c < nc; c++) {
     const char *sep = c ? "  " : "";
     if (!cols[c].left)
-      fprintf(f, "%s%*s", sep, cols[c].width, cells[c]);
+      fprintf(f, "%s%*s", sep, width[c], cells[c]);
     else if (c + 1 < nc)
-      fprintf(f, "%s%-*s", sep, cols[c].width, cells[c]);
+      fprintf(f, "%s%-*s", sep, width[c], cells[c]);
     else
       fprintf(f, "%s%s", sep, cells[c]);
   }
@@ -218,28 +277,29 @@ static void row_(FILE *f, const char *lead, const struct col_ *cols, int nc,
 }
 
 void report_print_table(FILE *f, const struct study *s, const int *order, int k) {
-  struct col_ cols[5 + 4 + FOX_SPACE_MAX];
-  char cells[5 + 4 + FOX_SPACE_MAX][FOX_CHOICE_LEN];
-  int nc = columns_(s, cols);
+  struct report_col cols[FOX_REPORT_COLS];
+  char cells[FOX_REPORT_COLS][FOX_CHOICE_LEN];
+  int width[FOX_REPORT_COLS];
+  int nc = report_columns(s, cols);
   if (k > s->n)
     k = s->n;
   for (int c = 0; c < nc; c++) {
-    cols[c].width = (int)strlen(cols[c].head);
+    width[c] = (int)strlen(cols[c].head);
     for (int r = 0; r < k; r++) {
-      cell_(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
-      if ((int)strlen(cells[c]) > cols[c].width)
-        cols[c].width = (int)strlen(cells[c]);
+      report_cell(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
+      if ((int)strlen(cells[c]) > width[c])
+        width[c] = (int)strlen(cells[c]);
     }
   }
-  header_(f, s, k);
+  report_print_header(f, s, k, "# ");
   /* The column names behind "# " and the rows behind two spaces: the columns line up and
    * `grep -v '^#'` leaves the rows alone. */
   for (int c = 0; c < nc; c++)
     snprintf(cells[c], sizeof cells[c], "%s", cols[c].head);
-  row_(f, "# ", cols, nc, cells);
+  row_(f, "# ", cols, width, nc, cells);
   for (int r = 0; r < k; r++) {
     for (int c = 0; c < nc; c++)
-      cell_(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
-    row_(f, "  ", cols, nc, cells);
+      report_cell(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
+    row_(f, "  ", cols, width, nc, cells);
   }
 }

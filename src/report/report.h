@@ -1,5 +1,6 @@
-/* foxopt report's reading of a study (DESIGN.md s3): the trials ranked best first, the counts
- * by status, the units metrics are shown in, and the fixed-width table of the best K. */
+/* foxopt report's reading of a study (DESIGN.md s3): the trials ranked best first, the Pareto
+ * front of a multi-objective study, the counts by status, the units metrics are shown in, and
+ * the table of the best K (fixed-width here, report/html.h's page draws the same columns). */
 #ifndef FOX_REPORT_H
 #define FOX_REPORT_H
 
@@ -12,6 +13,12 @@
  * Within a group a missing objective ranks last and ties go to the lower id, so the first is
  * study_best() whenever a trial completed. `order` has room for s->n. */
 void report_rank(const struct study *s, int *order);
+/* The Pareto front: the ids, ascending, of the complete trials whose every objective
+ * (s->obj_metric[k] in direction s->obj_dir[k], k < s->n_obj) is a number and that no other such
+ * trial dominates (at least as good in every objective and better in one). Trials with equal
+ * objectives are on it together. With one objective, the trials tied for the best. Returns
+ * their count; `ids` has room for s->n. */
+int report_pareto(const struct study *s, int *ids);
 /* Trials by status (FOX_ST_*). */
 void report_count(const struct study *s, int counts[4]);
 /* How metric j is shown: the factor its value is multiplied by and the unit it is then in
@@ -19,6 +26,25 @@ void report_count(const struct study *s, int counts[4]);
 double report_metric_scale(const struct study *s, int j, const char **unit);
 /* "val.total_return[%]": a metric's column header or axis label. */
 void report_metric_label(const struct study *s, int j, char *buf, size_t n);
+
+/* The table's columns: id, status, epochs, the objective, its std over repeats x folds (when
+ * there are several), the key metrics of an agent study, then every parameter. */
+enum { FOX_COL_ID, FOX_COL_STATUS, FOX_COL_EPOCHS, FOX_COL_METRIC, FOX_COL_SPREAD, FOX_COL_PARAM };
+#define FOX_REPORT_COLS (5 + 4 + FOX_SPACE_MAX)
+struct report_col {
+  int kind, idx; /* idx: the metric or the parameter */
+  int left;      /* text that lines up to the left (status, categories that are not numbers) */
+  char head[FOX_NAME_LEN + 8];
+};
+/* Fills cols (room for FOX_REPORT_COLS) and returns their count. */
+int report_columns(const struct study *s, struct report_col *cols);
+/* The text of trial t's cell in column c: "-" for a missing metric, "" for an inactive
+ * parameter; metrics in report_metric_scale's units. */
+void report_cell(const struct study *s, const struct study_trial *t, const struct report_col *c,
+                 char *buf, size_t n);
+/* The facts above the table, one line each behind `lead`: the study, its objective and counts,
+ * how trials are ranked, reward.scale, the aggregate over repeats x folds, what is shown. */
+void report_print_header(FILE *f, const struct study *s, int shown, const char *lead);
 /* The header lines and the best k trials of `order` (k > s->n: all) as a fixed-width table. */
 void report_print_table(FILE *f, const struct study *s, const int *order, int k);
 

@@ -19,10 +19,15 @@ long returns_from_equity(const double *eq, long n, const int32_t *folds, int nf,
   return k;
 }
 
-/* One repeat's returns from its trial file: 0 and *t = -1 when it holds no evaluation. */
-static int read_one_(const char *path, double **ret, long *t, struct fox_err *e) {
-  *t = -1;
-  *ret = NULL;
+void returns_free_equity(struct equity_series *q) {
+  free(q->eq);
+  free(q->folds);
+  memset(q, 0, sizeof *q);
+}
+
+int returns_read_equity(const char *path, struct equity_series *q, struct fox_err *e) {
+  memset(q, 0, sizeof *q);
+  q->epochs = -1;
   if (!fs_exists(path))
     return 0;
   hid_t f;
@@ -52,6 +57,8 @@ static int read_one_(const char *path, double **ret, long *t, struct fox_err *e)
     rc = h5io_read(f, "backtest/folds", H5T_NATIVE_INT32, folds, nf, 2, path, e);
   else if (rc == 0)
     folds[0] = 0, folds[1] = (int32_t)n; /* a file from before folds: one fold */
+  if (rc == 0 && H5Aexists(f, "epochs") > 0)
+    rc = h5io_attr_read(f, "epochs", H5T_NATIVE_INT, &q->epochs, 1, path, e);
   H5Fclose(f);
   long begin = rc == 0 ? folds[0] : 0;
   for (size_t j = 0; rc == 0 && j < nf; j++)
@@ -65,12 +72,33 @@ static int read_one_(const char *path, double **ret, long *t, struct fox_err *e)
     if (!(eq[i] > 0))
       rc = fox_errf(e, FOX_EDATA, "%s: /backtest/equity[%zu] = %g, expected > 0", path, i,
                     eq[i]);
-  if (rc == 0 && !(*ret = malloc(n * sizeof **ret)))
+  if (rc != 0) {
+    free(eq);
+    free(folds);
+    q->epochs = -1;
+    return rc;
+  }
+  q->n = (long)n;
+  q->eq = eq;
+  q->nf = (int)nf;
+  q->folds = folds;
+  return 0;
+}
+
+/* One repeat's returns from its trial file: 0 and *t = -1 when it holds no evaluation. */
+static int read_one_(const char *path, double **ret, long *t, struct fox_err *e) {
+  *t = -1;
+  *ret = NULL;
+  struct equity_series q;
+  FOX_TRY(returns_read_equity(path, &q, e));
+  if (q.n == 0)
+    return 0;
+  int rc = 0;
+  if (!(*ret = malloc((size_t)q.n * sizeof **ret)))
     rc = fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
-  if (rc == 0)
-    *t = returns_from_equity(eq, (long)n, folds, (int)nf, begin, *ret);
-  free(eq);
-  free(folds);
+  else
+    *t = returns_from_equity(q.eq, q.n, q.folds, q.nf, q.folds[0], *ret);
+  returns_free_equity(&q);
   return rc;
 }
 

@@ -32,6 +32,20 @@ struct return_matrix {
 int returns_load(const struct study *s, const char *outdir, struct return_matrix *m,
                  struct fox_err *e);
 void returns_free(struct return_matrix *m);
+/* One trial file's evaluation: the equity at each bar of the evaluation split, cut into folds
+ * [nf][2] of absolute bars [begin, end) (one fold over all of it in a file from before folds),
+ * each started from the initial capital. */
+struct equity_series {
+  long n;
+  double *eq;     /* [n], every value > 0 */
+  int nf;
+  int32_t *folds; /* [nf][2], consecutive, >= 2 bars each, covering the n bars */
+  int epochs;     /* the epochs trained when it was written, -1 when the file does not say */
+};
+/* Reads `path`: q->n = 0 when the file is missing or holds no evaluation; FOX_EDATA naming the
+ * file when it is damaged. Free with returns_free_equity. */
+int returns_read_equity(const char *path, struct equity_series *q, struct fox_err *e);
+void returns_free_equity(struct equity_series *q);
 /* Returns of one equity series cut into folds: out has room for n - 1 values; returns the
  * count written. folds [nf][2] are absolute bars, `begin` the series' first bar. */
 long returns_from_equity(const double *eq, long n, const int32_t *folds, int nf, long begin,

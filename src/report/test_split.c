@@ -21,7 +21,42 @@ static void test_path_(const char *outdir, char *out, size_t n) {
 void test_record_free(struct test_record *r) {
   free(r->seen);
   free(r->sr);
+  free(r->last_rows);
   memset(r, 0, sizeof *r);
+}
+
+/* The last look's rows (write_body_'s last_*). */
+static int read_last_(hid_t f, const char *path, struct test_record *r, struct fox_err *e) {
+  size_t k = 0, d1 = 0;
+  FOX_TRY(h5io_dims(f, "last_trials", &k, &d1, path, e));
+  if (d1 != 0 || k > (size_t)r->n_seen)
+    return fox_errf(e, FOX_EDATA, "%s: /last_trials of %zu: more than the %d configurations "
+                                  "looked at", path, k, r->n_seen);
+  r->last_rows = calloc(k ? k : 1, sizeof *r->last_rows);
+  int *ids = malloc((k ? k : 1) * sizeof *ids);
+  double *d = malloc((k ? k : 1) * FOX_NMETRICS * sizeof *d);
+  int rc = r->last_rows && ids && d ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  if (rc == 0)
+    rc = h5io_read(f, "last_trials", H5T_NATIVE_INT, ids, k, 0, path, e);
+  for (size_t i = 0; rc == 0 && i < k; i++)
+    r->last_rows[i].trial = ids[i];
+  for (int which = 0; rc == 0 && which < 2; which++) {
+    rc = h5io_read(f, which ? "last_spread" : "last_metrics", H5T_NATIVE_DOUBLE, d, k,
+                   FOX_NMETRICS, path, e);
+    for (size_t i = 0; rc == 0 && i < k; i++)
+      memcpy(which ? r->last_rows[i].spread : r->last_rows[i].metrics, d + i * FOX_NMETRICS,
+             FOX_NMETRICS * sizeof *d);
+  }
+  for (int which = 0; rc == 0 && which < 2; which++) {
+    rc = h5io_read(f, which ? "last_dsr" : "last_psr", H5T_NATIVE_DOUBLE, d, k, 0, path, e);
+    for (size_t i = 0; rc == 0 && i < k; i++)
+      *(which ? &r->last_rows[i].dsr : &r->last_rows[i].psr) = d[i];
+  }
+  free(ids);
+  free(d);
+  if (rc == 0)
+    r->n_last = (int)k;
+  return rc;
 }
 
 int test_record_read(const char *outdir, int n_trials, struct test_record *r,
@@ -53,8 +88,10 @@ int test_record_read(const char *outdir, int n_trials, struct test_record *r,
     rc = h5io_read(f, "seen_trials", H5T_NATIVE_INT, r->seen, n, 0, path, e);
   if (rc == 0)
     rc = h5io_read(f, "seen_sharpe", H5T_NATIVE_DOUBLE, r->sr, n, 0, path, e);
-  H5Fclose(f);
   r->n_seen = (int)n;
+  if (rc == 0)
+    rc = read_last_(f, path, r, e);
+  H5Fclose(f);
   for (size_t i = 0; rc == 0 && i < n; i++)
     if (r->seen[i] < 0 || r->seen[i] >= n_trials)
       rc = fox_errf(e, FOX_EDATA, "%s: /seen_trials[%zu] = %d, expected a trial id below %d",
@@ -236,7 +273,7 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
     return fox_errf(e, FOX_EFAIL, "report: out of memory");
   }
   int ns = rec->n_seen;
-  if (ns > 0) { /* none before the first look: no arrays to copy from */
+  if (ns > 0) { /* the first look has no record: memcpy from NULL is undefined even for 0 */
     memcpy(seen, rec->seen, (size_t)ns * sizeof *seen);
     memcpy(sr, rec->sr, (size_t)ns * sizeof *sr);
   }
@@ -275,5 +312,12 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
   char path[4200];
   test_path_(outdir, path, sizeof path);
   struct write_ctx_ c = {s, rec, rows, k};
-  return h5io_create_atomic(path, write_body_, &c, e);
+  FOX_TRY(h5io_create_atomic(path, write_body_, &c, e));
+  struct test_row *last = malloc((size_t)(k ? k : 1) * sizeof *last);
+  mallocCheck(last, e);
+  memcpy(last, rows, (size_t)k * sizeof *last);
+  free(rec->last_rows);
+  rec->last_rows = last;
+  rec->n_last = k;
+  return 0;
 }

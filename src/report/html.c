@@ -1,0 +1,877 @@
+/* The report page, section by section: the facts and the table, the history, the parameters,
+ * the best equity against buy-and-hold, the selection figures, the test looks, the Pareto front. */
+#include "report/html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "report/report.h"
+#include "report/returns.h"
+#include "report/svg.h"
+#include "study/rankfile.h"
+#include "util/fsutil.h"
+#include "util/h5io.h"
+
+#define PATH_LEN_ 4200
+
+/* Colours by status (as report_plot.c's PNGs), lines that keep their width however small a
+ * phone draws the plot, type that follows the page's. */
+static const char css_[] =
+    "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1b1b;"
+    "background:#fff;margin:0 auto;max-width:72rem;padding:.75rem}"
+    "h1{font-size:1.3rem;margin:.3rem 0 .6rem;overflow-wrap:anywhere}"
+    "h2{font-size:1.1rem;margin:1.8rem 0 .5rem;border-bottom:1px solid #ddd}"
+    "ul.facts{padding-left:1.1rem;margin:.3rem 0}ul.facts li{margin:.15rem 0;"
+    "overflow-wrap:anywhere}"
+    ".scroll{overflow-x:auto;border:1px solid #e3e3e3;width:fit-content;max-width:100%}"
+    "table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.85rem}"
+    "th,td{padding:.25rem .55rem;white-space:nowrap;text-align:right;"
+    "border-bottom:1px solid #eee}th{background:#f4f4f4}.l{text-align:left}"
+    "tr.pruned td{color:#8a4b00}tr.running td{color:#555;font-style:italic}"
+    "tr.failed td{color:#999}"
+    "figure{margin:.5rem 0}figcaption,.legend{font-size:.85rem;color:#444}"
+    "svg{display:block;width:100%;height:auto}figure.wide svg{max-width:48rem}"
+    ".panels{display:grid;grid-template-columns:repeat(auto-fill,minmax(18rem,1fr));gap:.6rem}"
+    ".note{color:#6b4300;background:#fff6e0;padding:.3rem .5rem;border-left:3px solid #e8a020;"
+    "overflow-wrap:anywhere}"
+    "svg.sw{display:inline-block;width:.95em;height:.95em;vertical-align:-.1em}"
+    "svg text{fill:#333;font-family:inherit}.ax text{font-size:12px}.ax .lab{font-size:13px}"
+    ".panels .ax text{font-size:11px}.panels .ax .lab{font-size:12px}"
+    /* a wide plot on a phone is drawn at about 0.6 of its viewBox: larger type and marks keep
+     * it legible */
+    "@media (max-width:40rem){figure.wide .ax text,figure.wide .ax .lab{font-size:17px}"
+    "figure.wide>svg circle{r:6.5px}}"
+    ".fr{fill:none;stroke:#888}.gr{stroke:#ececec}"
+    ".c{fill:#1f77b4}.p{fill:#fff;stroke:#ff7f0e;stroke-width:1.5}"
+    ".r{fill:none;stroke:#7f7f7f;stroke-width:1.5}.dom{fill:#c4c4c4}.front{fill:#d62728}"
+    ".best,.frontline{fill:none;stroke:#d62728;stroke-width:2}"
+    ".eq{fill:none;stroke:#1f77b4;stroke-width:1.6}.bh{fill:none;stroke:#2ca02c;"
+    "stroke-width:1.3}.ref{stroke:#999;stroke-dasharray:4 3}"
+    ".zero{stroke:#d62728;stroke-dasharray:5 3;stroke-width:1.5}"
+    ".bar{fill:#1f77b4;fill-opacity:.65}"
+    "path,line,rect{vector-effect:non-scaling-stroke}"
+    "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.4rem 0}"
+    "dl.kv dt{font-weight:600}dl.kv dd{margin:0;overflow-wrap:anywhere}"
+    "footer{margin-top:2rem;font-size:.8rem;color:#666}";
+
+struct page_ {
+  const struct html_page *p;
+  const struct study *s;
+  FILE *f, *notes;
+};
+
+void html_escape(FILE *f, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    switch (c) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default:
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+        fputs("&#xfffd;", f);
+      else
+        fputc(c, f);
+    }
+  }
+}
+
+/* printf, escaped. */
+static void esc_(FILE *f, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  html_escape(f, buf);
+}
+
+/* What the page cannot show, in the page and on the notes. */
+static void note_(struct page_ *w, const char *fmt, ...) {
+  char buf[FOX_ERR_LEN + 4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fputs("<p class=\"note\">", w->f);
+  html_escape(w->f, buf);
+  fputs("</p>\n", w->f);
+  if (w->notes)
+    fprintf(w->notes, "note: report.html: %s\n", buf);
+}
+
+/* "-" for an undefined figure, as the text report. */
+static const char *num_(double v, const char *fmt, char *buf, size_t n) {
+  if (isnan(v))
+    snprintf(buf, n, "-");
+  else if (isinf(v))
+    snprintf(buf, n, v > 0 ? "inf" : "-inf");
+  else
+    snprintf(buf, n, fmt, v);
+  return buf;
+}
+
+/* A legend entry: the mark or line as drawn in the plots, then the text (escaped). */
+static void key_(FILE *f, const char *mark, const char *cls, const char *text) {
+  fputs("<svg class=\"sw\" viewBox=\"0 0 12 12\" aria-hidden=\"true\">", f);
+  if (mark[0] == 'o')
+    fprintf(f, "<circle class=\"%s\" cx=\"6\" cy=\"6\" r=\"3.6\"/>", cls);
+  else if (mark[0] == 'x')
+    fprintf(f, "<path class=\"%s\" d=\"M2.5 2.5l7 7m0 -7l-7 7\"/>", cls);
+  else if (mark[0] == '-')
+    fprintf(f, "<path class=\"%s\" d=\"M0 6h12\"/>", cls);
+  else
+    fprintf(f, "<rect class=\"%s\" x=\"1\" y=\"2\" width=\"10\" height=\"8\"/>", cls);
+  fputs("</svg> ", f);
+  html_escape(f, text);
+  fputs(" &#160; ", f);
+}
+
+/* The objective of trial t in the units the report shows it in; NaN when it has none to draw. */
+static double objective_(const struct study *s, const struct study_trial *t) {
+  const char *unit;
+  double v = t->metrics[s->objective] * report_metric_scale(s, s->objective, &unit);
+  return t->status == FOX_ST_FAILED || t->epochs == 0 || !isfinite(v) ? NAN : v;
+}
+
+static const char *const mark_cls_[4] = {[FOX_ST_COMPLETE] = "c", [FOX_ST_PRUNED] = "p",
+                                         [FOX_ST_FAILED] = "", [FOX_ST_RUNNING] = "r"};
+
+static int head_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+        f);
+  esc_(f, "foxopt report: study %s", s->cfg.study.name);
+  fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css_);
+  esc_(f, "foxopt report: study %s", s->cfg.study.name);
+  fputs("</h1>\n<ul class=\"facts\">\n", f);
+  /* The text report's header lines, word for word. */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (!m)
+    return -1;
+  int shown = w->p->top < s->n ? w->p->top : s->n;
+  report_print_header(m, s, shown, "");
+  if (fclose(m) != 0) {
+    free(buf);
+    return -1;
+  }
+  for (char *line = buf, *end; line && *line; line = end ? end + 1 : NULL) {
+    if ((end = strchr(line, '\n')))
+      *end = '\0';
+    fputs("<li>", f);
+    html_escape(f, line);
+    fputs("</li>\n", f);
+  }
+  free(buf);
+  fputs("<li>study directory ", f);
+  html_escape(f, w->p->outdir);
+  if (s->cfg.study.function == 0) {
+    fputs("; dataset ", f);
+    html_escape(f, s->cfg.data_path);
+  }
+  fputs("</li>\n</ul>\n", f);
+  return 0;
+}
+
+static void table_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  int k = w->p->top < s->n ? w->p->top : s->n;
+  fputs("<h2 id=\"table\">", f);
+  esc_(f, "The best %d of %d trials", k, s->n);
+  fputs("</h2>\n", f);
+  if (s->n == 0) {
+    fputs("<p>No trial has been recorded yet.</p>\n", f);
+    return;
+  }
+  struct report_col cols[FOX_REPORT_COLS];
+  int nc = report_columns(s, cols);
+  fputs("<div class=\"scroll\"><table id=\"best\">\n<thead><tr>", f);
+  for (int c = 0; c < nc; c++) {
+    fputs(cols[c].left ? "<th class=\"l\">" : "<th>", f);
+    html_escape(f, cols[c].head);
+    fputs("</th>", f);
+  }
+  fputs("</tr></thead>\n<tbody>\n", f);
+  for (int r = 0; r < k; r++) {
+    const struct study_trial *t = &s->trials[w->p->order[r]];
+    fprintf(f, "<tr class=\"%s\">", study_status_names[t->status]);
+    for (int c = 0; c < nc; c++) {
+      char cell[FOX_CHOICE_LEN];
+      report_cell(s, t, &cols[c], cell, sizeof cell);
+      fputs(cols[c].left ? "<td class=\"l\">" : "<td>", f);
+      html_escape(f, cell);
+      fputs("</td>", f);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</tbody></table></div>\n", f);
+}
+
+/* Every trial's objective by id, marked by status, and the best complete one so far as steps. */
+static int history_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  char label[FOX_NAME_LEN + 8];
+  report_metric_label(s, s->objective, label, sizeof label);
+  fputs("<h2 id=\"history\">History</h2>\n", f);
+  size_t n = (size_t)(s->n ? s->n : 1);
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  double *bx = malloc((2 * n + 1) * sizeof *bx), *by = malloc((2 * n + 1) * sizeof *by);
+  if (!x || !y || !bx || !by) {
+    free(x), free(y), free(bx), free(by);
+    return -1;
+  }
+  int count[4] = {0, 0, 0, 0}, nb = 0, max = s->cfg.study.direction == FOX_MAXIMIZE;
+  double best = NAN;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    y[i] = objective_(s, t);
+    x[i] = t->id;
+    if (isnan(y[i])) {
+      count[FOX_ST_FAILED] += t->status == FOX_ST_FAILED;
+      continue;
+    }
+    count[t->status]++;
+    if (t->status == FOX_ST_COMPLETE && (isnan(best) || (max ? y[i] > best : y[i] < best))) {
+      if (nb > 0) { /* a step: along at the old best, then up or down */
+        bx[nb] = t->id, by[nb++] = best;
+      }
+      best = y[i];
+      bx[nb] = t->id, by[nb++] = best;
+    }
+  }
+  if (nb > 0)
+    bx[nb] = s->n - 1, by[nb++] = best; /* carried to the last trial */
+  if (count[FOX_ST_COMPLETE] + count[FOX_ST_PRUNED] + count[FOX_ST_RUNNING] == 0) {
+    fputs("<p>", f);
+    esc_(f, "No trial has a value of %s yet.", s->metric_names[s->objective]);
+    fputs("</p>\n", f);
+  } else {
+    struct svg g = {.right = 12, .top = 10, .em = 17};
+    g.x = (struct svg_axis){-0.5, s->n - 0.5, 0};
+    svg_axis_fit(&g.y, y, s->n, 0.05);
+    fputs("<figure class=\"wide\">", f);
+    char title[256];
+    snprintf(title, sizeof title, "%s of each trial by id", s->metric_names[s->objective]);
+    svg_begin(&g, f, 600, 330, title);
+    svg_axes(&g, "trial id", label, NULL, 0);
+    double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+    if (!px || !py) {
+      free(px), free(py), free(x), free(y), free(bx), free(by);
+      return -1;
+    }
+    static const int order[3] = {FOX_ST_RUNNING, FOX_ST_PRUNED, FOX_ST_COMPLETE};
+    for (int o = 0; o < 3; o++) {
+      int st = order[o];
+      long m = 0;
+      for (int i = 0; i < s->n; i++)
+        if (s->trials[i].status == st && !isnan(y[i]))
+          px[m] = x[i], py[m++] = y[i];
+      svg_marks(&g, px, py, m, st == FOX_ST_RUNNING ? 'x' : 'o', mark_cls_[st]);
+    }
+    free(px), free(py);
+    svg_line(&g, bx, by, nb, "best");
+    svg_end(&g);
+    fputs("<figcaption class=\"legend\">", f);
+    char text[128];
+    snprintf(text, sizeof text, "complete (%d)", count[FOX_ST_COMPLETE]);
+    key_(f, "o", "c", text);
+    if (count[FOX_ST_PRUNED]) {
+      snprintf(text, sizeof text, "pruned, at its last epoch (%d)", count[FOX_ST_PRUNED]);
+      key_(f, "o", "p", text);
+    }
+    if (count[FOX_ST_RUNNING]) {
+      snprintf(text, sizeof text, "running, at its last epoch (%d)", count[FOX_ST_RUNNING]);
+      key_(f, "x", "r", text);
+    }
+    if (nb > 0)
+      key_(f, "-", "best", "best complete so far");
+    esc_(f, "(%s, %s)", s->metric_names[s->objective], max ? "maximize" : "minimize");
+    if (count[FOX_ST_FAILED])
+      esc_(f, "; %d failed trial%s without a value", count[FOX_ST_FAILED],
+           count[FOX_ST_FAILED] > 1 ? "s" : "");
+    fputs("</figcaption></figure>\n", f);
+  }
+  free(x), free(y), free(bx), free(by);
+  return 0;
+}
+
+/* One small plot per parameter: the objective against it, categories by choice, log_uniform on
+ * a log axis. */
+static int params_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  fputs("<h2 id=\"params\">Each parameter against the objective</h2>\n", f);
+  if (s->space.n == 0) {
+    fputs("<p>The study searches no parameter.</p>\n", f);
+    return 0;
+  }
+  size_t n = (size_t)(s->n ? s->n : 1);
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  if (!x || !y) {
+    free(x), free(y);
+    return -1;
+  }
+  char label[FOX_NAME_LEN + 8];
+  report_metric_label(s, s->objective, label, sizeof label);
+  int count[4] = {0, 0, 0, 0};
+  for (int k = 0; k < s->n; k++)
+    count[s->trials[k].status] += !isnan(objective_(s, &s->trials[k]));
+  fputs("<p class=\"legend\">", f);
+  if (count[FOX_ST_COMPLETE])
+    key_(f, "o", "c", "complete");
+  if (count[FOX_ST_PRUNED])
+    key_(f, "o", "p", "pruned");
+  if (count[FOX_ST_RUNNING])
+    key_(f, "x", "r", "running");
+  fputs("</p>\n<div class=\"panels\">\n", f);
+  for (int i = 0; i < s->space.n; i++) {
+    const struct space_param *sp = &s->space.p[i];
+    int categorical = sp->dist == FOX_DIST_CATEGORICAL || sp->dist == FOX_DIST_FIXED;
+    struct svg g = {.right = 10, .top = 8, .em = 12};
+    double lo, hi, step;
+    int log_scale = 0;
+    if (categorical) {
+      g.x = (struct svg_axis){-0.5, sp->n_choices - 0.5, 0};
+    } else {
+      space_numeric(sp, &lo, &hi, &step, &log_scale);
+      double pad = log_scale ? pow(hi / lo, 0.03) : 0.03 * (hi - lo);
+      g.x = log_scale ? (struct svg_axis){lo / pad, hi * pad, 1}
+                      : (struct svg_axis){lo - pad, hi + pad, 0};
+      if (!(g.x.hi > g.x.lo))
+        g.x = (struct svg_axis){lo - 1, hi + 1, 0};
+    }
+    long m = 0;
+    for (int k = 0; k < s->n; k++) {
+      double v = objective_(s, &s->trials[k]);
+      if (!isnan(v) && !isnan(s->trials[k].x[i]))
+        y[m++] = v;
+    }
+    svg_axis_fit(&g.y, y, m, 0.06);
+    char title[FOX_NAME_LEN + 64];
+    snprintf(title, sizeof title, "%s against %s", s->metric_names[s->objective], sp->key);
+    fputs("<figure>", f);
+    svg_begin(&g, f, 300, 210, title);
+    const char *labels[FOX_CHOICES_MAX];
+    for (int c = 0; categorical && c < sp->n_choices; c++)
+      labels[c] = sp->choice[c];
+    svg_axes(&g, NULL, label, categorical ? labels : NULL, categorical ? sp->n_choices : 0);
+    if (m == 0)
+      svg_text(&g, (g.left + g.w - g.right) / 2, (g.top + g.h - g.bottom) / 2, "middle", "lab",
+               "no trial with a value had it active");
+    static const int order[3] = {FOX_ST_RUNNING, FOX_ST_PRUNED, FOX_ST_COMPLETE};
+    for (int o = 0; o < 3; o++) {
+      long q = 0;
+      for (int k = 0; k < s->n; k++) {
+        const struct study_trial *t = &s->trials[k];
+        double v = objective_(s, t);
+        if (t->status == order[o] && !isnan(v) && !isnan(t->x[i]))
+          x[q] = t->x[i], y[q++] = v;
+      }
+      svg_marks(&g, x, y, q, order[o] == FOX_ST_RUNNING ? 'x' : 'o', mark_cls_[order[o]]);
+    }
+    svg_end(&g);
+    fputs("<figcaption>", f);
+    html_escape(f, sp->key);
+    fputs(categorical ? " (by choice)" : log_scale ? " (log scale)" : "", f);
+    fputs("</figcaption></figure>\n", f);
+  }
+  fputs("</div>\n", f);
+  free(x), free(y);
+  return 0;
+}
+
+/* The dataset's close prices over [0, end) and the bars of the evaluation split, or a reason
+ * there are none (*close = NULL, why set): the page draws the equity alone then. */
+static int closes_(const struct study *s, long end, float **close, int64_t split[2], char *why,
+                   size_t nwhy, struct fox_err *e) {
+  const char *path = s->cfg.data_path;
+  *close = NULL;
+  if (!fs_exists(path)) {
+    snprintf(why, nwhy, "the dataset %s is missing (a relative data.path is taken from where "
+             "foxopt report runs)", path);
+    return 0;
+  }
+  struct fox_err err = {0};
+  hid_t f;
+  if (h5io_open_read(path, "a dataset from foxopt import", &f, &err) != 0) {
+    snprintf(why, nwhy, "%s", err.msg);
+    return 0;
+  }
+  size_t n = 0, d1 = 0;
+  char attr[32];
+  snprintf(attr, sizeof attr, "split_%s", dataset_split_name(s->cfg.eval_split));
+  float *p = NULL;
+  if (h5io_dims(f, "/prices", &n, &d1, path, &err) != 0 ||
+      h5io_attr_read(f, attr, H5T_NATIVE_INT64, split, 2, path, &err) != 0) {
+    snprintf(why, nwhy, "%s", err.msg);
+  } else if (d1 != 4 || (long)n < end) {
+    snprintf(why, nwhy, "%s: /prices holds %zu bars, the trial's folds end at bar %ld: not the "
+             "study's dataset", path, n, end);
+  } else if (!(p = malloc(n * 4 * sizeof *p))) {
+    H5Fclose(f);
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory for %zu bars", path, n);
+  } else if (h5io_read_finite(f, "/prices", H5T_NATIVE_FLOAT, p, n, 4, 0, 0, path, &err) != 0) {
+    snprintf(why, nwhy, "%s", err.msg);
+    free(p);
+    p = NULL;
+  }
+  H5Fclose(f);
+  if (!p)
+    return 0;
+  float *c = malloc((size_t)end * sizeof *c);
+  if (!c) {
+    free(p);
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory for %ld bars", path, end);
+  }
+  for (long i = 0; i < end; i++)
+    c[i] = p[4 * i + 3];
+  free(p);
+  *close = c;
+  return 0;
+}
+
+/* The best trial's equity over the evaluation split against buy-and-hold over the same folds. */
+static int equity_(struct page_ *w, struct fox_err *e) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  if (s->cfg.study.function != 0)
+    return 0; /* a test function has no market */
+  fputs("<h2 id=\"equity\">The best trial's equity</h2>\n", f);
+  const struct study_trial *t = s->n > 0 ? &s->trials[w->p->order[0]] : NULL;
+  if (!t || isnan(objective_(s, t)) || t->rank < 0) {
+    fputs("<p>", f);
+    esc_(f, "No trial has a value of %s yet.", s->metric_names[s->objective]);
+    fputs("</p>\n", f);
+    return 0;
+  }
+  char path[PATH_LEN_];
+  rankfile_trial_path(w->p->outdir, t->id, 0, path, sizeof path);
+  struct equity_series q;
+  struct fox_err why = {0};
+  if (returns_read_equity(path, &q, &why) != 0) {
+    note_(w, "no equity curve: %s", why.msg);
+    return 0;
+  }
+  if (q.n == 0) {
+    note_(w, "no equity curve: %s holds no evaluation of trial %d", path, t->id);
+    return 0;
+  }
+  if (q.epochs >= 0 && q.epochs != t->epochs) {
+    note_(w, "no equity curve: %s holds epoch %d where study.h5 records %d (is the study still "
+          "running?)", path, q.epochs, t->epochs);
+    returns_free_equity(&q);
+    return 0;
+  }
+  long begin = q.folds[0], end = q.folds[2 * q.nf - 1];
+  float *close = NULL;
+  int64_t split[2] = {0, 0};
+  char no_bh[FOX_ERR_LEN + 2048] = "";
+  int rc = closes_(s, end, &close, split, no_bh, sizeof no_bh, e);
+  if (rc == 0 && close && (split[0] != begin || split[1] != end)) {
+    snprintf(no_bh, sizeof no_bh, "%s: its %s split is bars [%lld, %lld), the trial's folds "
+             "cover [%ld, %ld): not the study's dataset", s->cfg.data_path,
+             dataset_split_name(s->cfg.eval_split), (long long)split[0], (long long)split[1],
+             begin, end);
+    free(close);
+    close = NULL;
+  }
+  double *x = rc == 0 ? malloc((size_t)q.n * sizeof *x) : NULL;
+  double *bh = rc == 0 ? malloc((size_t)q.n * sizeof *bh) : NULL;
+  if (rc == 0 && (!x || !bh))
+    rc = fox_errf(e, FOX_EFAIL, "report.html: out of memory for %ld bars", q.n);
+  double ret_eq = 0, ret_bh = 0;
+  for (int j = 0; rc == 0 && j < q.nf; j++) {
+    long fb = q.folds[2 * j] - begin, fe = q.folds[2 * j + 1] - begin;
+    /* bought at the close of the fold's first bar with the fold's capital, held to its end */
+    for (long i = fb; i < fe; i++) {
+      x[i] = (double)i;
+      bh[i] = close ? q.eq[fb] * close[i + begin] / close[fb + begin] : NAN;
+    }
+    ret_eq += (q.eq[fe - 1] / q.eq[fb] - 1) / q.nf;
+    ret_bh += close ? (bh[fe - 1] / bh[fb] - 1) / q.nf : NAN;
+  }
+  if (rc == 0) {
+    const char *split_name = dataset_split_name(s->cfg.eval_split), *unit;
+    if (!close)
+      note_(w, "no buy-and-hold: %s", no_bh);
+    struct svg g = {.right = 12, .top = 10, .em = 17};
+    g.x = (struct svg_axis){0, (double)(q.n - 1), 0};
+    svg_axis_fit(&g.y, q.eq, q.n, 0.04);
+    for (long i = 0; close && i < q.n; i++)
+      svg_axis_include(&g.y, bh[i]);
+    char title[512], xl[128], yl[128];
+    double scale = report_metric_scale(s, s->objective, &unit);
+    snprintf(title, sizeof title, "equity of trial %d over the %s split", t->id, split_name);
+    snprintf(xl, sizeof xl, "bar of the %s split (%ld bars%s)", split_name, q.n,
+             q.nf > 1 ? ", folds dashed" : "");
+    snprintf(yl, sizeof yl, "equity (initial capital %g)", q.eq[0]);
+    fputs("<figure class=\"wide\">", f);
+    svg_begin(&g, f, 600, 330, title);
+    svg_axes(&g, xl, yl, NULL, 0);
+    svg_hline(&g, q.eq[0], "ref");
+    for (int j = 1; j < q.nf; j++)
+      svg_vline(&g, (double)(q.folds[2 * j] - begin), "ref");
+    /* each fold a piece of its own: it starts again from the initial capital */
+    for (int j = 0; j < q.nf; j++) {
+      long fb = q.folds[2 * j] - begin, fe = q.folds[2 * j + 1] - begin;
+      if (close)
+        svg_line(&g, x + fb, bh + fb, fe - fb, "bh");
+      svg_line(&g, x + fb, q.eq + fb, fe - fb, "eq");
+    }
+    svg_end(&g);
+    fputs("<figcaption class=\"legend\">", f);
+    char text[512];
+    snprintf(text, sizeof text, "trial %d (%s, %d epochs%s): total return %.3g %%%s",
+             t->id, study_status_names[t->status], t->epochs,
+             s->repeats > 1 ? ", repeat 0's policy" : "", 100 * ret_eq,
+             q.nf > 1 ? " (mean over folds)" : "");
+    key_(f, "-", "eq", text);
+    if (close) {
+      snprintf(text, sizeof text, "buy and hold: %.3g %%", 100 * ret_bh);
+      key_(f, "-", "bh", text);
+    }
+    esc_(f, "%s = %.6g%s. ", s->metric_names[s->objective], t->metrics[s->objective] * scale,
+         unit);
+    if (close)
+      esc_(f, "Buy and hold: bought at the close of each fold's first bar with its capital, "
+              "no fee, no spread.");
+    fputs("</figcaption></figure>\n", f);
+  }
+  free(close);
+  free(x), free(bh);
+  returns_free_equity(&q);
+  return rc;
+}
+
+static void kv_(FILE *f, const char *key, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fputs("<dt>", f);
+  html_escape(f, key);
+  fputs("</dt><dd>", f);
+  html_escape(f, buf);
+  fputs("</dd>\n", f);
+}
+
+/* The selection figures (report/overfit.h) and the histogram of CSCV's logits. */
+static int selection_(struct page_ *w) {
+  const struct study *s = w->s;
+  const struct overfit *o = w->p->fig;
+  FILE *f = w->f;
+  if (!o)
+    return 0;
+  char a[64], b[64], c[64], d[64];
+  const char *split = dataset_split_name(s->cfg.eval_split);
+  double ann = o->bars_per_year > 0 ? sqrt(o->bars_per_year) : NAN;
+  fputs("<h2 id=\"selection\">Selection: how much of the best result is luck</h2>\n"
+        "<dl class=\"kv\">\n", f);
+  kv_(f, "counted", "%d configurations that reached an evaluation (%d complete, %d pruned, %d "
+      "running, %d failed after one)%s", o->n_counted, o->counted[FOX_ST_COMPLETE],
+      o->counted[FOX_ST_PRUNED], o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED],
+      s->repeats > 1 ? "; each one's returns the mean of its repeats, bar by bar" : "");
+  if (o->best < 0 || o->t < 2) {
+    kv_(f, "DSR", "- (no complete trial with returns on the %s split)", split);
+  } else {
+    kv_(f, "selected", "trial %d on %ld %s returns%s: per-bar Sharpe %s (annualised %s), "
+        "skewness %s, kurtosis %s", o->best, o->t, split,
+        s->folds > 1 ? " (within its folds)" : "", num_(o->m.sr, "%.4g", a, sizeof a),
+        num_(o->m.sr * ann, "%.4g", b, sizeof b), num_(o->m.skew, "%.4g", c, sizeof c),
+        num_(o->m.kurt, "%.4g", d, sizeof d));
+    kv_(f, "PSR(0)", "%s: the probability that its true Sharpe is above 0, were it the only "
+        "configuration tried", num_(o->psr, "%.4f", a, sizeof a));
+    kv_(f, "DSR", "%s: the same against SR*_0 = %s per bar (annualised %s), the expected best "
+        "Sharpe of N = %d configurations with no edge (cross-trial variance %s)",
+        num_(o->dsr, "%.4f", a, sizeof a), num_(o->sr0, "%.4g", b, sizeof b),
+        num_(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
+        num_(o->var_sr, "%.3g", d, sizeof d));
+    if (o->bars_per_year > 0 && isfinite(o->min_trl))
+      kv_(f, "MinTRL", "%s bars (%s years) for Sharpe > 0 at 95 %%",
+          num_(o->min_trl, "%.0f", a, sizeof a),
+          num_(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
+    else
+      kv_(f, "MinTRL", "%s bars for Sharpe > 0 at 95 %%%s", num_(o->min_trl, "%.0f", a, sizeof a),
+          isinf(o->min_trl) ? " (its Sharpe is not above 0: no length is enough)" : "");
+  }
+  if (!o->have_pbo) {
+    kv_(f, "PBO", "- (%s)", o->why_no_pbo);
+    fputs("</dl>\n", f);
+    return 0;
+  }
+  const struct pbo_result *p = &o->pbo;
+  kv_(f, "PBO", "%s by CSCV over %d complete configurations: %d blocks of %ld returns (%ld oldest "
+      "dropped), all %ld splits; the share where the in-sample best ranks at or below the "
+      "out-of-sample median", num_(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks,
+      p->block_rows, p->dropped_rows, p->combos);
+  kv_(f, "degradation", "out-of-sample Sharpe = %s + %s x in-sample Sharpe of the in-sample best "
+      "(r2 %s); P(out-of-sample loss) = %s", num_(p->intercept, "%.4g", a, sizeof a),
+      num_(p->slope, "%.4g", b, sizeof b), num_(p->r2, "%.3g", c, sizeof c),
+      num_(p->prob_oos_loss, "%.4f", d, sizeof d));
+  fputs("</dl>\n", f);
+  /* The histogram: about 40 bins over the logits' range, never narrower than 0.01, each
+   * (b w - w, b w] so that 0 is an edge: the bars left of it are exactly the PBO's mass. */
+  double lo = 0, hi = 0;
+  for (long k = 0; k < p->combos; k++)
+    if (isfinite(p->logits[k])) {
+      lo = p->logits[k] < lo ? p->logits[k] : lo;
+      hi = p->logits[k] > hi ? p->logits[k] : hi;
+    }
+  double width = (hi - lo) / 40 > 0.01 ? (hi - lo) / 40 : 0.01;
+  long b0 = (long)ceil(lo / width), nbins = (long)ceil(hi / width) - b0 + 1;
+  double *share = calloc((size_t)nbins, sizeof *share);
+  if (!share)
+    return -1;
+  double top = 0;
+  for (long k = 0; k < p->combos; k++)
+    if (isfinite(p->logits[k])) {
+      long bin = (long)ceil(p->logits[k] / width) - b0;
+      bin = bin < 0 ? 0 : bin >= nbins ? nbins - 1 : bin;
+      share[bin] += 1.0 / (double)p->combos;
+      top = share[bin] > top ? share[bin] : top;
+    }
+  struct svg g = {.right = 12, .top = 10, .em = 17};
+  g.x = (struct svg_axis){(b0 - 2) * width, (b0 + nbins) * width, 0};
+  g.y = (struct svg_axis){0, top * 1.08 > 0 ? top * 1.08 : 1, 0};
+  char title[256];
+  snprintf(title, sizeof title, "CSCV logits over %ld splits: PBO = %.3f", p->combos, p->pbo);
+  fputs("<figure class=\"wide\">", f);
+  svg_begin(&g, f, 600, 300, title);
+  svg_axes(&g, "logit of the out-of-sample relative rank of the in-sample best",
+           "share of splits", NULL, 0);
+  for (long i = 0; i < nbins; i++)
+    if (share[i] > 0)
+      svg_bar(&g, (b0 + i - 1) * width, (b0 + i) * width, share[i], "bar");
+  svg_vline(&g, 0, "zero");
+  svg_end(&g);
+  fputs("<figcaption>", f);
+  esc_(f, "The distribution of CSCV's logits; the mass at or left of the dashed line (logit <= "
+          "0, the in-sample best at or below the out-of-sample median) is the PBO, %.3f.",
+       p->pbo);
+  fputs("</figcaption></figure>\n", f);
+  free(share);
+  return 0;
+}
+
+/* The looks at the test split, and the last look's rows. */
+static void test_(struct page_ *w) {
+  const struct study *s = w->s;
+  const struct test_record *rec = w->p->rec;
+  FILE *f = w->f;
+  if (s->cfg.study.function != 0)
+    return;
+  fputs("<h2 id=\"test\">The test split</h2>\n<p>", f);
+  if (!rec || rec->looks == 0) {
+    fputs("Untouched: no foxopt report --test has looked at it.</p>\n", f);
+    return;
+  }
+  esc_(f, "Looked at %d time%s (first %s, last %s), %d configuration%s in all: its figures are no "
+          "longer an untouched estimate. The last look:",
+       rec->looks, rec->looks > 1 ? "s" : "", rec->first, rec->last, rec->n_seen,
+       rec->n_seen > 1 ? "s" : "");
+  fputs("</p>\n<div class=\"scroll\"><table id=\"test-rows\">\n<thead><tr><th>id</th><th>", f);
+  char lab[FOX_NAME_LEN + 8];
+  report_metric_label(s, s->objective, lab, sizeof lab);
+  html_escape(f, lab);
+  fputs("</th>", f);
+  static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
+  for (int i = 0; i < 4; i++) {
+    const char *unit;
+    report_metric_scale(s, metrics_find(key[i]), &unit);
+    fputs("<th>", f);
+    esc_(f, unit[0] ? "test.%s[%s]" : "test.%s", key[i], unit);
+    fputs("</th>", f);
+  }
+  fputs("<th>test PSR(0)</th><th>test DSR</th></tr></thead>\n<tbody>\n", f);
+  for (int r = 0; r < rec->n_last; r++) {
+    const struct test_row *t = &rec->last_rows[r];
+    char a[64];
+    const char *unit;
+    double sv = report_metric_scale(s, s->objective, &unit);
+    double val = t->trial >= 0 && t->trial < s->n ? s->trials[t->trial].metrics[s->objective]
+                                                  : NAN;
+    fprintf(f, "<tr><td>%d</td><td>%s</td>", t->trial, num_(val * sv, "%.6g", a, sizeof a));
+    for (int i = 0; i < 4; i++) {
+      int j = metrics_find(key[i]);
+      fprintf(f, "<td>%s</td>", num_(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g",
+                                     a, sizeof a));
+    }
+    fprintf(f, "<td>%s</td>", num_(t->psr, "%.4f", a, sizeof a));
+    fprintf(f, "<td>%s</td></tr>\n", num_(t->dsr, "%.4f", a, sizeof a));
+  }
+  fputs("</tbody></table></div>\n<p class=\"legend\">", f);
+  esc_(f, "test DSR: against the expected best Sharpe of the %d configuration%s ever looked at on "
+          "the test split; each look at the test split spends it.",
+       rec->n_seen, rec->n_seen > 1 ? "s" : "");
+  fputs("</p>\n", f);
+}
+
+/* The non-dominated trials of a study with several objectives (report_pareto). */
+static int pareto_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  if (s->n_obj < 2)
+    return 0;
+  int *ids = malloc((size_t)(s->n ? s->n : 1) * sizeof *ids);
+  double *x = malloc((size_t)(s->n ? s->n : 1) * sizeof *x);
+  double *y = malloc((size_t)(s->n ? s->n : 1) * sizeof *y);
+  if (!ids || !x || !y) {
+    free(ids), free(x), free(y);
+    return -1;
+  }
+  int nf = report_pareto(s, ids);
+  const char *unit;
+  double sx = report_metric_scale(s, s->obj_metric[0], &unit);
+  double sy = report_metric_scale(s, s->obj_metric[1], &unit);
+  int feasible = 0;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    int ok = t->status == FOX_ST_COMPLETE && t->epochs > 0;
+    for (int k = 0; k < s->n_obj; k++)
+      ok &= !isnan(t->metrics[s->obj_metric[k]]);
+    feasible += ok;
+  }
+  fputs("<h2 id=\"pareto\">Pareto front</h2>\n<p>", f);
+  esc_(f, "%d of the %d complete trials with every objective are on the front: no other is at "
+          "least as good in every objective and better in one.",
+       nf, feasible);
+  fputs("</p>\n", f);
+  /* The first two objectives: every complete trial, the front joined in order of the first. */
+  struct svg g = {.right = 12, .top = 10, .em = 17};
+  long m = 0;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    if (t->status != FOX_ST_COMPLETE || t->epochs == 0)
+      continue;
+    x[m] = t->metrics[s->obj_metric[0]] * sx;
+    y[m++] = t->metrics[s->obj_metric[1]] * sy;
+  }
+  svg_axis_fit(&g.x, x, m, 0.05);
+  svg_axis_fit(&g.y, y, m, 0.05);
+  char xl[FOX_NAME_LEN + 32], yl[FOX_NAME_LEN + 32], title[256];
+  report_metric_label(s, s->obj_metric[0], xl, sizeof xl);
+  report_metric_label(s, s->obj_metric[1], yl, sizeof yl);
+  snprintf(xl + strlen(xl), sizeof xl - strlen(xl), " (%s)",
+           s->obj_dir[0] == FOX_MAXIMIZE ? "maximize" : "minimize");
+  snprintf(yl + strlen(yl), sizeof yl - strlen(yl), " (%s)",
+           s->obj_dir[1] == FOX_MAXIMIZE ? "maximize" : "minimize");
+  snprintf(title, sizeof title, "the Pareto front of %s and %s", s->metric_names[s->obj_metric[0]],
+           s->metric_names[s->obj_metric[1]]);
+  fputs("<figure class=\"wide\">", f);
+  svg_begin(&g, f, 600, 330, title);
+  svg_axes(&g, xl, yl, NULL, 0);
+  svg_marks(&g, x, y, m, 'o', "dom");
+  /* the front sorted by the first objective (ids ascending by report_pareto) */
+  long q = 0;
+  for (int i = 0; i < nf; i++) {
+    const struct study_trial *t = &s->trials[ids[i]];
+    double v = t->metrics[s->obj_metric[0]] * sx, u = t->metrics[s->obj_metric[1]] * sy;
+    long at = q++;
+    while (at > 0 && x[at - 1] > v) {
+      x[at] = x[at - 1], y[at] = y[at - 1];
+      at--;
+    }
+    x[at] = v, y[at] = u;
+  }
+  if (s->n_obj == 2)
+    svg_line(&g, x, y, q, "frontline");
+  svg_marks(&g, x, y, q, 'o', "front");
+  svg_end(&g);
+  fputs("<figcaption class=\"legend\">", f);
+  key_(f, "o", "front", "on the front");
+  key_(f, "o", "dom", "dominated");
+  if (s->n_obj > 2)
+    esc_(f, "(the first two of %d objectives)", s->n_obj);
+  fputs("</figcaption></figure>\n<div class=\"scroll\"><table id=\"pareto-rows\">\n"
+        "<thead><tr><th>id</th>", f);
+  for (int k = 0; k < s->n_obj; k++) {
+    char lab[FOX_NAME_LEN + 32];
+    report_metric_label(s, s->obj_metric[k], lab, sizeof lab);
+    fputs("<th>", f);
+    esc_(f, "%s (%s)", lab, s->obj_dir[k] == FOX_MAXIMIZE ? "max" : "min");
+    fputs("</th>", f);
+  }
+  for (int i = 0; i < s->space.n; i++) {
+    fputs("<th class=\"l\">", f);
+    html_escape(f, s->space.p[i].key);
+    fputs("</th>", f);
+  }
+  fputs("</tr></thead>\n<tbody>\n", f);
+  for (int r = 0; r < nf; r++) {
+    const struct study_trial *t = &s->trials[ids[r]];
+    fprintf(f, "<tr><td>%d</td>", t->id);
+    for (int k = 0; k < s->n_obj; k++) {
+      char a[64];
+      int j = s->obj_metric[k];
+      fprintf(f, "<td>%s</td>", num_(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g", a,
+                                     sizeof a));
+    }
+    for (int i = 0; i < s->space.n; i++) {
+      char v[FOX_CHOICE_LEN];
+      space_format(&s->space.p[i], t->x[i], v, sizeof v);
+      fputs("<td class=\"l\">", f);
+      html_escape(f, v);
+      fputs("</td>", f);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</tbody></table></div>\n", f);
+  free(ids), free(x), free(y);
+  return 0;
+}
+
+static int body_(struct page_ *w, struct fox_err *e) {
+  if (head_(w) != 0)
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  table_(w);
+  if (history_(w) != 0 || params_(w) != 0)
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  FOX_TRY(equity_(w, e));
+  if (selection_(w) != 0)
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  test_(w);
+  if (pareto_(w) != 0)
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  fputs("<footer>Written by foxopt " FOXOPT_VERSION " from ", w->f);
+  html_escape(w->f, w->p->outdir);
+  fputs("/study.h5. Everything on this page is in this one file: it loads nothing.</footer>\n"
+        "</body>\n</html>\n", w->f);
+  return 0;
+}
+
+int html_write(const struct html_page *p, const char *path, FILE *notes, struct fox_err *e) {
+  char tmp[PATH_LEN_];
+  fs_temp_name(path, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot write (its temporary %s): %s", path, tmp,
+                    strerror(errno));
+  struct page_ w = {p, p->s, f, notes};
+  int rc = body_(&w, e);
+  int bad = ferror(f);
+  int err = errno;
+  if (fclose(f) != 0 || bad) {
+    err = bad ? err : errno;
+    if (rc == 0)
+      rc = fox_errf(e, FOX_EFAIL, "%s: write failed (its temporary %s): %s", path, tmp,
+                    strerror(err));
+  }
+  if (rc != 0) {
+    remove(tmp);
+    return rc;
+  }
+  return fs_commit(tmp, path, e);
+}
