@@ -16,7 +16,6 @@ enum { FOX_ST_COMPLETE = 0, FOX_ST_PRUNED = 1, FOX_ST_FAILED = 2, FOX_ST_RUNNING
 extern const char *const study_status_names[4];
 
 #define FOX_REASON_LEN 256
-#define FOX_OBJ_MAX 4 /* objectives of a multi-objective study */
 #define FOX_STUDY_METRICS FOX_NMETRICS
 
 /* One seed of a configuration (study.repeats): where its segments stand. */
