@@ -357,7 +357,11 @@ int config_parse_constraint(const char *text, struct study_constraint *c) {
 }
 
 void config_format_constraint(const struct study_constraint *c, char *buf, size_t n) {
-  snprintf(buf, n, "%s %s %.17g", c->metric, op_names_[c->op], c->bound);
+  char num[32];
+  snprintf(num, sizeof num, "%.15g", c->bound); /* the shortest that reads back the same */
+  if (strtod(num, NULL) != c->bound)
+    snprintf(num, sizeof num, "%.17g", c->bound);
+  snprintf(buf, n, "%s %s %s", c->metric, op_names_[c->op], num);
 }
 
 /* A number from a whole string, in range; ints must be integral. */

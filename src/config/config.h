@@ -140,7 +140,7 @@ extern const char *const config_function_names[];
 extern const char *const config_function_metrics[];
 /* "METRIC OP BOUND" -> c; -1 when the text is not of that form. */
 int config_parse_constraint(const char *text, struct study_constraint *c);
-/* The constraint as that text again (%.17g: it parses back to the same bound). */
+/* The constraint as that text again (its bound in the fewest digits that read back the same). */
 void config_format_constraint(const struct study_constraint *c, char *buf, size_t n);
 
 /* What a key holds, for the search space's checks; -1 when the key is unknown. */

@@ -39,13 +39,29 @@ void report_rank(const struct study *s, int *order) {
       order[i] = i;
     return;
   }
+  /* Several objectives or constraints: complete trials by constrained non-domination rank
+   * (the feasible Pareto front first, infeasible ones by violation last), then by the first
+   * objective. */
+  int *prank = NULL;
+  if (s->n_obj > 1 || s->n_con > 0) {
+    struct fox_err e = {0};
+    prank = malloc((size_t)(s->n ? s->n : 1) * sizeof *prank);
+    if (prank && study_pareto_ranks(s, prank, &e) != 0) {
+      free(prank);
+      prank = NULL;
+    }
+  }
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
     /* complete trials are compared on the objective alone, as study_best does */
     int by_epochs = t->status == FOX_ST_PRUNED || t->status == FOX_ST_RUNNING;
-    k[i] = (struct rank_key_){group[t->status], by_epochs ? -t->epochs : 0,
+    int key = by_epochs ? -t->epochs : 0;
+    if (prank && t->status == FOX_ST_COMPLETE)
+      key = prank[i] >= 0 ? prank[i] : 1 << 30;
+    k[i] = (struct rank_key_){group[t->status], key,
                               t->status == FOX_ST_FAILED ? NAN : study_loss(s, t), i};
   }
+  free(prank);
   qsort(k, (size_t)s->n, sizeof *k, cmp_key_);
   for (int i = 0; i < s->n; i++)
     order[i] = k[i].index;
@@ -80,7 +96,7 @@ void report_metric_label(const struct study *s, int j, char *buf, size_t n) {
   snprintf(buf, n, unit[0] ? "%s[%s]" : "%s", s->metric_names[j], unit);
 }
 
-enum { COL_ID_, COL_STATUS_, COL_EPOCHS_, COL_METRIC_, COL_SPREAD_, COL_PARAM_ };
+enum { COL_ID_, COL_STATUS_, COL_EPOCHS_, COL_METRIC_, COL_SPREAD_, COL_FEASIBLE_, COL_PARAM_ };
 
 struct col_ {
   int kind, idx, left, width;
@@ -100,6 +116,11 @@ static void cell_(const struct study *s, const struct study_trial *t, const stru
   case COL_EPOCHS_:
     snprintf(buf, n, "%d", t->epochs);
     break;
+  case COL_FEASIBLE_: {
+    int f = study_feasible(s, t);
+    snprintf(buf, n, "%s", f < 0 ? "" : f ? "yes" : "no");
+    break;
+  }
   case COL_METRIC_:
   case COL_SPREAD_: {
     const char *unit;
@@ -131,11 +152,26 @@ static int columns_(const struct study *s, struct col_ *cols) {
   cols[n++] = (struct col_){COL_METRIC_, s->objective, 0, 0, ""};
   if (s->repeats * s->folds > 1)
     cols[n++] = (struct col_){COL_SPREAD_, s->objective, 0, 0, "std"};
+  for (int k = 1; k < s->n_obj; k++)
+    cols[n++] = (struct col_){COL_METRIC_, s->obj_metric[k], 0, 0, ""};
+  if (s->n_obj > 1 || s->n_con > 0)
+    cols[n++] = (struct col_){COL_FEASIBLE_, 0, 0, 0, "feasible"};
+  for (int c = 0; c < s->n_con; c++) {
+    int dup = 0;
+    for (int k = 0; k < s->n_obj; k++)
+      dup |= s->obj_metric[k] == s->con_metric[c];
+    for (int d = 0; d < c; d++)
+      dup |= s->con_metric[d] == s->con_metric[c];
+    if (!dup)
+      cols[n++] = (struct col_){COL_METRIC_, s->con_metric[c], 0, 0, ""};
+  }
   if (agent_study_(s)) {
     static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
     for (int i = 0; i < 4; i++) {
-      int j = metrics_find(key[i]);
-      if (j != s->objective)
+      int j = metrics_find(key[i]), shown = 0;
+      for (int c = 0; c < n; c++)
+        shown |= cols[c].kind == COL_METRIC_ && cols[c].idx == j;
+      if (!shown)
         cols[n++] = (struct col_){COL_METRIC_, j, 0, 0, ""};
     }
   }
@@ -161,13 +197,31 @@ static void header_(FILE *f, const struct study *s, int shown) {
   int max = sc->direction == FOX_MAXIMIZE;
   int c[4];
   report_count(s, c);
-  fprintf(f, "# study %s: objective %s (%s); %d/%d trials done: %d complete, %d pruned, "
+  char objs[FOX_OBJ_MAX * (FOX_NAME_LEN + 16)] = "";
+  for (int k = 0; k < s->n_obj; k++)
+    snprintf(objs + strlen(objs), sizeof objs - strlen(objs), "%s%s (%s)", k ? ", " : "",
+             s->metric_names[s->obj_metric[k]],
+             s->obj_dir[k] == FOX_MAXIMIZE ? "maximize" : "minimize");
+  fprintf(f, "# study %s: objective%s %s; %d/%d trials done: %d complete, %d pruned, "
              "%d failed, %d running\n",
-          sc->name, obj, max ? "maximize" : "minimize", s->n - c[FOX_ST_RUNNING], s->total,
+          sc->name, s->n_obj > 1 ? "s" : "", objs, s->n - c[FOX_ST_RUNNING], s->total,
           c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING]);
-  fprintf(f, "# ranked best first: complete trials by %s (%s first), then pruned ones (most "
-             "epochs first, then by %s), then running ones, then failed ones\n",
-          obj, max ? "highest" : "lowest", obj);
+  for (int k = 0; k < s->n_con; k++) {
+    char text[FOX_NAME_LEN + 40];
+    config_format_constraint(&sc->constraints[k], text, sizeof text);
+    fprintf(f, "%s%s%s", k ? ", " : "# constraints: ", text,
+            k + 1 == s->n_con ? " (a complete trial that breaks one is infeasible: never on "
+                                "the front, ranked after the feasible ones by its total "
+                                "violation)\n" : "");
+  }
+  if (s->n_obj > 1 || s->n_con > 0)
+    fprintf(f, "# ranked best first: complete trials by constrained non-domination rank (the "
+               "feasible Pareto front first), then by %s (%s first), then pruned ones, then "
+               "running ones, then failed ones\n", obj, max ? "highest" : "lowest");
+  else
+    fprintf(f, "# ranked best first: complete trials by %s (%s first), then pruned ones (most "
+               "epochs first, then by %s), then running ones, then failed ones\n",
+            obj, max ? "highest" : "lowest", obj);
   int scale_searched = 0;
   for (int i = 0; i < s->space.n; i++)
     scale_searched |= strcmp(s->space.p[i].key, "reward.scale") == 0;
@@ -194,7 +248,8 @@ static void header_(FILE *f, const struct study *s, int shown) {
                "trips\n", shown, s->n, dataset_split_name(s->cfg.eval_split));
   else {
     const struct test_function *tf = objective_function(sc->function);
-    fprintf(f, "# the best %d of %d trials; value = %s(", shown, s->n, tf->name);
+    fprintf(f, "# the best %d of %d trials; %s = %s(", shown, s->n,
+            s->n_metrics > 1 ? "the outputs" : "value", tf->name);
     for (int i = 0; i < tf->dims; i++)
       fprintf(f, "%s%s", i ? ", " : "", tf->vars[i]);
     fprintf(f, ")\n");
@@ -218,8 +273,8 @@ static void row_(FILE *f, const char *lead, const struct col_ *cols, int nc,
 }
 
 void report_print_table(FILE *f, const struct study *s, const int *order, int k) {
-  struct col_ cols[5 + 4 + FOX_SPACE_MAX];
-  char cells[5 + 4 + FOX_SPACE_MAX][FOX_CHOICE_LEN];
+  struct col_ cols[5 + 4 + FOX_OBJ_MAX + 1 + FOX_CONSTRAINTS_MAX + FOX_SPACE_MAX];
+  char cells[5 + 4 + FOX_OBJ_MAX + 1 + FOX_CONSTRAINTS_MAX + FOX_SPACE_MAX][FOX_CHOICE_LEN];
   int nc = columns_(s, cols);
   if (k > s->n)
     k = s->n;
@@ -242,4 +297,55 @@ void report_print_table(FILE *f, const struct study *s, const int *order, int k)
       cell_(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
     row_(f, "  ", cols, nc, cells);
   }
+  if (s->n_obj > 1)
+    report_print_front(f, s);
+}
+
+int report_front(const struct study *s, int *ids) {
+  struct fox_err e = {0};
+  int *rank = malloc((size_t)(s->n ? s->n : 1) * sizeof *rank), k = 0;
+  if (!rank || study_pareto_ranks(s, rank, &e) != 0) {
+    free(rank);
+    return -1;
+  }
+  for (int i = 0; i < s->n; i++)
+    if (rank[i] == 0 && study_feasible(s, &s->trials[i]) == 1)
+      ids[k++] = i;
+  free(rank);
+  return k;
+}
+
+void report_print_front(FILE *f, const struct study *s) {
+  int *ids = malloc((size_t)(s->n ? s->n : 1) * sizeof *ids);
+  int k = ids ? report_front(s, ids) : -1;
+  if (k < 0) {
+    fprintf(f, "# Pareto front: out of memory\n");
+    free(ids);
+    return;
+  }
+  /* by the first objective, best first */
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && study_loss(s, &s->trials[ids[j]]) < study_loss(s, &s->trials[ids[j - 1]]); j--) {
+      int t = ids[j];
+      ids[j] = ids[j - 1];
+      ids[j - 1] = t;
+    }
+  fprintf(f, "#\n# Pareto front: %d non-dominated feasible complete trial%s, by %s\n# %6s", k,
+          k == 1 ? "" : "s", s->metric_names[s->objective], "id");
+  for (int m = 0; m < s->n_obj; m++) {
+    char label[FOX_NAME_LEN + 8];
+    report_metric_label(s, s->obj_metric[m], label, sizeof label);
+    fprintf(f, "  %14s", label);
+  }
+  fputc('\n', f);
+  for (int i = 0; i < k; i++) {
+    fprintf(f, "  %6d", s->trials[ids[i]].id);
+    for (int m = 0; m < s->n_obj; m++) {
+      const char *unit;
+      double sc = report_metric_scale(s, s->obj_metric[m], &unit);
+      fprintf(f, "  %14.6g", s->trials[ids[i]].metrics[s->obj_metric[m]] * sc);
+    }
+    fputc('\n', f);
+  }
+  free(ids);
 }

@@ -19,7 +19,14 @@ void report_count(const struct study *s, int counts[4]);
 double report_metric_scale(const struct study *s, int j, const char **unit);
 /* "val.total_return[%]": a metric's column header or axis label. */
 void report_metric_label(const struct study *s, int j, char *buf, size_t n);
-/* The header lines and the best k trials of `order` (k > s->n: all) as a fixed-width table. */
+/* The header lines and the best k trials of `order` (k > s->n: all) as a fixed-width table;
+ * with several objectives, the Pareto front under it. */
 void report_print_table(FILE *f, const struct study *s, const int *order, int k);
+/* The Pareto front: every complete, feasible trial that no other such trial dominates (rank
+ * 0 of study_pareto_ranks), in trial order into ids; returns their count, -1 when memory runs
+ * out. */
+int report_front(const struct study *s, int *ids);
+/* The front as a fixed-width table, best first on the first objective. */
+void report_print_front(FILE *f, const struct study *s);
 
 #endif
