@@ -89,6 +89,11 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
           o->n_counted, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
           o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED],
           s->repeats > 1 ? "; each one's returns the mean of its repeats, bar by bar" : "");
+  if (s->n_obj > 1 || s->n_con > 0)
+    fprintf(f, "#   selected: the %s trial best on %s (the first objective)%s\n",
+            s->n_obj > 1 ? "Pareto front's" : "feasible", s->metric_names[s->objective],
+            s->n_obj > 1 ? "; a multi-objective study selects no single configuration, so "
+                           "these figures are for that one choice" : "");
   if (o->best < 0 || o->t < 2) {
     fprintf(f, "#   no complete trial with returns on the %s split: no deflated Sharpe\n", split);
   } else {
