@@ -12,12 +12,14 @@
 #include <yaml.h>
 
 #include "act_step.h"
+#include "backtest/metrics.h"
 #include "config/config_yaml.h"
 #include "data/dataset.h"
 
 /* P_STEPS and P_AUTO take `auto` as well, stored as 0 (an integer and a number > 0). */
+/* P_CONSTRAINTS: study.constraints, a list of "METRIC OP BOUND" texts. */
 enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED, P_NAME,
-              P_AUTO };
+              P_AUTO, P_CONSTRAINTS };
 
 struct param_ {
   const char *key;
@@ -35,12 +37,14 @@ static const char *const split_names_[] = {"train", "val", "test", NULL};
 static const char *const exp_names_[] = {"none", "summary", "full", NULL};
 static const char *const dir_names_[] = {"maximize", "minimize", NULL};
 static const char *const agg_names_[] = {"mean", "median", "iqm", "lcb", NULL};
-static const char *const sampler_names_[] = {"tpe", "random", "grid", NULL};
+static const char *const sampler_names_[] = {"tpe", "random", "grid", "nsga2", NULL};
 /* In the order of FOX_ACT_* and FOX_INIT_* (kernels/act_step.h). */
 static const char *const act_names_[] = {"relu", "tanh", NULL};
 static const char *const init_names_[] = {"default", "orthogonal", NULL};
 static const char *const sched_names_[] = {"none", "successive_halving", "hyperband", NULL};
-const char *const config_function_names[] = {"none", "branin", "hartmann6", "mixed", NULL};
+const char *const config_function_names[] = {"none",  "branin", "hartmann6", "mixed",
+                                             "zdt1",  "zdt2",   "binh_korn", NULL};
+const char *const config_function_metrics[] = {"value", "f0", "f1", "c0", "c1", NULL};
 
 #define C_(f) offsetof(struct config, f)
 #define M_(f) C_(market) + offsetof(struct market_params, f)
@@ -117,11 +121,14 @@ static const struct param_ params_[] = {
     {"study.objective.aggregate", P_CHOICE, S_(aggregate), 0, 0, 0, agg_names_,
      "mean, median, iqm or lcb"},
     {"study.objective.function", P_CHOICE, S_(function), 0, 0, 0, config_function_names,
-     "none, branin, hartmann6 or mixed"},
+     "none, branin, hartmann6, mixed, zdt1, zdt2 or binh_korn"},
     {"study.objective.seconds", P_DOUBLE, S_(seconds), 0, 86400, 0, NULL,
      "seconds in [0, 86400]"},
+    {"study.constraints", P_CONSTRAINTS, S_(n_constraints), 0, FOX_CONSTRAINTS_MAX, 0, NULL,
+     "a list of at most 16 constraints METRIC OP NUMBER (OP one of >=, <=, >, <), e.g. "
+     "[\"val.max_drawdown >= -0.2\"]"},
     {"study.repeats", P_INT, S_(repeats), 1, FOX_REPEATS_MAX, 0, NULL, "an integer in [1, 64]"},
-    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, sampler_names_, "tpe, random or grid"},
+    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, sampler_names_, "tpe, random, grid or nsga2"},
     {"study.sampler.n_startup_trials", P_INT, T_(n_startup_trials), 0, 1e6, 0, NULL,
      "an integer >= 0"},
     {"study.sampler.n_ei_candidates", P_INT, T_(n_ei_candidates), 1, 1e5, 0, NULL,
@@ -130,6 +137,14 @@ static const struct param_ params_[] = {
     {"study.sampler.constant_liar", P_BOOL, T_(constant_liar), 0, 1, 0, NULL, "true or false"},
     {"study.sampler.prior_weight", P_DOUBLE, T_(prior_weight), 0, 1e6, 1, NULL, "a number > 0"},
     {"study.sampler.gamma", P_DOUBLE, T_(gamma), 0, 1, 1, NULL, "a fraction in (0, 1]"},
+    {"study.sampler.population_size", P_INT, T_(population_size), 2, 1e5, 0, NULL,
+     "an integer in [2, 100000]"},
+    {"study.sampler.crossover_prob", P_DOUBLE, T_(crossover_prob), 0, 1, 0, NULL,
+     "a probability in [0, 1]"},
+    {"study.sampler.swapping_prob", P_DOUBLE, T_(swapping_prob), 0, 1, 0, NULL,
+     "a probability in [0, 1]"},
+    {"study.sampler.mutation_prob", P_AUTO, T_(mutation_prob), 0, 1, 1, NULL,
+     "auto (1 / the number of parameters) or a probability in (0, 1]"},
     {"study.scheduler.name", P_CHOICE, S_(scheduler), 0, 0, 0, sched_names_,
      "none, successive_halving or hyperband"},
     {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
@@ -213,6 +228,7 @@ void config_defaults(struct config *c) {
                                    .round_size = 4,
                                    .trials_per_device = 1,
                                    .direction = FOX_MAXIMIZE,
+                                   .n_obj = 1,
                                    .aggregate = FOX_AGG_MEAN,
                                    .repeats = 1,
                                    .function = 0,
@@ -223,6 +239,10 @@ void config_defaults(struct config *c) {
                                            .multivariate = 1,
                                            .constant_liar = 1,
                                            .prior_weight = 1.0,
+                                           .population_size = 50,
+                                           .crossover_prob = 0.9,
+                                           .swapping_prob = 0.5,
+                                           .mutation_prob = 0,
                                            .gamma = 0.1},
                                    .scheduler = FOX_SCHED_NONE,
                                    .min_epochs = 1,
@@ -247,7 +267,8 @@ int config_key_kind(const char *key) {
   case P_CHOICE: return FOX_KEY_CHOICE;
   case P_LAYERS: return FOX_KEY_LIST;
   case P_STRING:
-  case P_NAME: return FOX_KEY_TEXT;
+  case P_NAME:
+  case P_CONSTRAINTS: return FOX_KEY_TEXT;
   }
   return -1;
 }
@@ -277,6 +298,70 @@ static int allowed_(const char *key, const char *const *only) {
     if (strncmp(key, *only, strlen(*only)) == 0)
       return 1;
   return 0;
+}
+
+/* A metric a study may name: SPLIT.METRIC (val.sharpe) or a test function's output (f0). Which
+ * split and which function the study has is checked when the study is made (study.c). */
+static int metric_known_(const char *m) {
+  for (const char *const *f = config_function_metrics; *f; f++)
+    if (strcmp(m, *f) == 0)
+      return 1;
+  const char *dot = strchr(m, '.');
+  if (!dot)
+    return 0;
+  int split = 0;
+  for (int i = 0; split_names_[i]; i++)
+    split |= strlen(split_names_[i]) == (size_t)(dot - m) &&
+             strncmp(m, split_names_[i], (size_t)(dot - m)) == 0;
+  return split && metrics_find(dot + 1) >= 0;
+}
+
+static int bad_metric_(struct fox_err *e, const char *where, const char *what, const char *m) {
+  return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': unknown metric: expected SPLIT.METRIC (SPLIT "
+                                 "train, val or test; METRIC total_return, sharpe, sortino, "
+                                 "max_drawdown, annual_return, calmar, trades, win_rate, "
+                                 "profit_factor, exposure, final_equity, bars) or a test "
+                                 "function's output (value, f0, f1, c0, c1)",
+                  where, what, m);
+}
+
+static const char *const op_names_[] = {">=", "<=", ">", "<"};
+
+int config_parse_constraint(const char *text, struct study_constraint *c) {
+  struct study_constraint k;
+  memset(&k, 0, sizeof k);
+  const char *p = text + strspn(text, " ");
+  size_t len = strcspn(p, " <>=");
+  if (len == 0 || len >= sizeof k.metric)
+    return -1;
+  memcpy(k.metric, p, len);
+  p += len;
+  p += strspn(p, " ");
+  if (p[0] == '>' || p[0] == '<') {
+    int eq = p[1] == '=';
+    k.op = p[0] == '>' ? (eq ? FOX_OP_GE : FOX_OP_GT) : (eq ? FOX_OP_LE : FOX_OP_LT);
+    p += 1 + eq;
+  } else {
+    return -2;
+  }
+  char *end;
+  errno = 0;
+  k.bound = strtod(p, &end);
+  if (errno || end == p || !isfinite(k.bound))
+    return -3;
+  end += strspn(end, " ");
+  if (*end != '\0')
+    return -3;
+  *c = k;
+  return 0;
+}
+
+void config_format_constraint(const struct study_constraint *c, char *buf, size_t n) {
+  char num[32];
+  snprintf(num, sizeof num, "%.15g", c->bound); /* the shortest that reads back the same */
+  if (strtod(num, NULL) != c->bound)
+    snprintf(num, sizeof num, "%.17g", c->bound);
+  snprintf(buf, n, "%s %s %s", c->metric, op_names_[c->op], num);
 }
 
 /* A number from a whole string, in range; ints must be integral. */
@@ -363,6 +448,34 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
     return 0;
   }
+  case P_CONSTRAINTS: {
+    if (nitems > FOX_CONSTRAINTS_MAX)
+      return fox_errf(e, FOX_EUSAGE, "%s%s: %d constraints: at most %d", where, p->key, nitems,
+                      FOX_CONSTRAINTS_MAX);
+    /* Built aside and zero past the end, as the layers are. */
+    struct study_constraint k[FOX_CONSTRAINTS_MAX];
+    memset(k, 0, sizeof k);
+    for (int i = 0; i < nitems; i++) {
+      rc = config_parse_constraint(items[i], &k[i]);
+      if (rc == -1)
+        return fox_errf(e, FOX_EUSAGE, "%s%s[%d] = '%s': expected METRIC OP NUMBER, e.g. "
+                                       "\"val.max_drawdown >= -0.2\"", where, p->key, i, items[i]);
+      if (rc == -2)
+        return fox_errf(e, FOX_EUSAGE, "%s%s[%d] = '%s': bad operator: expected one of >=, <=, "
+                                       ">, <", where, p->key, i, items[i]);
+      if (rc == -3)
+        return fox_errf(e, FOX_EUSAGE, "%s%s[%d] = '%s': the bound is not a number", where,
+                        p->key, i, items[i]);
+      if (!metric_known_(k[i].metric)) {
+        char what[96];
+        snprintf(what, sizeof what, "%s[%d]", p->key, i);
+        return bad_metric_(e, where, what, k[i].metric);
+      }
+    }
+    c->study.n_constraints = nitems;
+    memcpy(c->study.constraints, k, sizeof k);
+    return 0;
+  }
   case P_AUTO:
     if (strcmp(val, "auto") == 0) {
       *(double *)dst = 0;
@@ -429,10 +542,10 @@ static const char *bad_text_(const char *s) {
   return NULL;
 }
 
-/* `[64, 64]` or `64,64` into items (at most FOX_MAX_LAYERS + 1, enough to refuse too many): a
- * bracket must open and close the list and no item may be empty. -1 when the list is
- * malformed (`[1,2` once read as [1, 2]). */
-static int split_list_(char *s, char **items, int *n) {
+/* `[64, 64]` or `64,64` into items (at most max + 1, enough to refuse too many): a bracket
+ * must open and close the list and no item may be empty. -1 when the list is malformed (`[1,2`
+ * once read as [1, 2]). An empty bracket pair is an empty list. */
+static int split_list_(char *s, char **items, int *n, int max) {
   size_t len = strlen(s);
   if (s[0] == '[') {
     if (len < 2 || s[len - 1] != ']')
@@ -443,7 +556,9 @@ static int split_list_(char *s, char **items, int *n) {
   if (strpbrk(s, "[]"))
     return -1;
   *n = 0;
-  for (char *item = s; item && *n <= FOX_MAX_LAYERS;) {
+  if (s[strspn(s, " ")] == '\0' && len >= 2 && max == FOX_CONSTRAINTS_MAX)
+    return 0;
+  for (char *item = s; item && *n <= max;) {
     char *comma = strchr(item, ',');
     if (comma)
       *comma = '\0';
@@ -480,14 +595,14 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
   const struct param_ *p = find_(key);
   if (!p || !allowed_(key, only))
     return unknown_(e, "--set: ", key, only);
-  if (p->type != P_LAYERS)
+  if (p->type != P_LAYERS && p->type != P_CONSTRAINTS)
     return param_assign_(c, p, val, NULL, 0, "--set ", e);
-  char buf[256], *items[FOX_MAX_LAYERS + 1];
-  int n;
+  char buf[4096], *items[FOX_CONSTRAINTS_MAX + 1];
+  int n, max = p->type == P_LAYERS ? FOX_MAX_LAYERS : FOX_CONSTRAINTS_MAX;
   if (strlen(val) >= sizeof buf)
     return bad_(e, "--set ", p, "...", 0);
   memcpy(buf, val, strlen(val) + 1);
-  if (split_list_(buf, items, &n) != 0)
+  if (split_list_(buf, items, &n, max) != 0)
     return bad_(e, "--set ", p, val, 0);
   return param_assign_(c, p, val, (const char *const *)items, n, "--set ", e);
 }
@@ -498,16 +613,19 @@ static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar
 static int load_value_(struct config *c, yaml_document_t *doc, const struct param_ *p,
                        yaml_node_t *v, const char *where, struct fox_err *e) {
   const char *key = p->key;
-  if (p->type == P_LAYERS) {
+  if (p->type == P_LAYERS || p->type == P_CONSTRAINTS) {
+    int layers = p->type == P_LAYERS, max = layers ? FOX_MAX_LAYERS : FOX_CONSTRAINTS_MAX;
     if (v->type != YAML_SEQUENCE_NODE)
-      return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, e.g. [64, 64]", where, key, p->what);
-    const char *items[FOX_MAX_LAYERS + 1];
+      return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s%s", where, key, p->what,
+                      layers ? ", e.g. [64, 64]" : "");
+    const char *items[FOX_CONSTRAINTS_MAX + 1];
     int n = 0;
     for (yaml_node_item_t *it = v->data.sequence.items.start;
-         it < v->data.sequence.items.top && n <= FOX_MAX_LAYERS; it++) {
+         it < v->data.sequence.items.top && n <= max; it++) {
       yaml_node_t *in = yaml_document_get_node(doc, *it);
       if (in->type != YAML_SCALAR_NODE)
-        return fox_errf(e, FOX_EUSAGE, "%s%s: expected numbers in the list", where, key);
+        return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s in the list", where, key,
+                        layers ? "numbers" : "texts such as \"val.trades >= 10\"");
       items[n++] = scalar_(in);
     }
     return param_assign_(c, p, "[...]", items, n, where, e);
@@ -516,6 +634,109 @@ static int load_value_(struct config *c, yaml_document_t *doc, const struct para
     return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s, got a %s", where, key, p->what,
                     v->type == YAML_SEQUENCE_NODE ? "list" : "mapping");
   return param_assign_(c, p, scalar_(v), NULL, 0, where, e);
+}
+
+static int load_map_(struct config *c, yaml_document_t *doc, yaml_node_t *m, const char *prefix,
+                     const char *path, size_t *seen, struct fox_err *e);
+
+/* study.objective as a list: [{metric: val.sharpe, direction: maximize}, ...]. Each item names
+ * a metric (and its direction, maximize by default); the keys every objective shares
+ * (aggregate, function, seconds) may stand in any one item. */
+static int load_objectives_(struct config *c, yaml_document_t *doc, yaml_node_t *v,
+                            const char *path, size_t *seen, struct fox_err *e) {
+  struct study_config *sc = &c->study;
+  const struct param_ *pm = find_("study.objective.metric"), *pd = find_("study.objective.direction");
+  char where[1200];
+  int n = 0;
+  char metric[FOX_OBJ_MAX][FOX_NAME_LEN];
+  int dir[FOX_OBJ_MAX];
+  memset(metric, 0, sizeof metric);
+  snprintf(where, sizeof where, "%s:%zu: ", path, v->start_mark.line + 1);
+  size_t *sm = &seen[pm - params_], *sd = &seen[pd - params_];
+  if (*sm || *sd)
+    return fox_errf(e, FOX_EUSAGE, "%sstudy.objective: given twice (first at line %zu)", where,
+                    *sm ? *sm : *sd);
+  for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+       it++) {
+    yaml_node_t *in = yaml_document_get_node(doc, *it);
+    snprintf(where, sizeof where, "%s:%zu: ", path, in->start_mark.line + 1);
+    if (n == FOX_OBJ_MAX)
+      return fox_errf(e, FOX_EUSAGE, "%sstudy.objective: more than %d objectives", where,
+                      FOX_OBJ_MAX);
+    if (in->type != YAML_MAPPING_NODE)
+      return fox_errf(e, FOX_EUSAGE, "%sstudy.objective[%d]: expected a mapping such as "
+                                     "{metric: val.sharpe, direction: maximize}", where, n);
+    dir[n] = FOX_MAXIMIZE;
+    int have_metric = 0;
+    for (yaml_node_pair_t *kp = in->data.mapping.pairs.start; kp < in->data.mapping.pairs.top;
+         kp++) {
+      yaml_node_t *k = yaml_document_get_node(doc, kp->key);
+      yaml_node_t *iv = yaml_document_get_node(doc, kp->value);
+      snprintf(where, sizeof where, "%s:%zu: ", path, k->start_mark.line + 1);
+      if (k->type != YAML_SCALAR_NODE)
+        return fox_errf(e, FOX_EUSAGE, "%sexpected a key in study.objective[%d]", where, n);
+      const char *name = scalar_(k);
+      char what[64];
+      snprintf(what, sizeof what, "study.objective[%d].%s", n, name);
+      if (strcmp(name, "metric") == 0 || strcmp(name, "direction") == 0) {
+        if (iv->type != YAML_SCALAR_NODE)
+          return fox_errf(e, FOX_EUSAGE, "%s%s: expected a %s", where, what,
+                          name[0] == 'm' ? "metric such as val.sharpe" : "direction");
+        const char *val = scalar_(iv);
+        if (name[0] == 'd') {
+          int d = -1;
+          for (int j = 0; dir_names_[j]; j++)
+            if (strcmp(val, dir_names_[j]) == 0)
+              d = j;
+          if (d < 0)
+            return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': expected maximize or minimize", where,
+                            what, val);
+          dir[n] = d;
+          continue;
+        }
+        if (strlen(val) == 0 || strlen(val) >= FOX_NAME_LEN || !metric_known_(val))
+          return bad_metric_(e, where, what, val);
+        for (int j = 0; j < n; j++)
+          if (strcmp(metric[j], val) == 0)
+            return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': the objective is given twice (as "
+                                           "study.objective[%d])", where, what, val, j);
+        memcpy(metric[n], val, strlen(val));
+        have_metric = 1;
+        continue;
+      }
+      char key[160];
+      snprintf(key, sizeof key, "study.objective.%s", name);
+      const struct param_ *p = find_(key);
+      if (!p || p == pm || p == pd)
+        return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s' (known: metric, direction, "
+                                       "aggregate, function, seconds)", where, what);
+      size_t i = (size_t)(p - params_), line = k->start_mark.line + 1;
+      if (seen[i])
+        return fox_errf(e, FOX_EUSAGE, "%s%s: given twice (first at line %zu)", where, p->key,
+                        seen[i]);
+      seen[i] = line;
+      FOX_TRY(load_value_(c, doc, p, iv, where, e));
+    }
+    if (!have_metric) {
+      snprintf(where, sizeof where, "%s:%zu: ", path, in->start_mark.line + 1);
+      return fox_errf(e, FOX_EUSAGE, "%sstudy.objective[%d]: no metric", where, n);
+    }
+    n++;
+  }
+  if (n == 0)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: study.objective: an empty list", path,
+                    v->start_mark.line + 1);
+  *sm = *sd = v->start_mark.line + 1;
+  memcpy(sc->metric, metric[0], FOX_NAME_LEN);
+  sc->direction = dir[0];
+  sc->n_obj = n;
+  memset(sc->more_metric, 0, sizeof sc->more_metric);
+  memset(sc->more_dir, 0, sizeof sc->more_dir);
+  for (int k = 1; k < n; k++) {
+    memcpy(sc->more_metric[k - 1], metric[k], FOX_NAME_LEN);
+    sc->more_dir[k - 1] = dir[k];
+  }
+  return 0;
 }
 
 /* The keys of mapping `m` under `prefix` ("market", "study.sampler"): nested mappings become
@@ -538,6 +759,10 @@ static int load_map_(struct config *c, yaml_document_t *doc, yaml_node_t *m, con
     const struct param_ *p = find_(key);
     if (!p && v->type == YAML_MAPPING_NODE) {
       FOX_TRY(load_map_(c, doc, v, key, path, seen, e));
+      continue;
+    }
+    if (!p && v->type == YAML_SEQUENCE_NODE && strcmp(key, "study.objective") == 0) {
+      FOX_TRY(load_objectives_(c, doc, v, path, seen, e));
       continue;
     }
     if (!p && v->type == YAML_SCALAR_NODE)
@@ -689,10 +914,43 @@ static void dump_text_(const char *s, FILE *f) {
   fputs("\"\n", f);
 }
 
+/* study.objective as a list: the keys every objective shares go in the first item. The table
+ * keeps them together: study.objective.* from `first` on. Returns the index past them. */
+static size_t dump_objectives_(const struct config *c, size_t first, FILE *f) {
+  const struct study_config *sc = &c->study;
+  fprintf(f, "  objective:\n");
+  for (int k = 0; k < sc->n_obj; k++) {
+    fprintf(f, "    - metric: ");
+    dump_text_(k ? sc->more_metric[k - 1] : sc->metric, f);
+    fprintf(f, "      direction: %s\n", dir_names_[k ? sc->more_dir[k - 1] : sc->direction]);
+  }
+  size_t i = first;
+  for (; i < NPARAMS_ && strncmp(params_[i].key, "study.objective.", 16) == 0; i++) {
+    const struct param_ *p = &params_[i];
+    const char *dst = (const char *)c + p->offset;
+    if (strcmp(p->key, "study.objective.metric") == 0 ||
+        strcmp(p->key, "study.objective.direction") == 0)
+      continue;
+    fprintf(f, "      %s: ", p->key + 16);
+    if (p->type == P_CHOICE)
+      fprintf(f, "%s\n", p->choices[*(const int *)dst]);
+    else
+      fprintf(f, "%.17g\n", *(const double *)dst);
+  }
+  return i;
+}
+
 void config_dump(const struct config *c, FILE *f) {
   const char *prev = NULL;
   for (size_t i = 0; i < NPARAMS_; i++) {
     const struct param_ *p = &params_[i];
+    if (strcmp(p->key, "study.objective.metric") == 0 && c->study.n_obj > 1) {
+      dump_groups_(prev, "study.x", f);
+      size_t next = dump_objectives_(c, i, f);
+      prev = params_[next - 1].key;
+      i = next - 1;
+      continue;
+    }
     int indent = dump_groups_(prev, p->key, f);
     prev = p->key;
     const char *dst = (const char *)c + p->offset;
@@ -725,6 +983,17 @@ void config_dump(const struct config *c, FILE *f) {
         fprintf(f, "%.17g\n", *(const double *)dst);
       break;
     case P_DOUBLE: fprintf(f, "%.17g\n", *(const double *)dst); break;
+    case P_CONSTRAINTS:
+      fputc('[', f);
+      for (int j = 0; j < c->study.n_constraints; j++) {
+        char text[FOX_NAME_LEN + 40];
+        config_format_constraint(&c->study.constraints[j], text, sizeof text);
+        fputs(j ? ", \"" : "\"", f);
+        fputs(text, f); /* a metric name holds no quote: metric_known_ */
+        fputc('"', f);
+      }
+      fprintf(f, "]\n");
+      break;
     }
   }
 }

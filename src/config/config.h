@@ -18,13 +18,15 @@ enum { FOX_EXP_NONE = 0, FOX_EXP_SUMMARY = 1, FOX_EXP_FULL = 2 };
 enum { FOX_ALGO_DQN = 0, FOX_ALGO_PPO = 1 };
 enum { FOX_BACKEND_AUTO = 0, FOX_BACKEND_CPU = 1, FOX_BACKEND_CUDA = 2 };
 enum { FOX_MAXIMIZE = 0, FOX_MINIMIZE = 1 };
-enum { FOX_SAMPLER_TPE = 0, FOX_SAMPLER_RANDOM = 1, FOX_SAMPLER_GRID = 2 };
+enum { FOX_SAMPLER_TPE = 0, FOX_SAMPLER_RANDOM = 1, FOX_SAMPLER_GRID = 2, FOX_SAMPLER_NSGA2 = 3 };
 enum { FOX_SCHED_NONE = 0, FOX_SCHED_SH = 1, FOX_SCHED_HYPERBAND = 2 };
 /* study.objective.aggregate: how a configuration's repeats x folds become one value. */
 enum { FOX_AGG_MEAN = 0, FOX_AGG_MEDIAN = 1, FOX_AGG_IQM = 2, FOX_AGG_LCB = 3 };
 #define FOX_REPEATS_MAX 64 /* study.repeats */
 #define FOX_FOLDS_MAX 16   /* eval.folds */
 #define FOX_MAX_LAYERS 8
+#define FOX_OBJ_MAX 4          /* objectives of a multi-objective study (study.objective: [...]) */
+#define FOX_CONSTRAINTS_MAX 16 /* study.constraints */
 #define FOX_NAME_LEN 64
 /* What a config's YAML may be (README.md, the config). A config is a few KB with a few hundred
  * values, and a study's largest space (64 parameters of 64 choices) under 5,000: the bounds sit
@@ -56,11 +58,23 @@ struct ppo_config {
   int activation, init;
 };
 
-/* TPE's settings (src/study/tpe.c documents each choice). */
+/* The samplers' settings (study.sampler.*): TPE's (src/study/tpe.c documents each choice) and
+ * NSGA-II's (src/study/nsga2.c). */
 struct tpe_config {
   int n_startup_trials, n_ei_candidates;
   int multivariate, constant_liar;
   double prior_weight, gamma; /* the good group: ceil(gamma n) trials, at most 25 */
+  int population_size;        /* nsga2: trials per generation */
+  double crossover_prob, swapping_prob;
+  double mutation_prob;       /* 0: auto, 1 / the number of parameters */
+};
+
+/* study.constraints: "METRIC OP BOUND", e.g. "val.max_drawdown >= -0.2". */
+enum { FOX_OP_GE = 0, FOX_OP_LE = 1, FOX_OP_GT = 2, FOX_OP_LT = 3 };
+struct study_constraint {
+  char metric[FOX_NAME_LEN];
+  int op; /* FOX_OP_* */
+  double bound;
 };
 
 /* A study (`foxopt run`, DESIGN.md s8): the `study:` section. The search space itself is the
@@ -71,6 +85,13 @@ struct study_config {
   int trials, round_size, trials_per_device;
   char metric[FOX_NAME_LEN]; /* objective.metric, e.g. val.sharpe */
   int direction;             /* objective.direction: FOX_MAXIMIZE | FOX_MINIMIZE */
+  /* study.objective as a list of {metric, direction}: n_obj of them, the first being
+   * metric/direction above, the others more_metric[k - 1]/more_dir[k - 1] (zero past n_obj). */
+  int n_obj;
+  char more_metric[FOX_OBJ_MAX - 1][FOX_NAME_LEN];
+  int more_dir[FOX_OBJ_MAX - 1];
+  int n_constraints;
+  struct study_constraint constraints[FOX_CONSTRAINTS_MAX];
   int aggregate;             /* objective.aggregate: FOX_AGG_* */
   int repeats;               /* seeds per configuration (paired: the same K for every one) */
   int function;              /* objective.function: 0 = train agents, else a test function */
@@ -114,6 +135,13 @@ int config_read_file(const char *path, char **text, struct fox_err *e);
 void config_dump(const struct config *c, FILE *f);
 /* The names of objective.function's choices ("none", "branin", ...), NULL-terminated. */
 extern const char *const config_function_names[];
+/* The metrics a test function reports ("value" for a single-objective one; "f0", "f1" and the
+ * constraint values "c0", "c1" for the multi-objective ones), NULL-terminated. */
+extern const char *const config_function_metrics[];
+/* "METRIC OP BOUND" -> c; -1 when the text is not of that form. */
+int config_parse_constraint(const char *text, struct study_constraint *c);
+/* The constraint as that text again (its bound in the fewest digits that read back the same). */
+void config_format_constraint(const struct study_constraint *c, char *buf, size_t n);
 
 /* What a key holds, for the search space's checks; -1 when the key is unknown. */
 enum { FOX_KEY_NUMBER = 0, FOX_KEY_INTEGER = 1, FOX_KEY_BOOL = 2, FOX_KEY_CHOICE = 3,

@@ -719,7 +719,7 @@ static void test_(struct page_ *w) {
   fputs("</p>\n", f);
 }
 
-/* The non-dominated trials of a study with several objectives (report_pareto). */
+/* The non-dominated trials of a study with several objectives (report_front). */
 static int pareto_(struct page_ *w) {
   const struct study *s = w->s;
   FILE *f = w->f;
@@ -732,7 +732,11 @@ static int pareto_(struct page_ *w) {
     free(ids), free(x), free(y);
     return -1;
   }
-  int nf = report_pareto(s, ids);
+  int nf = report_front(s, ids);
+  if (nf < 0) {
+    free(ids), free(x), free(y);
+    return -1;
+  }
   const char *unit;
   double sx = report_metric_scale(s, s->obj_metric[0], &unit);
   double sy = report_metric_scale(s, s->obj_metric[1], &unit);
@@ -774,7 +778,7 @@ static int pareto_(struct page_ *w) {
   svg_begin(&g, f, 600, 330, title);
   svg_axes(&g, xl, yl, NULL, 0);
   svg_marks(&g, x, y, m, 'o', "dom");
-  /* the front sorted by the first objective (ids ascending by report_pareto) */
+  /* the front sorted by the first objective (ids ascending by report_front) */
   long q = 0;
   for (int i = 0; i < nf; i++) {
     const struct study_trial *t = &s->trials[ids[i]];

@@ -94,6 +94,11 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
     fprintf(f, "#   %d of them have no returns in their trial files (files lost, or a repeat "
                "failed after an evaluation): counted in N, left out of the variance\n",
             o->n_counted - o->n_returns);
+  if (s->n_obj > 1 || s->n_con > 0)
+    fprintf(f, "#   selected: the %s trial best on %s (the first objective)%s\n",
+            s->n_obj > 1 ? "Pareto front's" : "feasible", s->metric_names[s->objective],
+            s->n_obj > 1 ? "; a multi-objective study selects no single configuration, so "
+                           "these figures are for that one choice" : "");
   if (o->best < 0 || o->t < 2) {
     fprintf(f, "#   no complete trial with returns on the %s split: no deflated Sharpe\n", split);
   } else {

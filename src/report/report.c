@@ -39,83 +39,33 @@ void report_rank(const struct study *s, int *order) {
       order[i] = i;
     return;
   }
+  /* Several objectives or constraints: complete trials by constrained non-domination rank
+   * (the feasible Pareto front first, infeasible ones by violation last), then by the first
+   * objective. */
+  int *prank = NULL;
+  if (s->n_obj > 1 || s->n_con > 0) {
+    struct fox_err e = {0};
+    prank = malloc((size_t)(s->n ? s->n : 1) * sizeof *prank);
+    if (prank && study_pareto_ranks(s, prank, &e) != 0) {
+      free(prank);
+      prank = NULL;
+    }
+  }
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
     /* complete trials are compared on the objective alone, as study_best does */
     int by_epochs = t->status == FOX_ST_PRUNED || t->status == FOX_ST_RUNNING;
-    k[i] = (struct rank_key_){group[t->status], by_epochs ? -t->epochs : 0,
+    int key = by_epochs ? -t->epochs : 0;
+    if (prank && t->status == FOX_ST_COMPLETE)
+      key = prank[i] >= 0 ? prank[i] : 1 << 30;
+    k[i] = (struct rank_key_){group[t->status], key,
                               t->status == FOX_ST_FAILED ? NAN : study_loss(s, t), i};
   }
+  free(prank);
   qsort(k, (size_t)s->n, sizeof *k, cmp_key_);
   for (int i = 0; i < s->n; i++)
     order[i] = k[i].index;
   free(k);
-}
-
-/* A feasible trial's objectives as losses (lower is better), in objective order. */
-struct pareto_key_ {
-  double loss[FOX_OBJ_MAX];
-  int n, id;
-};
-
-static int cmp_pareto_(const void *a, const void *b) {
-  const struct pareto_key_ *x = a, *y = b;
-  for (int k = 0; k < x->n; k++)
-    if (x->loss[k] != y->loss[k])
-      return x->loss[k] < y->loss[k] ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int dominates_(const struct pareto_key_ *a, const struct pareto_key_ *b) {
-  int better = 0;
-  for (int k = 0; k < a->n; k++) {
-    if (a->loss[k] > b->loss[k])
-      return 0;
-    better |= a->loss[k] < b->loss[k];
-  }
-  return better;
-}
-
-static int cmp_int_(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return x < y ? -1 : x > y;
-}
-
-int report_pareto(const struct study *s, int *ids) {
-  struct pareto_key_ *k = malloc((size_t)(s->n ? s->n : 1) * sizeof *k);
-  if (!k)
-    return 0;
-  int n = 0, nf = 0;
-  for (int i = 0; i < s->n; i++) {
-    const struct study_trial *t = &s->trials[i];
-    if (t->status != FOX_ST_COMPLETE || t->epochs == 0)
-      continue;
-    struct pareto_key_ c = {.n = s->n_obj, .id = t->id};
-    int ok = 1;
-    for (int j = 0; j < s->n_obj; j++) {
-      double v = t->metrics[s->obj_metric[j]];
-      ok &= !isnan(v);
-      c.loss[j] = s->obj_dir[j] == FOX_MAXIMIZE ? -v : v;
-    }
-    if (ok)
-      k[n++] = c;
-  }
-  /* In lexicographic order of the losses a trial can only be dominated by one before it, and
-   * (dominance being transitive) then by one already on the front: each candidate is compared
-   * with the front alone, O(n log n + n F) rather than every pair. */
-  qsort(k, (size_t)n, sizeof *k, cmp_pareto_);
-  for (int i = 0; i < n; i++) {
-    int dominated = 0;
-    for (int j = 0; j < nf && !dominated; j++)
-      dominated = dominates_(&k[j], &k[i]);
-    if (!dominated)
-      k[nf++] = k[i]; /* nf <= i: the front grows in place behind the scan */
-  }
-  for (int i = 0; i < nf; i++)
-    ids[i] = k[i].id;
-  free(k);
-  qsort(ids, (size_t)nf, sizeof *ids, cmp_int_);
-  return nf;
 }
 
 void report_count(const struct study *s, int counts[4]) {
@@ -159,6 +109,11 @@ void report_cell(const struct study *s, const struct study_trial *t, const struc
   case FOX_COL_EPOCHS:
     snprintf(buf, n, "%d", t->epochs);
     break;
+  case FOX_COL_FEASIBLE: {
+    int f = study_feasible(s, t);
+    snprintf(buf, n, "%s", f < 0 ? "" : f ? "yes" : "no");
+    break;
+  }
   case FOX_COL_METRIC:
   case FOX_COL_SPREAD: {
     const char *unit;
@@ -190,11 +145,26 @@ int report_columns(const struct study *s, struct report_col *cols) {
   cols[n++] = (struct report_col){FOX_COL_METRIC, s->objective, 0, ""};
   if (s->repeats * s->folds > 1)
     cols[n++] = (struct report_col){FOX_COL_SPREAD, s->objective, 0, "std"};
+  for (int k = 1; k < s->n_obj; k++)
+    cols[n++] = (struct report_col){FOX_COL_METRIC, s->obj_metric[k], 0, ""};
+  if (s->n_obj > 1 || s->n_con > 0)
+    cols[n++] = (struct report_col){FOX_COL_FEASIBLE, 0, 0, "feasible"};
+  for (int c = 0; c < s->n_con; c++) {
+    int dup = 0;
+    for (int k = 0; k < s->n_obj; k++)
+      dup |= s->obj_metric[k] == s->con_metric[c];
+    for (int d = 0; d < c; d++)
+      dup |= s->con_metric[d] == s->con_metric[c];
+    if (!dup)
+      cols[n++] = (struct report_col){FOX_COL_METRIC, s->con_metric[c], 0, ""};
+  }
   if (agent_study_(s)) {
     static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
     for (int i = 0; i < 4; i++) {
-      int j = metrics_find(key[i]);
-      if (j != s->objective)
+      int j = metrics_find(key[i]), shown = 0;
+      for (int c = 0; c < n; c++)
+        shown |= cols[c].kind == FOX_COL_METRIC && cols[c].idx == j;
+      if (!shown)
         cols[n++] = (struct report_col){FOX_COL_METRIC, j, 0, ""};
     }
   }
@@ -220,13 +190,31 @@ void report_print_header(FILE *f, const struct study *s, int shown, const char *
   int max = sc->direction == FOX_MAXIMIZE;
   int c[4];
   report_count(s, c);
-  fprintf(f, "%sstudy %s: objective %s (%s); %d/%d trials done: %d complete, %d pruned, "
+  char objs[FOX_OBJ_MAX * (FOX_NAME_LEN + 16)] = "";
+  for (int k = 0; k < s->n_obj; k++)
+    snprintf(objs + strlen(objs), sizeof objs - strlen(objs), "%s%s (%s)", k ? ", " : "",
+             s->metric_names[s->obj_metric[k]],
+             s->obj_dir[k] == FOX_MAXIMIZE ? "maximize" : "minimize");
+  fprintf(f, "%sstudy %s: objective%s %s; %d/%d trials done: %d complete, %d pruned, "
              "%d failed, %d running\n",
-          lead, sc->name, obj, max ? "maximize" : "minimize", s->n - c[FOX_ST_RUNNING], s->total,
+          lead, sc->name, s->n_obj > 1 ? "s" : "", objs, s->n - c[FOX_ST_RUNNING], s->total,
           c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING]);
-  fprintf(f, "%sranked best first: complete trials by %s (%s first), then pruned ones (most "
-             "epochs first, then by %s), then running ones, then failed ones\n",
-          lead, obj, max ? "highest" : "lowest", obj);
+  for (int k = 0; k < s->n_con; k++) {
+    char text[FOX_NAME_LEN + 40];
+    config_format_constraint(&sc->constraints[k], text, sizeof text);
+    fprintf(f, "%s%s%s%s", k ? "" : lead, k ? ", " : "constraints: ", text,
+            k + 1 == s->n_con ? " (a complete trial that breaks one is infeasible: never on "
+                                "the front, ranked after the feasible ones by its total "
+                                "violation)\n" : "");
+  }
+  if (s->n_obj > 1 || s->n_con > 0)
+    fprintf(f, "%sranked best first: complete trials by constrained non-domination rank (the "
+               "feasible Pareto front first), then by %s (%s first), then pruned ones, then "
+               "running ones, then failed ones\n", lead, obj, max ? "highest" : "lowest");
+  else
+    fprintf(f, "%sranked best first: complete trials by %s (%s first), then pruned ones (most "
+               "epochs first, then by %s), then running ones, then failed ones\n",
+            lead, obj, max ? "highest" : "lowest", obj);
   int scale_searched = 0;
   for (int i = 0; i < s->space.n; i++)
     scale_searched |= strcmp(s->space.p[i].key, "reward.scale") == 0;
@@ -253,7 +241,8 @@ void report_print_header(FILE *f, const struct study *s, int shown, const char *
                "trips\n", lead, shown, s->n, dataset_split_name(s->cfg.eval_split));
   else {
     const struct test_function *tf = objective_function(sc->function);
-    fprintf(f, "%sthe best %d of %d trials; value = %s(", lead, shown, s->n, tf->name);
+    fprintf(f, "%sthe best %d of %d trials; %s = %s(", lead, shown, s->n,
+            s->n_metrics > 1 ? "the outputs" : "value", tf->name);
     for (int i = 0; i < tf->dims; i++)
       fprintf(f, "%s%s", i ? ", " : "", tf->vars[i]);
     fprintf(f, ")\n");
@@ -302,4 +291,55 @@ void report_print_table(FILE *f, const struct study *s, const int *order, int k)
       report_cell(s, &s->trials[order[r]], &cols[c], cells[c], sizeof cells[c]);
     row_(f, "  ", cols, width, nc, cells);
   }
+  if (s->n_obj > 1)
+    report_print_front(f, s);
+}
+
+int report_front(const struct study *s, int *ids) {
+  struct fox_err e = {0};
+  int *rank = malloc((size_t)(s->n ? s->n : 1) * sizeof *rank), k = 0;
+  if (!rank || study_pareto_ranks(s, rank, &e) != 0) {
+    free(rank);
+    return -1;
+  }
+  for (int i = 0; i < s->n; i++)
+    if (rank[i] == 0 && study_feasible(s, &s->trials[i]) == 1)
+      ids[k++] = i;
+  free(rank);
+  return k;
+}
+
+void report_print_front(FILE *f, const struct study *s) {
+  int *ids = malloc((size_t)(s->n ? s->n : 1) * sizeof *ids);
+  int k = ids ? report_front(s, ids) : -1;
+  if (k < 0) {
+    fprintf(f, "# Pareto front: out of memory\n");
+    free(ids);
+    return;
+  }
+  /* by the first objective, best first */
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && study_loss(s, &s->trials[ids[j]]) < study_loss(s, &s->trials[ids[j - 1]]); j--) {
+      int t = ids[j];
+      ids[j] = ids[j - 1];
+      ids[j - 1] = t;
+    }
+  fprintf(f, "#\n# Pareto front: %d non-dominated feasible complete trial%s, by %s\n# %6s", k,
+          k == 1 ? "" : "s", s->metric_names[s->objective], "id");
+  for (int m = 0; m < s->n_obj; m++) {
+    char label[FOX_NAME_LEN + 8];
+    report_metric_label(s, s->obj_metric[m], label, sizeof label);
+    fprintf(f, "  %14s", label);
+  }
+  fputc('\n', f);
+  for (int i = 0; i < k; i++) {
+    fprintf(f, "  %6d", s->trials[ids[i]].id);
+    for (int m = 0; m < s->n_obj; m++) {
+      const char *unit;
+      double sc = report_metric_scale(s, s->obj_metric[m], &unit);
+      fprintf(f, "  %14.6g", s->trials[ids[i]].metrics[s->obj_metric[m]] * sc);
+    }
+    fputc('\n', f);
+  }
+  free(ids);
 }

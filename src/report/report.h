@@ -13,12 +13,6 @@
  * Within a group a missing objective ranks last and ties go to the lower id, so the first is
  * study_best() whenever a trial completed. `order` has room for s->n. */
 void report_rank(const struct study *s, int *order);
-/* The Pareto front: the ids, ascending, of the complete trials whose every objective
- * (s->obj_metric[k] in direction s->obj_dir[k], k < s->n_obj) is a number and that no other such
- * trial dominates (at least as good in every objective and better in one). Trials with equal
- * objectives are on it together. With one objective, the trials tied for the best. Returns
- * their count; `ids` has room for s->n. */
-int report_pareto(const struct study *s, int *ids);
 /* Trials by status (FOX_ST_*). */
 void report_count(const struct study *s, int counts[4]);
 /* How metric j is shown: the factor its value is multiplied by and the unit it is then in
@@ -28,9 +22,13 @@ double report_metric_scale(const struct study *s, int j, const char **unit);
 void report_metric_label(const struct study *s, int j, char *buf, size_t n);
 
 /* The table's columns: id, status, epochs, the objective, its std over repeats x folds (when
- * there are several), the key metrics of an agent study, then every parameter. */
-enum { FOX_COL_ID, FOX_COL_STATUS, FOX_COL_EPOCHS, FOX_COL_METRIC, FOX_COL_SPREAD, FOX_COL_PARAM };
-#define FOX_REPORT_COLS (5 + 4 + FOX_SPACE_MAX)
+ * there are several), the other objectives, feasible and the constraints' metrics (with
+ * several objectives or constraints), the key metrics of an agent study, every parameter. */
+enum {
+  FOX_COL_ID, FOX_COL_STATUS, FOX_COL_EPOCHS, FOX_COL_METRIC, FOX_COL_SPREAD, FOX_COL_FEASIBLE,
+  FOX_COL_PARAM
+};
+#define FOX_REPORT_COLS (5 + 4 + FOX_OBJ_MAX + 1 + FOX_CONSTRAINTS_MAX + FOX_SPACE_MAX)
 struct report_col {
   int kind, idx; /* idx: the metric or the parameter */
   int left;      /* text that lines up to the left (status, categories that are not numbers) */
@@ -45,7 +43,14 @@ void report_cell(const struct study *s, const struct study_trial *t, const struc
 /* The facts above the table, one line each behind `lead`: the study, its objective and counts,
  * how trials are ranked, reward.scale, the aggregate over repeats x folds, what is shown. */
 void report_print_header(FILE *f, const struct study *s, int shown, const char *lead);
-/* The header lines and the best k trials of `order` (k > s->n: all) as a fixed-width table. */
+/* The header lines and the best k trials of `order` (k > s->n: all) as a fixed-width table;
+ * with several objectives, the Pareto front under it. */
 void report_print_table(FILE *f, const struct study *s, const int *order, int k);
+/* The Pareto front: every complete, feasible trial that no other such trial dominates (rank
+ * 0 of study_pareto_ranks), in trial order into ids; returns their count, -1 when memory runs
+ * out. */
+int report_front(const struct study *s, int *ids);
+/* The front as a fixed-width table, best first on the first objective. */
+void report_print_front(FILE *f, const struct study *s);
 
 #endif

@@ -413,7 +413,7 @@ int rankfile_read_policy(const char *outdir, long id, int repeat, const struct b
   int rc = 0, rank = -1;
   if (id < 0 || id >= s.n)
     rc = fox_errf(e, FOX_EDATA, "%s/study.h5: no trial %ld (it has %d)", outdir, id, s.n);
-  else if (s.n_metrics == 1)
+  else if (s.cfg.study.function != 0)
     rc = fox_errf(e, FOX_EDATA, "%s/study.h5: a test-function study: its trials have no policy",
                   outdir);
   else if (repeat < 0 || repeat >= s.repeats)

@@ -118,12 +118,12 @@ static int put_(struct runner *r, const struct work_item *it, int epochs, struct
   return rc;
 }
 
-/* A test function: the value at every epoch is f(x); each epoch takes objective.seconds. */
+/* A test function: its outputs at every epoch are f(x); each epoch takes objective.seconds. */
 static int run_function_(struct runner *r, const struct work_item *it, struct work_result *res,
                          struct fox_err *e) {
   const struct study *s = r->s;
   const struct test_function *tf = objective_function(s->cfg.study.function);
-  double v[8] = {0};
+  double v[FOX_SPACE_MAX] = {0};
   for (int j = 0; j < tf->dims; j++)
     for (int i = 0; i < s->space.n; i++)
       if (strcmp(s->space.p[i].key, tf->vars[j]) == 0)
@@ -138,7 +138,7 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
     struct timespec ts = {(time_t)nap, (long)((nap - floor(nap)) * 1e9)};
     nanosleep(&ts, NULL);
   }
-  res->metrics[0][0] = tf->f(v);
+  objective_eval(tf, v, res->metrics[0]);
   res->epochs = it->to_epochs;
   res->status = FOX_ST_RUNNING;
   return put_(r, it, res->epochs, NULL, res->metrics[0][0], NULL, e);

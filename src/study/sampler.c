@@ -31,6 +31,7 @@ const struct sampler_ops *sampler_get(int which) {
   switch (which) {
   case FOX_SAMPLER_RANDOM: return &sampler_random_ops;
   case FOX_SAMPLER_GRID: return &sampler_grid_ops;
+  case FOX_SAMPLER_NSGA2: return &sampler_nsga2_ops;
   default: return &sampler_tpe_ops;
   }
 }

@@ -1,4 +1,4 @@
-/* Samplers: random, TPE and grid behind one table. A proposal depends only on the history it
+/* Samplers: random, TPE, grid and NSGA-II behind one table. A proposal depends only on the history it
  * is given and on its seed, so the same study proposes the same trials however many ranks or
  * threads run them. */
 #ifndef FOX_SAMPLER_H
@@ -18,6 +18,13 @@ struct seen_trial {
   int state;
   double loss;
   int step;
+  /* For NSGA-II (zero in a single-objective history built by hand: loss is the one value):
+   * the round the trial was proposed in, every objective as a loss, and its total constraint
+   * violation (0: feasible). */
+  int round;
+  int n_obj;
+  double values[FOX_OBJ_MAX];
+  double violation;
 };
 
 struct sampler_ops {
@@ -29,7 +36,8 @@ struct sampler_ops {
                  struct fox_err *e);
 };
 
-extern const struct sampler_ops sampler_random_ops, sampler_tpe_ops, sampler_grid_ops;
+extern const struct sampler_ops sampler_random_ops, sampler_tpe_ops, sampler_grid_ops,
+    sampler_nsga2_ops;
 /* The table entry for FOX_SAMPLER_*. */
 const struct sampler_ops *sampler_get(int which);
 

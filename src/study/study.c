@@ -3,6 +3,7 @@
  * the synchronous decisions at each rung. */
 #include "study/study.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "data/dataset.h"
 #include "study/aggregate.h"
 #include "study/objective.h"
+#include "study/pareto.h"
 #include "util/rng.h"
 
 const char *const study_status_names[4] = {"complete", "pruned", "failed", "running"};
@@ -36,29 +38,69 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
   if ((long)sc->round_size * sc->repeats > 100000)
     return fox_errf(e, FOX_EUSAGE, "%s: study.round_size %d x study.repeats %d: at most 100000 "
                                    "segments a step", name, sc->round_size, sc->repeats);
-  s->n_obj = 1;
-  s->obj_dir[0] = sc->direction;
-  if (tf) {
-    s->n_metrics = 1;
-    snprintf(s->metric_names[0], FOX_NAME_LEN, "value");
-    s->objective = s->obj_metric[0] = 0;
-    return 0;
-  }
+  s->n_obj = sc->n_obj;
+  for (int k = 0; k < s->n_obj; k++)
+    s->obj_dir[k] = k ? sc->more_dir[k - 1] : sc->direction;
+  char expect[200];
   const char *split = dataset_split_name(s->cfg.eval_split);
-  s->n_metrics = FOX_NMETRICS;
-  for (int m = 0; m < FOX_NMETRICS; m++)
-    snprintf(s->metric_names[m], FOX_NAME_LEN, "%s.%s", split, metrics_names[m]);
-  s->objective = -1;
-  for (int m = 0; m < FOX_NMETRICS; m++)
-    if (strcmp(sc->metric, s->metric_names[m]) == 0)
-      s->objective = m;
-  s->obj_metric[0] = s->objective;
-  if (s->objective < 0)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.objective.metric = '%s': expected %s.<metric> "
-                                   "(eval.split is %s; metrics: total_return, sharpe, sortino, "
-                                   "max_drawdown, annual_return, calmar, trades, win_rate, "
-                                   "profit_factor, exposure, final_equity, bars)",
-                    name, sc->metric, split, split);
+  if (tf) {
+    const char *const *outs;
+    s->n_metrics = objective_outputs(tf, &outs);
+    for (int m = 0; m < s->n_metrics; m++)
+      snprintf(s->metric_names[m], FOX_NAME_LEN, "%s", outs[m]);
+    snprintf(expect, sizeof expect, "%s reports %s%s%s%s%s%s%s", tf->name, outs[0],
+             s->n_metrics > 1 ? ", " : "", s->n_metrics > 1 ? outs[1] : "",
+             s->n_metrics > 2 ? ", " : "", s->n_metrics > 2 ? outs[2] : "",
+             s->n_metrics > 3 ? ", " : "", s->n_metrics > 3 ? outs[3] : "");
+  } else {
+    s->n_metrics = FOX_NMETRICS;
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      snprintf(s->metric_names[m], FOX_NAME_LEN, "%s.%s", split, metrics_names[m]);
+    snprintf(expect, sizeof expect, "expected %s.<metric> (eval.split is %s; metrics: "
+                                    "total_return, sharpe, sortino, max_drawdown, "
+                                    "annual_return, calmar, trades, win_rate, profit_factor, "
+                                    "exposure, final_equity, bars)", split, split);
+  }
+  for (int k = 0; k < s->n_obj; k++) {
+    const char *want = k ? sc->more_metric[k - 1] : sc->metric;
+    s->obj_metric[k] = -1;
+    for (int m = 0; m < s->n_metrics; m++)
+      if (strcmp(want, s->metric_names[m]) == 0)
+        s->obj_metric[k] = m;
+    /* A single-output function's value is the objective whatever the metric says (the
+     * default val.sharpe), as before objectives were named. */
+    if (tf && s->n_metrics == 1 && s->n_obj == 1)
+      s->obj_metric[k] = 0;
+    if (s->obj_metric[k] < 0) {
+      if (s->n_obj == 1)
+        return fox_errf(e, FOX_EUSAGE, "%s: study.objective.metric = '%s': %s", name, want,
+                        expect);
+      return fox_errf(e, FOX_EUSAGE, "%s: study.objective[%d].metric = '%s': %s", name, k,
+                      want, expect);
+    }
+  }
+  s->objective = s->obj_metric[0];
+  s->n_con = sc->n_constraints;
+  for (int c = 0; c < s->n_con; c++) {
+    s->con_metric[c] = -1;
+    for (int m = 0; m < s->n_metrics; m++)
+      if (strcmp(sc->constraints[c].metric, s->metric_names[m]) == 0)
+        s->con_metric[c] = m;
+    if (s->con_metric[c] < 0)
+      return fox_errf(e, FOX_EUSAGE, "%s: study.constraints[%d]: metric '%s': %s", name, c,
+                      sc->constraints[c].metric, expect);
+  }
+  /* Optuna prunes no multi-objective study, and a rung decision needs one order. */
+  if (s->n_obj > 1 && sc->scheduler != FOX_SCHED_NONE)
+    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.name = %s with %d objectives: "
+                                   "successive halving and hyperband rank one objective; use "
+                                   "scheduler none for a multi-objective study", name,
+                    sc->scheduler == FOX_SCHED_SH ? "successive_halving" : "hyperband",
+                    s->n_obj);
+  if (s->n_obj > 1 && sc->sampler == FOX_SAMPLER_TPE)
+    return fox_errf(e, FOX_EUSAGE, "%s: study.sampler.name = tpe with %d objectives: "
+                                   "multi-objective TPE is not implemented yet; use nsga2 "
+                                   "(or random, grid)", name, s->n_obj);
   return 0;
 }
 
@@ -148,6 +190,82 @@ void study_free(struct study *s) {
   memset(s, 0, sizeof *s);
 }
 
+void study_losses(const struct study *s, const struct study_trial *t, double *v) {
+  int dead = t->status == FOX_ST_FAILED || t->epochs == 0;
+  for (int k = 0; k < s->n_obj; k++) {
+    double x = dead ? NAN : t->metrics[s->obj_metric[k]];
+    v[k] = s->obj_dir[k] == FOX_MAXIMIZE ? -x : x;
+  }
+}
+
+double study_violation(const struct study *s, const struct study_trial *t) {
+  if (t->status == FOX_ST_FAILED || t->epochs == 0)
+    return NAN;
+  double sum = 0;
+  for (int c = 0; c < s->n_con; c++) {
+    const struct study_constraint *k = &s->cfg.study.constraints[c];
+    double v = t->metrics[s->con_metric[c]];
+    if (isnan(v)) {
+      sum = INFINITY;
+      continue;
+    }
+    int ok = k->op == FOX_OP_GE   ? v >= k->bound
+             : k->op == FOX_OP_LE ? v <= k->bound
+             : k->op == FOX_OP_GT ? v > k->bound
+                                  : v < k->bound;
+    if (!ok)
+      sum += fmax(fabs(k->bound - v), DBL_MIN);
+  }
+  return sum;
+}
+
+int study_feasible(const struct study *s, const struct study_trial *t) {
+  if (t->status != FOX_ST_COMPLETE)
+    return -1;
+  double v[FOX_OBJ_MAX];
+  study_losses(s, t, v);
+  for (int k = 0; k < s->n_obj; k++)
+    if (isnan(v[k]))
+      return 0;
+  return study_violation(s, t) == 0;
+}
+
+int study_pareto_ranks(const struct study *s, int *rank, struct fox_err *e) {
+  int m = s->n_obj, k = 0;
+  double *val = malloc((size_t)(s->n ? s->n : 1) * (size_t)(m + 1) * sizeof *val);
+  int *idx = malloc((size_t)(s->n ? s->n : 1) * 2 * sizeof *idx);
+  if (!val || !idx) {
+    free(val), free(idx);
+    mallocCheck(NULL, e);
+  }
+  double *viol = val + (size_t)s->n * m;
+  int *sub = idx + s->n;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    rank[i] = -1;
+    if (t->status != FOX_ST_COMPLETE)
+      continue;
+    double *v = val + (size_t)k * m;
+    study_losses(s, t, v);
+    int ok = 1;
+    for (int j = 0; j < m; j++)
+      ok &= !isnan(v[j]);
+    if (!ok)
+      continue;
+    viol[k] = study_violation(s, t);
+    idx[k++] = i;
+  }
+  /* viol[] was filled beside val's first k rows; move it to follow them */
+  memmove(val + (size_t)k * m, viol, (size_t)k * sizeof *viol);
+  int rc = pareto_rank(val, val + (size_t)k * m, k, m, sub);
+  for (int j = 0; rc == 0 && j < k; j++)
+    rank[idx[j]] = sub[j];
+  free(val), free(idx);
+  if (rc != 0)
+    return fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+  return 0;
+}
+
 double study_loss(const struct study *s, const struct study_trial *t) {
   if (t->status == FOX_ST_FAILED || t->epochs == 0)
     return NAN;
@@ -158,10 +276,18 @@ double study_loss(const struct study *s, const struct study_trial *t) {
 }
 
 int study_best(const struct study *s) {
-  int best = -1;
+  int best = -1, *rank = NULL;
+  if (s->n_obj > 1) {
+    struct fox_err e = {0};
+    rank = malloc((size_t)(s->n ? s->n : 1) * sizeof *rank);
+    if (!rank || study_pareto_ranks(s, rank, &e) != 0) {
+      free(rank);
+      return -1;
+    }
+  }
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
-    if (t->status != FOX_ST_COMPLETE)
+    if (t->status != FOX_ST_COMPLETE || (rank && rank[i] != 0) || study_feasible(s, t) != 1)
       continue;
     double l = study_loss(s, t);
     if (isnan(l))
@@ -169,6 +295,7 @@ int study_best(const struct study *s) {
     if (best < 0 || l < study_loss(s, &s->trials[best]))
       best = i;
   }
+  free(rank);
   return best;
 }
 
@@ -206,8 +333,11 @@ void study_aggregate(const struct study *s, struct study_trial *t) {
         v[r * s->folds + f] = study_cell(s, t, r, f)[m];
     t->spread[m] = aggregate_std(v, n);
     /* lcb is a bound on the objective; the other columns show the mean beside their spread */
-    int how = agg == FOX_AGG_LCB && m != s->objective ? FOX_AGG_MEAN : agg;
-    t->metrics[m] = aggregate(v, n, how, s->cfg.study.direction == FOX_MAXIMIZE);
+    int obj = -1;
+    for (int k = 0; k < s->n_obj; k++)
+      obj = s->obj_metric[k] == m ? k : obj;
+    int how = agg == FOX_AGG_LCB && obj < 0 ? FOX_AGG_MEAN : agg;
+    t->metrics[m] = aggregate(v, n, how, obj < 0 || s->obj_dir[obj] == FOX_MAXIMIZE);
   }
 }
 
@@ -243,7 +373,11 @@ static struct seen_trial *history_(const struct study *s, struct fox_err *e) {
     double l = study_loss(s, t);
     static const int seen[4] = {FOX_SEEN_COMPLETE, FOX_SEEN_PRUNED, FOX_SEEN_FAILED,
                                 FOX_SEEN_RUNNING};
-    h[i] = (struct seen_trial){t->x, seen[t->status], isnan(l) ? INFINITY : l, t->epochs};
+    h[i] = (struct seen_trial){t->x, seen[t->status], isnan(l) ? INFINITY : l, t->epochs,
+                               t->round, s->n_obj, {0}, 0};
+    study_losses(s, t, h[i].values);
+    double viol = study_violation(s, t);
+    h[i].violation = isnan(viol) ? INFINITY : viol;
   }
   return h;
 }

@@ -16,7 +16,6 @@ enum { FOX_ST_COMPLETE = 0, FOX_ST_PRUNED = 1, FOX_ST_FAILED = 2, FOX_ST_RUNNING
 extern const char *const study_status_names[4];
 
 #define FOX_REASON_LEN 256
-#define FOX_OBJ_MAX 4 /* objectives of a multi-objective study */
 #define FOX_STUDY_METRICS FOX_NMETRICS
 
 /* One seed of a configuration (study.repeats): where its segments stand. */
@@ -82,6 +81,9 @@ struct study {
    * a single-objective study: obj_metric[0] = objective, obj_dir[0] = study.direction). */
   int n_obj;
   int obj_metric[FOX_OBJ_MAX], obj_dir[FOX_OBJ_MAX];
+  /* study.constraints: cfg.study.constraints[c] on metric con_metric[c]. */
+  int n_con;
+  int con_metric[FOX_CONSTRAINTS_MAX];
   int repeats;   /* study.repeats */
   int folds;     /* eval.folds (1 for a test function) */
   uint64_t rep_seed[FOX_REPEATS_MAX]; /* repeat r's training seed, the same for every trial */
@@ -121,7 +123,22 @@ void study_aggregate(const struct study *s, struct study_trial *t);
 int study_trial_alloc(const struct study *s, struct study_trial *t, struct fox_err *e);
 /* The objective as a loss (lower is better; NaN when there is none). */
 double study_loss(const struct study *s, const struct study_trial *t);
-/* The best complete trial (ties: the lower id), -1 when none. */
+/* Every objective as a loss (lower is better) into v[n_obj]; NaN where there is none. */
+void study_losses(const struct study *s, const struct study_trial *t, double *v);
+/* t's total constraint violation: the sum over unmet constraints of |bound - value| (at least
+ * DBL_MIN, so that a strict bound met with equality counts); 0 when every constraint holds or
+ * there are none; +inf for a constraint metric without a value; NaN when t has no metrics. */
+double study_violation(const struct study *s, const struct study_trial *t);
+/* 1: a complete trial that meets every constraint; 0: a complete one that does not (or whose
+ * objectives are not all numbers); -1: not complete. */
+int study_feasible(const struct study *s, const struct study_trial *t);
+/* rank[i] for every trial: the constrained non-domination rank among the complete trials with
+ * every objective a number (pareto_rank: feasible fronts first, infeasible ones by violation
+ * after them), -1 for the others. FOX_EFAIL when memory runs out. */
+int study_pareto_ranks(const struct study *s, int *rank, struct fox_err *e);
+/* The best complete feasible trial: by the objective (ties: the lower id); with several
+ * objectives, the one best on the first objective among the Pareto front (rank 0). -1 when
+ * none. */
 int study_best(const struct study *s);
 int study_finished(const struct study *s);
 /* The trial's config: the base, its parameters, its seed, the plan's epochs. */

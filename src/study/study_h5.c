@@ -92,6 +92,23 @@ static int write_trials_(hid_t g, const struct study *s, struct fox_err *e) {
     if (d >= 0)
       H5Dclose(d);
   }
+  /* A multi-objective or constrained study: whether each complete trial meets the
+   * constraints (1, 0; -1: not complete), its total violation, and its constrained
+   * non-domination rank (0: the Pareto front; -1: not complete). Derived from the metrics,
+   * so never read back. */
+  if (rc == 0 && (s->n_obj > 1 || s->n_con > 0)) {
+    for (size_t k = 0; k < n; k++) {
+      icol[k] = study_feasible(s, &s->trials[k]);
+      col[k] = study_violation(s, &s->trials[k]);
+    }
+    rc = h5io_write(g, "feasible", H5T_NATIVE_INT, icol, n, 0, 0, e);
+    if (rc == 0)
+      rc = h5io_write(g, "violation", H5T_NATIVE_DOUBLE, col, n, 0, 0, e);
+    if (rc == 0)
+      rc = study_pareto_ranks(s, icol, e);
+    if (rc == 0)
+      rc = h5io_write(g, "pareto_rank", H5T_NATIVE_INT, icol, n, 0, 0, e);
+  }
   if (rc == 0) {
     hid_t pg = H5Gcreate2(g, "params", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     rc = pg < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/trials/params")
@@ -221,7 +238,14 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
     fprintf(f, ",%s", s->metric_names[j]);
   for (int j = 0; spread && j < s->n_metrics; j++)
     fprintf(f, ",%s.std", s->metric_names[j]);
-  fputs(",reason\n", f);
+  int mo = s->n_obj > 1 || s->n_con > 0;
+  int *prank = mo ? malloc((size_t)(s->n ? s->n : 1) * sizeof *prank) : NULL;
+  struct fox_err e = {0};
+  if (mo && (!prank || study_pareto_ranks(s, prank, &e) != 0)) {
+    free(prank);
+    return -1;
+  }
+  fputs(mo ? ",feasible,pareto_rank,reason\n" : ",reason\n", f);
   if (!order)
     n = s->n;
   for (int k = 0; k < n; k++) {
@@ -242,10 +266,22 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
       fputc(',', f);
       csv_number_(f, t->spread[j]);
     }
+    if (mo) {
+      int feas = study_feasible(s, t), r = prank[t->id];
+      if (feas >= 0)
+        fprintf(f, ",%d", feas);
+      else
+        fputc(',', f);
+      if (r >= 0)
+        fprintf(f, ",%d", r);
+      else
+        fputc(',', f);
+    }
     fputc(',', f);
     csv_field_(f, t->reason);
     fputc('\n', f);
   }
+  free(prank);
   return ferror(f) ? -1 : 0;
 }
 

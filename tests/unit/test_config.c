@@ -32,6 +32,99 @@ static void bad_(const char *yaml, const char *line, const char *what) {
   CHECK(strstr(e.msg, what) != NULL, "message '%s' should say '%s'", e.msg, what);
 }
 
+/* A config with its study section read (load_ skips it). */
+static int load_study_(struct config *c, const char *yaml, struct fox_err *e) {
+  FILE *f = fopen(path_, "w");
+  fputs(yaml, f);
+  fclose(f);
+  config_defaults(c);
+  fox_err_clear(e);
+  return config_load(c, path_, (const char *const[]){"parameters", NULL}, e);
+}
+
+static void bad_study_(const char *yaml, const char *line, const char *what) {
+  struct config c;
+  struct fox_err e;
+  int rc = load_study_(&c, yaml, &e);
+  char where[96];
+  snprintf(where, sizeof where, "%s:%s:", path_, line);
+  CHECK(rc == FOX_EUSAGE, "expected FOX_EUSAGE for [%s], got %d", yaml, rc);
+  CHECK(strstr(e.msg, where) != NULL, "message '%s' should name '%s'", e.msg, where);
+  CHECK(strstr(e.msg, what) != NULL, "message '%s' should say '%s'", e.msg, what);
+}
+
+/* Several objectives and constraints: read, dumped and read back to the same struct; every
+ * bad entry refused naming its line. */
+static void multi_objective_(void) {
+  struct config c, d;
+  struct fox_err e = {0};
+  const char *yaml = "study:\n"
+                     "  objective:\n"
+                     "    - {metric: val.sharpe, direction: maximize}\n"
+                     "    - {metric: val.max_drawdown, direction: maximize, aggregate: median}\n"
+                     "    - {metric: val.trades, direction: minimize}\n"
+                     "  constraints: [\"val.max_drawdown >= -0.2\", \"val.trades>=10\",\n"
+                     "                \"val.sharpe < 3.5e0\", \" val.exposure <= 0.9 \"]\n"
+                     "  sampler: {name: nsga2, population_size: 20, mutation_prob: 0.25}\n";
+  CHECK(load_study_(&c, yaml, &e) == 0, "multi-objective config: %s", e.msg);
+  const struct study_config *sc = &c.study;
+  CHECK(sc->n_obj == 3 && strcmp(sc->metric, "val.sharpe") == 0 &&
+            sc->direction == FOX_MAXIMIZE && strcmp(sc->more_metric[0], "val.max_drawdown") == 0 &&
+            sc->more_dir[0] == FOX_MAXIMIZE && strcmp(sc->more_metric[1], "val.trades") == 0 &&
+            sc->more_dir[1] == FOX_MINIMIZE && sc->aggregate == FOX_AGG_MEDIAN,
+        "the objectives as listed");
+  CHECK(sc->n_constraints == 4 && sc->constraints[0].op == FOX_OP_GE &&
+            sc->constraints[0].bound == -0.2 && strcmp(sc->constraints[1].metric, "val.trades") == 0 &&
+            sc->constraints[1].bound == 10 && sc->constraints[2].op == FOX_OP_LT &&
+            sc->constraints[2].bound == 3.5 && sc->constraints[3].op == FOX_OP_LE &&
+            strcmp(sc->constraints[3].metric, "val.exposure") == 0,
+        "the constraints as listed");
+  CHECK(sc->sampler == FOX_SAMPLER_NSGA2 && sc->tpe.population_size == 20 &&
+            sc->tpe.mutation_prob == 0.25 && sc->tpe.crossover_prob == 0.9 &&
+            sc->tpe.swapping_prob == 0.5,
+        "nsga2's settings");
+  FILE *f = fopen(path_, "w");
+  config_dump(&c, f);
+  fclose(f);
+  config_defaults(&d);
+  fox_err_clear(&e);
+  CHECK(config_load(&d, path_, NULL, &e) == 0, "dump loads: %s", e.msg);
+  CHECK(memcmp(&c, &d, sizeof c) == 0, "multi-objective dump round trip");
+  CHECK(config_set(&c, "study.constraints=[f0 > 1, c1 <= -2]", NULL, &e) == 0 &&
+            c.study.n_constraints == 2 && c.study.constraints[1].bound == -2 &&
+            c.study.constraints[2].metric[0] == 0,
+        "--set constraints: %s", e.msg);
+  CHECK(config_set(&c, "study.constraints=[]", NULL, &e) == 0 && c.study.n_constraints == 0,
+        "--set no constraints: %s", e.msg);
+  CHECK(load_study_(&c, "study:\n  objective: [{metric: f0}]\n", &e) == 0 && c.study.n_obj == 1 &&
+            strcmp(c.study.metric, "f0") == 0 && c.study.direction == FOX_MAXIMIZE,
+        "a list of one is the mapping form: %s", e.msg);
+
+  bad_study_("study:\n  objective:\n    - {metric: val.sharpe}\n    - {metric: val.sharp}\n", "4",
+             "study.objective[1].metric = 'val.sharp': unknown metric");
+  bad_study_("study:\n  objective:\n    - {metric: val.sharpe}\n    - {metric: val.sharpe, "
+             "direction: minimize}\n", "4", "the objective is given twice");
+  bad_study_("study:\n  objective:\n    - {metric: f0}\n    - {metric: f1}\n    - {metric: c0}\n"
+             "    - {metric: c1}\n    - {metric: value}\n", "7", "more than 4 objectives");
+  bad_study_("study:\n  objective:\n    - {metric: f0, direction: up}\n", "3",
+             "expected maximize or minimize");
+  bad_study_("study:\n  objective:\n    - {direction: minimize}\n", "3", "no metric");
+  bad_study_("study:\n  objective:\n    - {metric: f0, weight: 2}\n", "3", "unknown key");
+  bad_study_("study:\n  objective: [{metric: f0}]\n  objective.direction: minimize\n", "3",
+             "given twice");
+  bad_study_("study:\n  objective: []\n", "2", "an empty list");
+  bad_study_("study:\n  objective:\n    - {metric: f0, function: zdt1}\n    - {metric: f1, "
+             "function: zdt2}\n", "4", "study.objective.function: given twice");
+  bad_study_("study:\n  constraints: [\"val.trades => 10\"]\n", "2", "bad operator");
+  bad_study_("study:\n  constraints: [\"val.trades >= ten\"]\n", "2", "not a number");
+  bad_study_("study:\n  constraints: [\"val.trade >= 10\"]\n", "2",
+             "study.constraints[0] = 'val.trade': unknown metric");
+  bad_study_("study:\n  constraints: [\">= 10\"]\n", "2", "expected METRIC OP NUMBER");
+  bad_study_("study:\n  constraints: \"f0 < 1\"\n", "2", "a list of at most 16 constraints");
+  bad_study_("study:\n  constraints: [f0<1, f0<1, f0<1, f0<1, f0<1, f0<1, f0<1, f0<1, f0<1, f0<1, "
+             "f0<1, f0<1, f0<1, f0<1, f0<1, f0<1, f0<1]\n", "2", "17 constraints: at most 16");
+}
+
 int main(void) {
   snprintf(path_, sizeof path_, "/tmp/fox_test_config_%ld.yaml", (long)getpid());
   struct config c, d;
@@ -152,6 +245,7 @@ int main(void) {
   CHECK(config_load(&c, "/nonexistent/x.yaml", NULL, &e) == FOX_EUSAGE &&
             strstr(e.msg, "/nonexistent/x.yaml: cannot open"),
         "missing file: %s", e.msg);
+  multi_objective_();
   remove(path_);
   return fox_check_done("test_config");
 }

@@ -66,7 +66,7 @@ static void test_escape(void) {
   free(got);
 }
 
-/* A study of n trials with the given objectives: only what report_pareto reads. */
+/* A study of n trials with the given objectives: only what report_front reads. */
 static struct study *study_(int n, int n_obj, const int *metric, const int *dir) {
   struct study *s = calloc(1, sizeof *s);
   s->trials = calloc((size_t)(n ? n : 1), sizeof *s->trials);
@@ -130,7 +130,7 @@ static int brute_(const struct study *s, int *ids) {
 
 static void expect_front_(const struct study *s, const int *want, int nwant, const char *what) {
   int got[64];
-  int n = report_pareto(s, got);
+  int n = report_front(s, got);
   int same = n == nwant;
   for (int i = 0; same && i < n; i++)
     same = got[i] == want[i];
@@ -225,7 +225,7 @@ static void test_pareto_random(void) {
         t->epochs = 0;
     }
     int want[64], got[64];
-    int nw = brute_(s, want), ng = report_pareto(s, got);
+    int nw = brute_(s, want), ng = report_front(s, got);
     int same = nw == ng;
     for (int i = 0; same && i < ng; i++)
       same = want[i] == got[i];

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Multi-objective studies end to end: nsga2 on ZDT1 and on constrained Binh-Korn gives the same
+# trials.csv on 1 and 3 threads; the report prints the Pareto front, which equals a brute-force
+# non-domination check of trials.csv's feasible rows; bad multi-objective configs are exit 2
+# naming FILE:LINE (or the file, for what only the study can check).
+. "$(dirname "$0")/lib.sh"
+
+space() { # space N HI: parameters x0 .. x(N-1) in [0, HI]
+  echo "parameters:"
+  for i in $(seq 0 $(($1 - 1))); do echo "  x$i: {distribution: uniform, min: 0, max: $2}"; done
+}
+cat >"$WORK/bk.yaml" <<YAML
+study:
+  seed: 11
+  trials: 90
+  round_size: 9
+  objective:
+    - {metric: f0, direction: minimize, function: binh_korn}
+    - {metric: f1, direction: minimize}
+  constraints: ["c0 <= 20", "c1 >= 7.7"]
+  sampler: {name: nsga2, population_size: 12}
+parameters:
+  x0: {distribution: uniform, min: 0, max: 5}
+  x1: {distribution: uniform, min: 0, max: 3}
+YAML
+for th in 1 3; do
+  run_rc 0 "$FOXOPT" run "$WORK/bk.yaml" -o "$WORK/bk$th" --set study.trials_per_device=$th
+done
+same_table "binh_korn nsga2, 1 and 3 threads" "$WORK/bk1/trials.csv" "$WORK/bk3/trials.csv"
+{ echo "study:"; echo "  seed: 5"; echo "  trials: 60"; echo "  round_size: 7"
+  echo "  objective: [{metric: f0, direction: minimize, function: zdt1}, {metric: f1, direction: minimize}]"
+  echo "  sampler: {name: nsga2, population_size: 10}"; space 30 1; } >"$WORK/z.yaml"
+for th in 1 3; do
+  run_rc 0 "$FOXOPT" run "$WORK/z.yaml" -o "$WORK/z$th" --set study.trials_per_device=$th
+done
+same_table "zdt1 nsga2, 1 and 3 threads" "$WORK/z1/trials.csv" "$WORK/z3/trials.csv"
+
+# The front the report prints = the feasible complete rows no other such row dominates.
+run_rc 0 "$FOXOPT" report "$WORK/bk1" --no-plots --top 3
+got=$(printf '%s\n' "$OUT_TXT" | awk '/^# Pareto front/{f=1; getline; next} f && /^ /{print $1}' | sort -n | tr '\n' ' ')
+want=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+  $2 == "complete" && $(col["feasible"]) == 1 {n++; a[n] = $(col["f0"]); b[n] = $(col["f1"]); id[n] = $1}
+  END {for (i = 1; i <= n; i++) {d = 0; for (j = 1; j <= n; j++)
+         if (a[j] <= a[i] && b[j] <= b[i] && (a[j] < a[i] || b[j] < b[i])) d = 1;
+       if (!d) print id[i]}}' "$WORK/bk1/trials.csv" | sort -n | tr '\n' ' ')
+check "front printed = brute-force front ($got vs $want)" test -n "$got" -a "$got" = "$want"
+infeasible=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+  $(col["feasible"]) == 0' "$WORK/bk1/trials.csv" | wc -l)
+check "some Binh-Korn trials break c0 <= 20 ($infeasible)" test "$infeasible" -gt 0
+contains "$OUT_TXT" "constraints: c0 <= 20, c1 >= 7.7"
+
+# Refusals.
+bad_yaml() { # bad_yaml NEEDLE YAML-TEXT
+  printf '%s\n' "$2" >"$WORK/bad.yaml"
+  run_rc 2 "$FOXOPT" run "$WORK/bad.yaml" -o "$WORK/bad"
+  contains "$ERR_TXT" "$1"
+}
+bad_yaml "bad.yaml:5: study.objective[2].metric = 'f9': unknown metric" "study:
+  objective:
+    - {metric: f0, function: zdt1}
+    - {metric: f1}
+    - {metric: f9}
+$(space 30 1)"
+bad_yaml "bad.yaml:4: study.objective[1].metric = 'f0': the objective is given twice" "study:
+  objective:
+    - {metric: f0, function: zdt1}
+    - {metric: f0, direction: minimize}
+$(space 30 1)"
+bad_yaml "bad.yaml:2: study.constraints[0] = 'f0 =< 1': bad operator" "study:
+  constraints: [\"f0 =< 1\"]
+$(space 2 1)"
+bad_yaml "bad.yaml: study.scheduler.name = successive_halving with 2 objectives" "study:
+  objective: [{metric: f0, function: zdt1}, {metric: f1}]
+  sampler: {name: nsga2}
+  scheduler: {name: successive_halving}
+$(space 30 1)"
+bad_yaml "bad.yaml: study.scheduler.name = hyperband with 2 objectives" "study:
+  objective: [{metric: f0, function: zdt1}, {metric: f1}]
+  sampler: {name: random}
+  scheduler: {name: hyperband}
+$(space 30 1)"
+bad_yaml "multi-objective TPE is not implemented yet" "study:
+  objective: [{metric: f0, function: zdt1}, {metric: f1}]
+$(space 30 1)"
+bad_yaml "study.objective[1].metric = 'f1': branin reports value" "study:
+  objective: [{metric: value, function: branin}, {metric: f1}]
+  sampler: {name: random}
+$(space 2 1)"
+printf '%s\n' "study:" "  trials: 4" "  objective: [{metric: f0, function: zdt1}, {metric: f1}]" \
+  "  sampler: {name: grid}" "parameters:" >"$WORK/g.yaml"
+for i in $(seq 0 29); do echo "  x$i: {values: [0, 0.5]}" >>"$WORK/g.yaml"; done
+run_rc 0 "$FOXOPT" run "$WORK/g.yaml" -o "$WORK/g"
+done_

@@ -1,0 +1,239 @@
+/* Pareto ranks and constrained domination against a brute-force definition, and NSGA-II's
+ * parts (crowding distance, elite selection, generations, tournament, crossover, mutation)
+ * against hand-worked cases; proposals are a pure function of (history, seed). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "fox_check.h"
+#include "study/nsga2.h"
+#include "study/pareto.h"
+#include "util/rng.h"
+
+/* rank by definition: 0 when no feasible point dominates it, else 1 + the highest rank of
+ * those that do; infeasible points after the last feasible rank, one rank per distinct
+ * violation. */
+static void brute_rank_(const double *v, const double *viol, int n, int m, int *rank) {
+  int fronts = 0;
+  for (int pass = 0; pass < n; pass++) /* n passes settle every chain */
+    for (int i = 0; i < n; i++) {
+      if (viol[i] > 0)
+        continue;
+      int r = 0;
+      for (int j = 0; j < n; j++) {
+        if (viol[j] > 0)
+          continue;
+        int dom = 1, better = 0;
+        for (int k = 0; k < m; k++) {
+          dom &= v[j * m + k] <= v[i * m + k];
+          better |= v[j * m + k] < v[i * m + k];
+        }
+        if (dom && better && (pass ? rank[j] + 1 : 1) > r)
+          r = pass ? rank[j] + 1 : 1;
+      }
+      rank[i] = r;
+    }
+  for (int i = 0; i < n; i++)
+    if (!(viol[i] > 0) && rank[i] + 1 > fronts)
+      fronts = rank[i] + 1;
+  for (int i = 0; i < n; i++) {
+    if (!(viol[i] > 0))
+      continue;
+    int below = 0; /* distinct violations smaller than this one */
+    for (int j = 0; j < n; j++) {
+      int first = viol[j] > 0 && viol[j] < viol[i];
+      for (int q = 0; first && q < j; q++)
+        first = viol[q] != viol[j];
+      below += first;
+    }
+    rank[i] = fronts + below;
+  }
+}
+
+static void ranks_(void) {
+  struct rng r;
+  rng_seed(&r, 42);
+  for (int trial = 0; trial < 200; trial++) {
+    int n = 1 + (int)(rng_uniform(&r) * 60), m = 1 + trial % 3;
+    double v[60 * 3], viol[60];
+    int got[60], want[60];
+    for (int i = 0; i < n; i++) {
+      for (int k = 0; k < m; k++) /* a coarse grid: ties and duplicates happen */
+        v[i * m + k] = floor(rng_uniform(&r) * 6);
+      viol[i] = trial % 2 && rng_uniform(&r) < 0.3 ? floor(rng_uniform(&r) * 4) + 0.5 : 0;
+    }
+    CHECK(pareto_rank(v, viol, n, m, got) == 0, "pareto_rank");
+    brute_rank_(v, viol, n, m, want);
+    int same = 1;
+    for (int i = 0; i < n; i++)
+      same &= got[i] == want[i];
+    CHECK(same, "case %d (n %d, m %d): ranks differ from the definition", trial, n, m);
+  }
+  double a[2] = {1, 2}, b[2] = {1, 3}, c[2] = {0, 5};
+  CHECK(pareto_dominates(a, b, 2) && !pareto_dominates(b, a, 2) && !pareto_dominates(a, a, 2) &&
+            !pareto_dominates(a, c, 2) && !pareto_dominates(c, a, 2),
+        "dominance");
+  CHECK(pareto_constrained_dominates(b, 0, a, 1, 2) && !pareto_constrained_dominates(a, 1, b, 0, 2) &&
+            pareto_constrained_dominates(b, 1, a, 2, 2) && !pareto_constrained_dominates(a, 2, b, 1, 2),
+        "constrained dominance: feasible first, then the smaller violation");
+  double ref[2] = {4, 4}, pts[6] = {1, 3, 2, 2, 3, 1};
+  CHECK_NEAR(pareto_hypervolume2(pts, 3, ref), 6.0, 1e-12, 0); /* 3 + 2 + 1 */
+}
+
+/* Four points on a front: hand-worked crowding distances and Optuna's order. */
+static void crowding_(void) {
+  double v[8] = {1, 5, 2, 3, 4, 2, 6, 1}, d[4];
+  int idx[4] = {0, 1, 2, 3};
+  pareto_crowding(v, idx, 4, 2, d);
+  CHECK(isinf(d[0]) && isinf(d[3]), "the ends are infinite");
+  CHECK_NEAR(d[1], 3.0 / 5 + 3.0 / 4, 1e-12, 0);
+  CHECK_NEAR(d[2], 4.0 / 5 + 2.0 / 4, 1e-12, 0);
+  pareto_crowding_sort(v, idx, 4, 2);
+  CHECK(idx[0] == 0 && idx[1] == 3 && idx[2] == 1 && idx[3] == 2,
+        "crowding order %d %d %d %d, expected 0 3 1 2", idx[0], idx[1], idx[2], idx[3]);
+  double same[6] = {1, 2, 1, 3, 1, 4};
+  int i3[3] = {0, 1, 2};
+  pareto_crowding(same, i3, 3, 2, d);
+  CHECK(isinf(d[0]) && d[1] == 1.0 && isinf(d[2]), "a constant objective adds nothing");
+}
+
+static struct seen_trial mk_(const double *x, double f0, double f1, double viol, int round) {
+  struct seen_trial t = {x, FOX_SEEN_COMPLETE, f0, 0, round, 2, {f0, f1}, viol};
+  return t;
+}
+
+static void elite_(void) {
+  static const double x0[1] = {0};
+  /* A, B, C: the front; D, E dominated by B; F infeasible though it dominates everything. */
+  struct seen_trial h[6] = {mk_(x0, 1, 5, 0, 0), mk_(x0, 2, 3, 0, 0), mk_(x0, 4, 2, 0, 0),
+                            mk_(x0, 3, 6, 0, 0), mk_(x0, 5, 4, 0, 0), mk_(x0, 0, 0, 1, 0)};
+  int pool[6] = {0, 1, 2, 3, 4, 5}, out[6];
+  int k = nsga2_elite(h, pool, 6, 4, out);
+  CHECK(k == 4 && out[0] == 0 && out[1] == 1 && out[2] == 2 && out[3] == 3,
+        "elite of 4: the front then D by crowding (got %d: %d %d %d %d)", k, out[0], out[1],
+        out[2], out[3]);
+  k = nsga2_elite(h, pool, 6, 2, out);
+  CHECK(k == 2 && out[0] == 0 && out[1] == 2, "elite of 2: the front's ends (got %d %d)", out[0],
+        out[1]);
+  k = nsga2_elite(h, pool, 6, 6, out);
+  CHECK(k == 6 && out[5] == 5, "the infeasible one comes last");
+  /* Tournament: the winner is the first draw if it constrained-dominates the second. */
+  for (uint64_t seed = 0; seed < 64; seed++) {
+    struct rng r, q;
+    rng_seed(&r, seed);
+    rng_seed(&q, seed);
+    int pop[2] = {1, 5}; /* B feasible, F infeasible: B wins unless both draws are F */
+    int w = nsga2_tournament(h, pop, 2, &r);
+    int c0 = pop[(int)(rng_uniform(&q) * 2)], c1 = pop[(int)(rng_uniform(&q) * 2)];
+    CHECK(w == (c0 == 5 && c1 == 5 ? 5 : 1), "tournament seed %llu", (unsigned long long)seed);
+  }
+}
+
+/* population 4, rounds of 3 trials: generations 0 0 0 | 0 0 0 | 1 1 1 | 1 1 1 | new: 2. */
+static void generations_(void) {
+  static const double x0[1] = {0};
+  struct seen_trial h[12];
+  for (int i = 0; i < 12; i++)
+    h[i] = mk_(x0, i, -i, 0, i / 3);
+  int gen[13];
+  nsga2_generations(h, 12, 4, gen);
+  static const int want[13] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2};
+  CHECK(memcmp(gen, want, sizeof want) == 0, "generations %d %d %d %d %d %d %d %d %d %d %d %d %d",
+        gen[0], gen[1], gen[2], gen[3], gen[4], gen[5], gen[6], gen[7], gen[8], gen[9], gen[10],
+        gen[11], gen[12]);
+  h[11].state = FOX_SEEN_RUNNING; /* the open round: trial 12 is of round 3 too */
+  nsga2_generations(h, 12, 4, gen);
+  CHECK(gen[12] == 1, "a trial of the open round: generation %d", gen[12]);
+  h[1].state = FOX_SEEN_PRUNED, h[2].state = FOX_SEEN_FAILED, h[3].state = FOX_SEEN_PRUNED;
+  h[11].state = FOX_SEEN_COMPLETE;
+  nsga2_generations(h, 12, 4, gen);
+  CHECK(gen[6] == 0 && gen[9] == 1, "only complete trials count: %d %d", gen[6], gen[9]);
+}
+
+/* A space of 6 uniform parameters; a finished generation 0 of 8 trials. */
+static void operators_(void) {
+  struct space sp;
+  memset(&sp, 0, sizeof sp);
+  sp.n = 6;
+  sp.algo = -1;
+  for (int i = 0; i < sp.n; i++) {
+    snprintf(sp.p[i].key, sizeof sp.p[i].key, "x%d", i);
+    sp.p[i].dist = FOX_DIST_UNIFORM;
+    sp.p[i].lo = 0, sp.p[i].hi = 1;
+    sp.p[i].agent = -1;
+  }
+  double xs[8][6];
+  struct seen_trial h[8];
+  struct rng r;
+  rng_seed(&r, 5);
+  for (int t = 0; t < 8; t++) {
+    for (int i = 0; i < 6; i++)
+      xs[t][i] = rng_uniform(&r);
+    h[t] = mk_(xs[t], xs[t][0], 1 - xs[t][0] * xs[t][1], 0, 0);
+  }
+  struct config base;
+  config_defaults(&base);
+  struct tpe_config tc = base.study.tpe;
+  tc.population_size = 8;
+  struct fox_err e = {0};
+  double x[6], y[6];
+  /* every child gene comes from one of two parents; swapping 1: all from the first */
+  tc.crossover_prob = 1, tc.mutation_prob = 1e-300, tc.swapping_prob = 1;
+  int whole = 0, mixed = 0;
+  for (uint64_t seed = 0; seed < 200; seed++) {
+    CHECK(sampler_nsga2_ops.propose(&tc, &sp, h, 8, seed, x, &e) == 0, "%s", e.msg);
+    int parent = -1;
+    for (int t = 0; t < 8; t++)
+      if (memcmp(x, xs[t], sizeof x) == 0)
+        parent = t;
+    whole += parent >= 0;
+  }
+  CHECK(whole == 200, "swapping_prob 1: the child is a parent (%d of 200)", whole);
+  tc.swapping_prob = 0.5;
+  for (uint64_t seed = 0; seed < 200; seed++) {
+    sampler_nsga2_ops.propose(&tc, &sp, h, 8, seed, x, &e);
+    int ok = 1, from[8] = {0}, n_from = 0;
+    for (int i = 0; i < 6; i++) {
+      int any = 0;
+      for (int t = 0; t < 8; t++)
+        if (x[i] == xs[t][i]) {
+          any = 1;
+          if (!from[t]++)
+            n_from++;
+        }
+      ok &= any;
+    }
+    CHECK(ok, "seed %llu: a gene from no parent", (unsigned long long)seed);
+    mixed += n_from >= 2;
+  }
+  CHECK(mixed > 100, "uniform crossover mixes two parents (%d of 200)", mixed);
+  /* mutation 1: nothing inherited */
+  tc.mutation_prob = 1;
+  for (uint64_t seed = 0; seed < 50; seed++) {
+    sampler_nsga2_ops.propose(&tc, &sp, h, 8, seed, x, &e);
+    int inherited = 0;
+    for (int i = 0; i < 6; i++)
+      for (int t = 0; t < 8; t++)
+        inherited |= x[i] == xs[t][i];
+    CHECK(!inherited && x[0] >= 0 && x[0] <= 1, "mutation_prob 1: every gene drawn anew");
+  }
+  /* deterministic; generation 0 is the random sampler's proposal */
+  tc = base.study.tpe;
+  tc.population_size = 8;
+  sampler_nsga2_ops.propose(&tc, &sp, h, 8, 77, x, &e);
+  sampler_nsga2_ops.propose(&tc, &sp, h, 8, 77, y, &e);
+  CHECK(memcmp(x, y, sizeof x) == 0, "the same history and seed give the same proposal");
+  sampler_nsga2_ops.propose(&tc, &sp, h, 5, 77, x, &e);
+  sampler_random_ops.propose(&tc, &sp, h, 5, 77, y, &e);
+  CHECK(memcmp(x, y, sizeof x) == 0, "generation 0 proposes what random does");
+}
+
+int main(void) {
+  ranks_();
+  crowding_();
+  elite_();
+  generations_();
+  operators_();
+  return fox_check_done("test_pareto");
+}
