@@ -35,8 +35,6 @@ static int info_study_(const char *path, struct fox_err *e) {
   struct study s;
   FOX_TRY(study_load_file(&s, path, e));
   const struct study_config *sc = &s.cfg.study;
-  static const char *const samplers[] = {"tpe", "random", "grid"};
-  static const char *const scheds[] = {"none", "successive_halving", "hyperband"};
   int count[4] = {0};
   for (int i = 0; i < s.n; i++)
     count[s.trials[i].status]++;
@@ -44,15 +42,14 @@ static int info_study_(const char *path, struct fox_err *e) {
   printf("  objective      %s (%s)\n", s.metric_names[s.objective],
          sc->direction == FOX_MAXIMIZE ? "maximize" : "minimize");
   printf("  search         %d parameters, sampler %s, scheduler %s, seed %llu\n", s.space.n,
-         samplers[sc->sampler], scheds[sc->scheduler], (unsigned long long)sc->seed);
+         config_sampler_names[sc->sampler], config_scheduler_names[sc->scheduler], (unsigned long long)sc->seed);
   printf("  budget         rungs at");
   for (int r = 0; r < s.plan.n; r++)
     printf(" %d", s.plan.epochs[r]);
   printf(" epochs, rounds of %d\n", sc->round_size);
   if (s.repeats * s.folds > 1) {
-    static const char *const agg[] = {"mean", "median", "iqm", "lcb"};
     printf("  repeats        %d seeds per trial x %d eval folds, aggregate %s\n", s.repeats,
-           s.folds, agg[sc->aggregate]);
+           s.folds, config_aggregate_names[sc->aggregate]);
   }
   for (const char *p = s.config_sets; *p;) { /* one override per line */
     const char *nl = strchr(p, '\n');

@@ -36,12 +36,12 @@ static const char *const backend_names_[] = {"auto", "cpu", "cuda", NULL};
 static const char *const split_names_[] = {"train", "val", "test", NULL};
 static const char *const exp_names_[] = {"none", "summary", "full", NULL};
 static const char *const dir_names_[] = {"maximize", "minimize", NULL};
-static const char *const agg_names_[] = {"mean", "median", "iqm", "lcb", NULL};
-static const char *const sampler_names_[] = {"tpe", "random", "grid", "nsga2", NULL};
+const char *const config_aggregate_names[] = {"mean", "median", "iqm", "lcb", NULL};
+const char *const config_sampler_names[] = {"tpe", "random", "grid", "nsga2", NULL};
 /* In the order of FOX_ACT_* and FOX_INIT_* (kernels/act_step.h). */
 static const char *const act_names_[] = {"relu", "tanh", NULL};
 static const char *const init_names_[] = {"default", "orthogonal", NULL};
-static const char *const sched_names_[] = {"none", "successive_halving", "hyperband", NULL};
+const char *const config_scheduler_names[] = {"none", "successive_halving", "hyperband", NULL};
 const char *const config_function_names[] = {"none",  "branin", "hartmann6", "mixed",
                                              "zdt1",  "zdt2",   "binh_korn", NULL};
 const char *const config_function_metrics[] = {"value", "f0", "f1", "c0", "c1", NULL};
@@ -118,7 +118,7 @@ static const struct param_ params_[] = {
     {"study.objective.metric", P_NAME, S_(metric), 0, 0, 0, NULL, "a metric such as val.sharpe"},
     {"study.objective.direction", P_CHOICE, S_(direction), 0, 0, 0, dir_names_,
      "maximize or minimize"},
-    {"study.objective.aggregate", P_CHOICE, S_(aggregate), 0, 0, 0, agg_names_,
+    {"study.objective.aggregate", P_CHOICE, S_(aggregate), 0, 0, 0, config_aggregate_names,
      "mean, median, iqm or lcb"},
     {"study.objective.function", P_CHOICE, S_(function), 0, 0, 0, config_function_names,
      "none, branin, hartmann6, mixed, zdt1, zdt2 or binh_korn"},
@@ -128,7 +128,7 @@ static const struct param_ params_[] = {
      "a list of at most 16 constraints METRIC OP NUMBER (OP one of >=, <=, >, <), e.g. "
      "[\"val.max_drawdown >= -0.2\"]"},
     {"study.repeats", P_INT, S_(repeats), 1, FOX_REPEATS_MAX, 0, NULL, "an integer in [1, 64]"},
-    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, sampler_names_, "tpe, random, grid or nsga2"},
+    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, config_sampler_names, "tpe, random, grid or nsga2"},
     {"study.sampler.n_startup_trials", P_INT, T_(n_startup_trials), 0, 1e6, 0, NULL,
      "an integer >= 0"},
     {"study.sampler.n_ei_candidates", P_INT, T_(n_ei_candidates), 1, 1e5, 0, NULL,
@@ -145,7 +145,7 @@ static const struct param_ params_[] = {
      "a probability in [0, 1]"},
     {"study.sampler.mutation_prob", P_AUTO, T_(mutation_prob), 0, 1, 1, NULL,
      "auto (1 / the number of parameters) or a probability in (0, 1]"},
-    {"study.scheduler.name", P_CHOICE, S_(scheduler), 0, 0, 0, sched_names_,
+    {"study.scheduler.name", P_CHOICE, S_(scheduler), 0, 0, 0, config_scheduler_names,
      "none, successive_halving or hyperband"},
     {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
     {"study.scheduler.max_epochs", P_INT, S_(max_epochs), 0, 1e6, 0, NULL,

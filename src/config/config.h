@@ -135,6 +135,12 @@ int config_read_file(const char *path, char **text, struct fox_err *e);
 void config_dump(const struct config *c, FILE *f);
 /* The names of objective.function's choices ("none", "branin", ...), NULL-terminated. */
 extern const char *const config_function_names[];
+/* The names of study.sampler.name, study.scheduler.name and study.objective.aggregate by their
+ * FOX_SAMPLER_*, FOX_SCHED_* and FOX_AGG_* values (NULL-terminated): one list for the parser
+ * and every writer. */
+extern const char *const config_sampler_names[];
+extern const char *const config_scheduler_names[];
+extern const char *const config_aggregate_names[];
 /* The metrics a test function reports ("value" for a single-objective one; "f0", "f1" and the
  * constraint values "c0", "c1" for the multi-objective ones), NULL-terminated. */
 extern const char *const config_function_metrics[];

@@ -25,9 +25,6 @@ enum { OPTUNA_MINIMIZE_ = 1, OPTUNA_MAXIMIZE_ = 2 };
 /* optuna-dashboard keeps a note in study system attributes of at most this many characters. */
 #define NOTE_CHUNK_ 2045
 
-static const char *const agg_names_[] = {"mean", "median", "iqm", "lcb"};
-static const char *const sampler_names_[] = {"tpe", "random", "grid"};
-static const char *const scheduler_names_[] = {"none", "successive_halving", "hyperband"};
 
 /* One code point of UTF-8 text: its length in bytes; a byte that starts no valid sequence
  * (overlong, surrogate, past U+10FFFF, cut short) is U+FFFD of length 1. */
@@ -388,7 +385,7 @@ static char *note_(const struct study *s, const char *outdir, const char *versio
     fprintf(m, "%s %s (%s)", k ? "," : "", s->metric_names[s->obj_metric[k]],
             s->obj_dir[k] == FOX_MAXIMIZE ? "maximize" : "minimize");
   if (s->repeats * s->folds > 1)
-    fprintf(m, ", the %s over %d repeats x %d folds", agg_names_[s->cfg.study.aggregate],
+    fprintf(m, ", the %s over %d repeats x %d folds", config_aggregate_names[s->cfg.study.aggregate],
             s->repeats, s->folds);
   fprintf(m, "\n- Trials: %d of %d (%d complete, %d pruned, %d failed, %d running)%s\n", s->n,
           s->total, count[OPTUNA_COMPLETE_], count[OPTUNA_PRUNED_], count[OPTUNA_FAIL_],
@@ -455,7 +452,7 @@ static int study_ops_(FILE *f, const struct study *s, const char *outdir, const 
   }
   fputc(']', f);
   attr_end_(f);
-  attr_str_(f, U, "foxopt.aggregate", agg_names_[sc->aggregate]);
+  attr_str_(f, U, "foxopt.aggregate", config_aggregate_names[sc->aggregate]);
   attr_int_(f, U, "foxopt.repeats", s->repeats);
   attr_int_(f, U, "foxopt.folds", s->folds);
   if (s->repeats > 1) { /* every configuration's repeat r trains with seed r (as text: 64 bits) */
@@ -465,8 +462,8 @@ static int study_ops_(FILE *f, const struct study *s, const char *outdir, const 
     fputc(']', f);
     attr_end_(f);
   }
-  attr_str_(f, U, "foxopt.sampler", sampler_names_[sc->sampler]);
-  attr_str_(f, U, "foxopt.scheduler", scheduler_names_[sc->scheduler]);
+  attr_str_(f, U, "foxopt.sampler", config_sampler_names[sc->sampler]);
+  attr_str_(f, U, "foxopt.scheduler", config_scheduler_names[sc->scheduler]);
   attr_begin_(f, U, "foxopt.rungs");
   for (int k = 0; k < s->plan.n; k++)
     fprintf(f, "%s%d", k ? "," : "[", s->plan.epochs[k]);
@@ -618,7 +615,18 @@ static int trial_op_(FILE *f, const struct study *s, const char *outdir,
   }
   fputs("},", f);
   user_attrs_(f, s, t, state);
-  fputs(",\"system_attrs\":{},\"intermediate_values\":{", f);
+  /* Constraints as Optuna's constraints_func stores them ("constraints": each <= 0 when met),
+   * so that Optuna's best_trials and the dashboard leave infeasible trials off the front. */
+  fputs(",\"system_attrs\":{", f);
+  if (s->n_con > 0 && t->status == FOX_ST_COMPLETE) {
+    fputs("\"constraints\":[", f);
+    for (int c = 0; c < s->n_con; c++) {
+      fputs(c ? "," : "", f);
+      jnum_(f, study_constraint_value(s, t, c));
+    }
+    fputc(']', f);
+  }
+  fputs("},\"intermediate_values\":{", f);
   for (int k = 0; k < n; k++) {
     fprintf(f, "%s\"%d\":", k ? "," : "", steps[k]);
     jnum_(f, vals[k]);

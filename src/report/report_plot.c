@@ -448,6 +448,97 @@ static int logits_(const struct plot_ *p, const struct pbo_result *pbo, struct f
   return draw_(p, script, "pbo_logits.png", e);
 }
 
+/* pareto.png (a study with several objectives): every complete trial on the first two
+ * objectives, feasible ones as dots, infeasible ones as crosses, and the Pareto front (report_front)
+ * as red points joined in the order of the first objective. */
+static int pareto_(const struct plot_ *p, struct fox_err *e) {
+  const struct study *s = p->s;
+  int *front = malloc((size_t)(s->n ? s->n : 1) * sizeof *front);
+  mallocCheck(front, e);
+  int nf = report_front(s, front);
+  if (nf < 0) {
+    free(front);
+    return fox_errf(e, FOX_EFAIL, "report: out of memory for the Pareto front");
+  }
+  const char *ux, *uy;
+  int mx = s->obj_metric[0], my = s->obj_metric[1];
+  double sx = report_metric_scale(s, mx, &ux), sy = report_metric_scale(s, my, &uy);
+  char path[3][PATH_LEN_];
+  static const char *const names[3] = {"pareto_ok.dat", "pareto_bad.dat", "pareto_front.dat"};
+  FILE *f[3] = {NULL, NULL, NULL};
+  int rc = 0, count[3] = {0, 0, 0};
+  for (int k = 0; rc == 0 && k < 3; k++) {
+    tmp_path_(p, names[k], path[k]);
+    if (!(f[k] = open_(path[k], e)))
+      rc = e->code;
+  }
+  for (int i = 0; rc == 0 && i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    double x = t->metrics[mx] * sx, y = t->metrics[my] * sy;
+    if (t->status != FOX_ST_COMPLETE || !isfinite(x) || !isfinite(y))
+      continue;
+    int k = study_feasible(s, t) == 1 ? 0 : 1;
+    fprintf(f[k], "%.17g %.17g\n", x, y);
+    count[k]++;
+  }
+  /* the front in the order of the first objective, so that its line does not zigzag */
+  for (int a = 1; a < nf; a++)
+    for (int b = a; b > 0 && s->trials[front[b]].metrics[mx] < s->trials[front[b - 1]].metrics[mx];
+         b--) {
+      int tmp = front[b];
+      front[b] = front[b - 1], front[b - 1] = tmp;
+    }
+  for (int j = 0; rc == 0 && j < nf; j++) {
+    const struct study_trial *t = &s->trials[front[j]];
+    fprintf(f[2], "%.17g %.17g\n", t->metrics[mx] * sx, t->metrics[my] * sy);
+    count[2]++;
+  }
+  free(front);
+  for (int k = 0; k < 3; k++)
+    if (f[k] && close_(f[k], path[k], e) != 0 && rc == 0)
+      rc = e->code;
+  FOX_TRY(rc);
+  if (count[2] == 0) {
+    fprintf(p->notes, "note: pareto.png skipped: no complete feasible trial yet\n");
+    return 0;
+  }
+  char script[PATH_LEN_], label[FOX_NAME_LEN + 8], title[512];
+  tmp_path_(p, "pareto.gp", script);
+  FILE *g = open_(script, e);
+  if (!g)
+    return e->code;
+  preamble_(g, p, "pareto.png", 900, 640);
+  snprintf(title, sizeof title, "study %s: the Pareto front of %d complete trials (%s %s, %s %s)",
+           s->cfg.study.name, count[0] + count[1], s->metric_names[mx],
+           s->obj_dir[0] == FOX_MAXIMIZE ? "max" : "min", s->metric_names[my],
+           s->obj_dir[1] == FOX_MAXIMIZE ? "max" : "min");
+  fputs("set title ", g);
+  gnuplot_quote(g, title);
+  report_metric_label(s, mx, label, sizeof label);
+  fputs("\nset xlabel ", g);
+  gnuplot_quote(g, label);
+  report_metric_label(s, my, label, sizeof label);
+  fputs("\nset ylabel ", g);
+  gnuplot_quote(g, label);
+  fputs("\nset key outside bottom center horizontal\nplot ", g);
+  int first = 1;
+  static const char *const how[3] = {
+      "with points pt 7 ps 0.9 lc rgb '#1f77b4' title 'feasible'",
+      "with points pt 2 ps 0.9 lc rgb '#7f7f7f' title 'infeasible'",
+      "with linespoints pt 7 ps 1.4 lw 2 lc rgb '#d62728' title 'Pareto front'"};
+  for (int k = 0; k < 3; k++) {
+    if (count[k] == 0)
+      continue;
+    fputs(first ? "" : ", ", g);
+    gnuplot_quote(g, path[k]);
+    fprintf(g, " using 1:2 %s", how[k]);
+    first = 0;
+  }
+  fputs("\nunset output\n", g);
+  FOX_TRY(close_(g, script, e));
+  return draw_(p, script, "pareto.png", e);
+}
+
 /* Removes the temporary directory and everything in it (all of it ours: mkdtemp made it). */
 static int cleanup_(const char *dir, struct fox_err *e) {
   DIR *d = opendir(dir);
@@ -484,6 +575,8 @@ int report_plots(const struct study *s, const int *order, const char *outdir,
     rc = params_(&p, e);
   if (rc == 0 && pbo)
     rc = logits_(&p, pbo, e);
+  if (rc == 0 && s->n_obj > 1)
+    rc = pareto_(&p, e);
   int gone = cleanup_(p.dir, e);
   return rc ? rc : gone;
 }

@@ -9,8 +9,8 @@
 #include "study/study.h"
 
 /* Draws the plots of the study recorded in `outdir`, `order` being report_rank's (its first
- * trial is the one whose equity is drawn), and with `pbo` (not NULL) pbo_logits.png, the
- * distribution of its CSCV logits. A plot the study cannot have (an equity curve of a test
+ * trial is the one whose equity is drawn), with `pbo` (not NULL) pbo_logits.png, the
+ * distribution of its CSCV logits, and for several objectives pareto.png, the front. A plot the study cannot have (an equity curve of a test
  * function, any plot before a trial has a value) is skipped with a line on `notes`; each PNG
  * written is named on `out`. Needs gnuplot on PATH (gnuplot_find). */
 int report_plots(const struct study *s, const int *order, const char *outdir,

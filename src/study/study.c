@@ -219,6 +219,20 @@ double study_violation(const struct study *s, const struct study_trial *t) {
   return sum;
 }
 
+double study_constraint_value(const struct study *s, const struct study_trial *t, int c) {
+  const struct study_constraint *k = &s->cfg.study.constraints[c];
+  double v = t->metrics[s->con_metric[c]];
+  if (isnan(v) || t->status == FOX_ST_FAILED || t->epochs == 0)
+    return NAN;
+  int ok = k->op == FOX_OP_GE   ? v >= k->bound
+           : k->op == FOX_OP_LE ? v <= k->bound
+           : k->op == FOX_OP_GT ? v > k->bound
+                                : v < k->bound;
+  if (!ok)
+    return fmax(fabs(k->bound - v), DBL_MIN); /* as study_violation counts it */
+  return -fabs(k->bound - v); /* met: the slack, <= 0 */
+}
+
 int study_feasible(const struct study *s, const struct study_trial *t) {
   if (t->status != FOX_ST_COMPLETE)
     return -1;

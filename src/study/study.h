@@ -132,6 +132,10 @@ double study_violation(const struct study *s, const struct study_trial *t);
 /* 1: a complete trial that meets every constraint; 0: a complete one that does not (or whose
  * objectives are not all numbers); -1: not complete. */
 int study_feasible(const struct study *s, const struct study_trial *t);
+/* Constraint c of trial t in Optuna's convention (constraints_func, the trial's "constraints"
+ * system attribute): <= 0 when met (minus the slack), > 0 by how much it is broken (at least
+ * DBL_MIN for a strict bound met exactly); NaN when the trial has no value for it. */
+double study_constraint_value(const struct study *s, const struct study_trial *t, int c);
 /* rank[i] for every trial: the constrained non-domination rank among the complete trials with
  * every objective a number (pareto_rank: feasible fronts first, infeasible ones by violation
  * after them), -1 for the others. FOX_EFAIL when memory runs out. */

@@ -49,6 +49,34 @@ infeasible=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
 check "some Binh-Korn trials break c0 <= 20 ($infeasible)" test "$infeasible" -gt 0
 contains "$OUT_TXT" "constraints: c0 <= 20, c1 >= 7.7"
 
+# The front drawn (pareto.png), in the HTML page, and through Optuna: the journal of the
+# constrained study loads with its two directions, and Optuna's best_trials (its Pareto front
+# of the feasible trials) are the report's front.
+if command -v gnuplot >/dev/null; then
+  run_rc 0 "$FOXOPT" report "$WORK/bk1" --top 3
+  check "pareto.png is a PNG" is_png "$WORK/bk1/pareto.png"
+  contains "$OUT_TXT" "wrote $WORK/bk1/pareto.png"
+fi
+run_rc 0 "$FOXOPT" report "$WORK/bk1" --no-plots --html
+check "report.html has the Pareto front" grep -q '<h2 id="pareto">Pareto front</h2>' "$WORK/bk1/report.html"
+for id in $want; do
+  check "report.html lists front trial $id" grep -q ">$id<" "$WORK/bk1/report.html"
+done
+if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import optuna' 2>/dev/null; then
+  run_rc 0 "$FOXOPT" export "$WORK/bk1" --optuna "$WORK/bk1.log"
+  got_optuna=$("$FOX_PYTHON" - "$WORK/bk1.log" <<'PY'
+import sys, optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+st = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(sys.argv[1]))
+name = optuna.get_all_study_names(st)[0]
+s = optuna.load_study(study_name=name, storage=st)
+assert [d.name for d in s.directions] == ["MINIMIZE", "MINIMIZE"], s.directions
+print(" ".join(str(t.number) for t in sorted(s.best_trials, key=lambda t: t.number)))
+PY
+)
+  check "Optuna's best_trials ($got_optuna) = the report's front ($want)" test "$got_optuna " = "$want"
+fi
+
 # Refusals.
 bad_yaml() { # bad_yaml NEEDLE YAML-TEXT
   printf '%s\n' "$2" >"$WORK/bad.yaml"

@@ -110,6 +110,26 @@ if len(seen) < 2:
     sys.exit(f"the repeats ran on ranks {sorted(seen)} only")
 PY
 
+# nsga2 with two objectives and constraints: the same table on 1 and 3 ranks.
+cat >"$WORK/mo.yaml" <<YAML
+study:
+  seed: 11
+  trials: 40
+  round_size: 8
+  objective:
+    - {metric: f0, direction: minimize, function: binh_korn}
+    - {metric: f1, direction: minimize}
+  constraints: ["c0 <= 20", "c1 >= 7.7"]
+  sampler: {name: nsga2, population_size: 8}
+parameters:
+  x0: {distribution: uniform, min: 0, max: 5}
+  x1: {distribution: uniform, min: 0, max: 3}
+YAML
+for n in 1 3; do
+  run_rc 0 mpi $n "$FOXOPT" run "$WORK/mo.yaml" -o "$WORK/mo$n"
+done
+same_table "nsga2, 3 ranks" "$WORK/mo1/trials.csv" "$WORK/mo3/trials.csv"
+
 # A promoted trial's policy, wherever it ran, reproduces its row.
 best=$("$FOXOPT" info "$WORK/a3/study.h5" | sed -n 's/.*best *trial \([0-9]*\):.*/\1/p')
 run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a3" --trial "$best" --json
