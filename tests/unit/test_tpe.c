@@ -216,6 +216,59 @@ static void test_split(void) {
     CHECK(side[i] == FOX_TPE_ABOVE, "failed trial %d side %d", i, side[i]);
 }
 
+/* Two objectives: the fronts that fit, then the cut front by hypervolume (hand-worked), then
+ * the infeasible by violation; running trials in the rest, not counted; weights_below = 1. */
+static void test_split_multi(void) {
+  struct config base;
+  config_defaults(&base);
+  struct tpe_config tc = base.study.tpe;
+  struct fox_err e = {0};
+  double x0 = 0.5;
+  static const double v[13][2] = {{1, 4}, {4, 1}, {2, 5}, {5, 2}, {3, 4.5}, {6, 6}, {6, 7},
+                                  {7, 6}, {8, 8}, {9, 9}, {0, 0}, {NAN, 1}, {0, 0}};
+  struct seen_trial h[13];
+  for (int i = 0; i < 13; i++) {
+    h[i] = (struct seen_trial){&x0, FOX_SEEN_COMPLETE, v[i][0], 0, 0, 2, {v[i][0], v[i][1]}, 0};
+  }
+  h[10].violation = 1.0; /* infeasible: (0, 0) would dominate everything */
+  h[11].state = FOX_SEEN_COMPLETE; /* NaN objective: a failure, counted, never good */
+  h[12].state = FOX_SEEN_RUNNING;
+  signed char side[13];
+  int counted;
+  /* 12 counted, gamma 0.25: 3 good. Front 0 = trials 0, 1; front 1 = 2, 3, 4 with reference
+   * (5.5, 5.5): contributions 1.75, 1.75, 2.5: trial 4. */
+  tc.gamma = 0.25;
+  tc.constant_liar = 1;
+  CHECK(tpe_split(&tc, h, 13, side, &counted, &e) == 0 && counted == 12, "%s %d", e.msg,
+        counted);
+  for (int i = 0; i < 13; i++)
+    CHECK(side[i] == (i == 0 || i == 1 || i == 4 ? FOX_TPE_BELOW : FOX_TPE_ABOVE),
+          "multi trial %d side %d", i, side[i]);
+  /* gamma 1/3: 4 good: then (5, 2) adds (5.5 - 5)(4.5 - 2) = 1.25 > (2, 5)'s (3 - 2) 0.5. */
+  tc.gamma = 1.0 / 3;
+  CHECK(tpe_split(&tc, h, 13, side, &counted, &e) == 0, "%s", e.msg);
+  for (int i = 0; i < 13; i++)
+    CHECK(side[i] == (i == 0 || i == 1 || i == 3 || i == 4 ? FOX_TPE_BELOW : FOX_TPE_ABOVE),
+          "multi 1/3 trial %d side %d", i, side[i]);
+  /* gamma 1: 12 good wanted (no cap of 25 either), 10 feasible, the infeasible one; the
+   * failure never. */
+  tc.gamma = 1.0;
+  CHECK(tpe_split(&tc, h, 13, side, &counted, &e) == 0, "%s", e.msg);
+  for (int i = 0; i < 13; i++)
+    CHECK(side[i] == (i <= 10 ? FOX_TPE_BELOW : FOX_TPE_ABOVE), "multi 1 trial %d side %d", i,
+          side[i]);
+  struct seen_trial big[60];
+  signed char big_side[60];
+  for (int i = 0; i < 60; i++)
+    big[i] = (struct seen_trial){&x0, FOX_SEEN_COMPLETE, i, 0, 0, 2, {i, 60 - i}, 0};
+  tc.gamma = 0.5;
+  CHECK(tpe_split(&tc, big, 60, big_side, &counted, &e) == 0, "%s", e.msg);
+  int nb = 0;
+  for (int i = 0; i < 60; i++)
+    nb += big_side[i] == FOX_TPE_BELOW;
+  CHECK(nb == 30, "several objectives: ceil(gamma n) = 30 good, no cap of 25; got %d", nb);
+}
+
 static int load_space(struct space *sp, int function, const char *yaml) {
   struct config base;
   config_defaults(&base);
@@ -465,6 +518,7 @@ int main(int argc, char **argv) {
   test_truncnorm();
   test_parzen();
   test_split();
+  test_split_multi();
   test_proposals();
   test_constant_liar();
   test_beats_random(slow);
