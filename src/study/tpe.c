@@ -1,9 +1,16 @@
-/* The TPE sampler, after Optuna 5.1's TPESampler (single objective). What is the same:
+/* The TPE sampler, after Optuna 5.1's TPESampler, with one objective or several. What is the
+ * same:
  *  - startup: random proposals (sampler_random_ops, so the first trials equal a random study's)
  *    until n_startup_trials trials are COMPLETE or PRUNED;
  *  - the split (_split_trials): n = the finished trials, n_below = min(ceil(gamma n), 25);
  *    complete trials by loss, then pruned ones by (-step, loss at that step; NaN worst) fill
  *    the good group; everything else is the rest; both groups in trial order;
+ *  - several objectives (_split_complete_trials_multi_objective): n_below = ceil(gamma n)
+ *    with no cap (default_gamma_multiobjective); of the feasible complete trials, the whole
+ *    non-domination fronts that fit, then the last front cut by the greedy HSSP with that
+ *    front's own reference point (hypervolume.c); then pruned ones as above, then infeasible
+ *    ones (violation > 0) by violation; the good group's kernels all weigh 1 (Optuna 5.1's
+ *    weights_below = ones: no hypervolume-contribution weights any more), the rest's as usual;
  *  - running trials (proposed earlier in this round) join the rest when constant_liar is on
  *    (Optuna's constant liar: a batch spreads out) and are ignored otherwise; they are not in n;
  *  - the estimators (parzen.c): default_weights, the prior kernel, Optuna's bandwidth rule
