@@ -63,7 +63,8 @@ struct ppo_config {
 struct tpe_config {
   int n_startup_trials, n_ei_candidates;
   int multivariate, constant_liar;
-  double prior_weight, gamma; /* the good group: ceil(gamma n) trials, at most 25 */
+  double prior_weight, gamma; /* the good group: ceil(gamma n) trials, at most 25 (no cap
+                               * with several objectives, as Optuna's) */
   int population_size;        /* nsga2: trials per generation */
   double crossover_prob, swapping_prob;
   double mutation_prob;       /* 0: auto, 1 / the number of parameters */

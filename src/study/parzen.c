@@ -158,6 +158,12 @@ static int categorical_kernels_(struct parzen *pe, int d, const double *obs, int
 
 int parzen_build(struct parzen *pe, const struct parzen_dim *dim, int n_dims, const double *obs,
                  int n_obs, double prior_weight, struct fox_err *e) {
+  return parzen_build_weighted(pe, dim, n_dims, obs, n_obs, NULL, prior_weight, e);
+}
+
+int parzen_build_weighted(struct parzen *pe, const struct parzen_dim *dim, int n_dims,
+                          const double *obs, int n_obs, const double *weights,
+                          double prior_weight, struct fox_err *e) {
   memset(pe, 0, sizeof *pe);
   int K = n_obs + 1, D = n_dims, C = 0;
   pe->n_dims = D;
@@ -186,13 +192,16 @@ int parzen_build(struct parzen *pe, const struct parzen_dim *dim, int n_dims, co
     mallocCheck(NULL, e);
   }
 
-  /* Mixture weights: the observations' (default_weights), then the prior's; normalised. With
-   * no observation the prior alone. */
+  /* Mixture weights: the observations' (given, or default_weights), then the prior's;
+   * normalised. With no observation the prior alone. */
   double sum = 0;
   if (n_obs == 0) {
     pe->cum_w[0] = 1.0;
   } else {
-    parzen_default_weights(n_obs, pe->cum_w);
+    if (weights)
+      memcpy(pe->cum_w, weights, (size_t)n_obs * sizeof *pe->cum_w);
+    else
+      parzen_default_weights(n_obs, pe->cum_w);
     pe->cum_w[n_obs] = prior_weight;
   }
   for (int k = 0; k < K; k++)

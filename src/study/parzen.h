@@ -37,6 +37,11 @@ void parzen_default_weights(int n, double *w);
  * trial order: the weights favour the newest) with the prior kernel of weight `prior_weight`. */
 int parzen_build(struct parzen *pe, const struct parzen_dim *dim, int n_dims, const double *obs,
                  int n_obs, double prior_weight, struct fox_err *e);
+/* The same with the observations' weights given (weights[n_obs], >= 0; Optuna's
+ * predetermined_weights) instead of default_weights; NULL: default_weights. */
+int parzen_build_weighted(struct parzen *pe, const struct parzen_dim *dim, int n_dims,
+                          const double *obs, int n_obs, const double *weights,
+                          double prior_weight, struct fox_err *e);
 void parzen_free(struct parzen *pe);
 
 /* m draws ([m][n_dims], natural units: inside the bounds, on the step grid). */

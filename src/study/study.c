@@ -97,10 +97,6 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
                                    "scheduler none for a multi-objective study", name,
                     sc->scheduler == FOX_SCHED_SH ? "successive_halving" : "hyperband",
                     s->n_obj);
-  if (s->n_obj > 1 && sc->sampler == FOX_SAMPLER_TPE)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.sampler.name = tpe with %d objectives: "
-                                   "multi-objective TPE is not implemented yet; use nsga2 "
-                                   "(or random, grid)", name, s->n_obj);
   return 0;
 }
 

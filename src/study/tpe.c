@@ -1,9 +1,16 @@
-/* The TPE sampler, after Optuna 5.1's TPESampler (single objective). What is the same:
+/* The TPE sampler, after Optuna 5.1's TPESampler, with one objective or several. What is the
+ * same:
  *  - startup: random proposals (sampler_random_ops, so the first trials equal a random study's)
  *    until n_startup_trials trials are COMPLETE or PRUNED;
  *  - the split (_split_trials): n = the finished trials, n_below = min(ceil(gamma n), 25);
  *    complete trials by loss, then pruned ones by (-step, loss at that step; NaN worst) fill
  *    the good group; everything else is the rest; both groups in trial order;
+ *  - several objectives (_split_complete_trials_multi_objective): n_below = ceil(gamma n)
+ *    with no cap (default_gamma_multiobjective); of the feasible complete trials, the whole
+ *    non-domination fronts that fit, then the last front cut by the greedy HSSP with that
+ *    front's own reference point (hypervolume.c); then pruned ones as above, then infeasible
+ *    ones (violation > 0) by violation; the good group's kernels all weigh 1 (Optuna 5.1's
+ *    weights_below = ones: no hypervolume-contribution weights any more), the rest's as usual;
  *  - running trials (proposed earlier in this round) join the rest when constant_liar is on
  *    (Optuna's constant liar: a batch spreads out) and are ignored otherwise; they are not in n;
  *  - the estimators (parzen.c): default_weights, the prior kernel, Optuna's bandwidth rule
@@ -35,13 +42,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study/hypervolume.h"
+#include "study/pareto.h"
 #include "study/parzen.h"
 
-/* A complete trial without a number is a failure. */
+/* A complete trial without a number (any objective's) is a failure. */
 static int state_(const struct seen_trial *t) {
-  if (t->state == FOX_SEEN_COMPLETE && isnan(t->loss))
-    return FOX_SEEN_FAILED;
-  return t->state;
+  if (t->state != FOX_SEEN_COMPLETE)
+    return t->state;
+  int nan = isnan(t->loss);
+  for (int k = 0; t->n_obj > 1 && k < t->n_obj; k++)
+    nan |= isnan(t->values[k]);
+  return nan ? FOX_SEEN_FAILED : FOX_SEEN_COMPLETE;
+}
+
+static int multi_(const struct seen_trial *hist, int n) {
+  return n > 0 && hist[0].n_obj > 1;
 }
 
 struct ranked_ {
@@ -58,16 +74,76 @@ static int ranked_cmp_(const void *pa, const void *pb) {
   return (a->i > b->i) - (a->i < b->i);
 }
 
+/* _split_complete_trials_multi_objective: of the nd feasible complete trials done[] (trial
+ * order), the first non-domination fronts that fit in k, then the greedy HSSP's choice from
+ * the next front (its own reference point) for the places left. Returns how many it chose. */
+static int split_fronts_(const struct seen_trial *hist, const struct ranked_ *done, int nd,
+                         int k, signed char *side, struct fox_err *e) {
+  if (k > nd)
+    k = nd;
+  if (k == nd) {
+    for (int j = 0; j < nd; j++)
+      side[done[j].i] = FOX_TPE_BELOW;
+    return nd;
+  }
+  if (k == 0)
+    return 0;
+  int m = hist[done[0].i].n_obj;
+  double *v = calloc((size_t)nd * m, sizeof *v), *ref = malloc((size_t)m * sizeof *ref);
+  int *rank = malloc((size_t)nd * 3 * sizeof *rank);
+  if (!v || !ref || !rank) {
+    free(v), free(ref), free(rank);
+    mallocCheck(NULL, e);
+  }
+  int *count = rank + nd, *front = rank + 2 * nd, rc = 0;
+  for (int j = 0; j < nd; j++)
+    memcpy(v + (size_t)j * m, hist[done[j].i].values, (size_t)m * sizeof *v);
+  if (pareto_rank(v, NULL, nd, m, rank) != 0) {
+    rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+    goto done;
+  }
+  memset(count, 0, (size_t)nd * sizeof *count);
+  for (int j = 0; j < nd; j++)
+    count[rank[j]]++;
+  int last = -1, taken = 0;
+  while (last + 1 < nd && taken + count[last + 1] <= k)
+    taken += count[++last];
+  for (int j = 0; j < nd; j++)
+    if (rank[j] <= last)
+      side[done[j].i] = FOX_TPE_BELOW;
+  if (taken < k) {
+    int nf = 0;
+    for (int j = 0; j < nd; j++)
+      if (rank[j] == last + 1) {
+        memmove(v + (size_t)nf * m, v + (size_t)j * m, (size_t)m * sizeof *v);
+        front[nf++] = done[j].i;
+      }
+    hv_reference_point(v, nf, m, ref);
+    if (hv_hssp(v, nf, m, k - taken, ref, count) != 0) {
+      rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+      goto done;
+    }
+    for (int j = 0; j < k - taken; j++)
+      side[front[count[j]]] = FOX_TPE_BELOW;
+  }
+  rc = k;
+done:
+  free(v), free(ref), free(rank);
+  return rc;
+}
+
 int tpe_split(const struct tpe_config *tc, const struct seen_trial *hist, int n,
               signed char *side, int *counted, struct fox_err *e) {
   struct ranked_ *done = malloc((size_t)(n > 0 ? n : 1) * sizeof *done);
   struct ranked_ *pruned = malloc((size_t)(n > 0 ? n : 1) * sizeof *pruned);
-  if (!done || !pruned) {
+  struct ranked_ *infeasible = malloc((size_t)(n > 0 ? n : 1) * sizeof *infeasible);
+  if (!done || !pruned || !infeasible) {
     free(done);
     free(pruned);
+    free(infeasible);
     mallocCheck(NULL, e);
   }
-  int nd = 0, np = 0;
+  int mo = multi_(hist, n), nd = 0, np = 0, ni = 0;
   *counted = 0;
   for (int i = 0; i < n; i++) {
     int st = state_(&hist[i]);
@@ -81,23 +157,38 @@ int tpe_split(const struct tpe_config *tc, const struct seen_trial *hist, int n,
       continue;
     ++*counted;
     side[i] = FOX_TPE_ABOVE;
-    if (st == FOX_SEEN_COMPLETE)
+    if (st == FOX_SEEN_COMPLETE && mo && hist[i].violation > 0)
+      infeasible[ni++] = (struct ranked_){hist[i].violation, 0, i};
+    else if (st == FOX_SEEN_COMPLETE)
       done[nd++] = (struct ranked_){hist[i].loss, 0, i};
     else if (st == FOX_SEEN_PRUNED)
       pruned[np++] = (struct ranked_){-(double)hist[i].step,
                                       isnan(hist[i].loss) ? INFINITY : hist[i].loss, i};
   }
-  /* Optuna's default_gamma: ceil in double precision, as Python's math.ceil(0.1 * n). */
-  int n_below = (int)fmin(ceil(tc->gamma * *counted), 25.0);
-  qsort(done, (size_t)nd, sizeof *done, ranked_cmp_);
+  /* Optuna's default_gamma: ceil in double precision, as Python's math.ceil(0.1 * n), at
+   * most 25; default_gamma_multiobjective has no cap. */
+  int n_below = (int)ceil(tc->gamma * *counted);
+  if (!mo && n_below > 25)
+    n_below = 25;
+  int rc = 0;
+  if (mo) {
+    rc = split_fronts_(hist, done, nd, n_below, side, e);
+    n_below -= rc > 0 ? rc : 0;
+  } else {
+    qsort(done, (size_t)nd, sizeof *done, ranked_cmp_);
+    for (int j = 0; j < nd && n_below > 0; j++, n_below--)
+      side[done[j].i] = FOX_TPE_BELOW;
+  }
   qsort(pruned, (size_t)np, sizeof *pruned, ranked_cmp_);
-  for (int j = 0; j < nd && n_below > 0; j++, n_below--)
-    side[done[j].i] = FOX_TPE_BELOW;
   for (int j = 0; j < np && n_below > 0; j++, n_below--)
     side[pruned[j].i] = FOX_TPE_BELOW;
+  qsort(infeasible, (size_t)ni, sizeof *infeasible, ranked_cmp_);
+  for (int j = 0; j < ni && n_below > 0; j++, n_below--)
+    side[infeasible[j].i] = FOX_TPE_BELOW;
   free(done);
   free(pruned);
-  return 0;
+  free(infeasible);
+  return rc < 0 ? rc : 0;
 }
 
 int tpe_gather(const struct seen_trial *hist, int n, const signed char *side, int want,
@@ -167,6 +258,7 @@ static int check_history_(const struct space *sp, const struct seen_trial *hist,
 static int sample_group_(const struct tpe_config *tc, const struct space *sp,
                          const struct seen_trial *hist, int n, const signed char *side,
                          const int *idx, int k, struct rng *r, double *x, struct fox_err *e) {
+  int mo = multi_(hist, n);
   if (k == 0)
     return 0;
   struct parzen_dim dim[FOX_SPACE_MAX];
@@ -177,15 +269,20 @@ static int sample_group_(const struct tpe_config *tc, const struct space *sp,
   double *above = malloc((size_t)(n > 0 ? n : 1) * k * sizeof(double));
   double *cand = malloc((size_t)m * k * sizeof(double));
   double *lb = malloc((size_t)m * sizeof(double)), *la = malloc((size_t)m * sizeof(double));
+  double *ones = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
   struct parzen pb = {0}, pa = {0};
   int rc = 0;
-  if (!below || !above || !cand || !lb || !la) {
+  if (!below || !above || !cand || !lb || !la || !ones) {
     rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
     goto done;
   }
   int nb = tpe_gather(hist, n, side, FOX_TPE_BELOW, idx, k, below);
   int na = tpe_gather(hist, n, side, FOX_TPE_ABOVE, idx, k, above);
-  if ((rc = parzen_build(&pb, dim, k, below, nb, tc->prior_weight, e)) != 0 ||
+  /* Several objectives: the good trials weigh the same (Optuna's weights_below = ones). */
+  for (int i = 0; i < nb; i++)
+    ones[i] = 1.0;
+  if ((rc = parzen_build_weighted(&pb, dim, k, below, nb, mo ? ones : NULL, tc->prior_weight,
+                                  e)) != 0 ||
       (rc = parzen_build(&pa, dim, k, above, na, tc->prior_weight, e)) != 0)
     goto done;
   parzen_sample(&pb, r, m, cand);
@@ -214,6 +311,7 @@ done:
   free(cand);
   free(lb);
   free(la);
+  free(ones);
   return rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "fox_check.h"
+#include "study/hypervolume.h"
 #include "study/nsga2.h"
 #include "study/pareto.h"
 #include "util/rng.h"
@@ -229,8 +230,43 @@ static void operators_(void) {
   CHECK(memcmp(x, y, sizeof x) == 0, "generation 0 proposes what random does");
 }
 
+/* Hypervolume and the greedy HSSP on hand-worked cases (tests/e2e/mo_tpe_ref.py compares
+ * both with Optuna's functions on random points). */
+static void hypervolume_(void) {
+  double r2[2] = {4, 4}, p2[6] = {1, 3, 2, 2, 3, 1};
+  CHECK_NEAR(hv_compute(p2, 3, 2, r2), 6.0, 1e-12, 0);
+  double r3[3] = {2, 2, 2}, p3[6] = {0, 0, 1, 1, 1, 0}; /* 4 + 2 - 1 */
+  CHECK_NEAR(hv_compute(p3, 2, 3, r3), 5.0, 1e-12, 0);
+  double r4[4] = {2, 2, 2, 2}, p4[12] = {0, 1, 1, 1, 1, 0, 1, 1, 3, 0, 0, 0}; /* 2 + 2 - 1 */
+  CHECK_NEAR(hv_compute(p4, 3, 4, r4), 3.0, 1e-12, 0);
+  double one[4] = {1, 2, 3, 4}, zero[8] = {0};
+  CHECK_NEAR(hv_compute(zero, 2, 4, one), 24.0, 1e-12, 0); /* a duplicate counts once */
+  double ref[2];
+  hv_reference_point((double[]){1, -2, 3, -4}, 2, 2, ref);
+  CHECK(ref[0] == fmax(1.1 * 3, 0.9 * 3) && ref[1] == 0.9 * -2, "reference point %g %g",
+        ref[0], ref[1]);
+  hv_reference_point((double[]){0, 1}, 1, 2, ref);
+  CHECK(ref[0] == 1e-12, "a zero worst value gives 1e-12, got %g", ref[0]);
+  /* 2-D: (2,2) covers 9 of [.., 5]^2; then (1,4) and (4,1) add 1 each, (3,3) nothing: the
+   * tie goes to the lexicographically smaller (1,4). */
+  int ch[4];
+  CHECK(hv_hssp((double[]){1, 4, 2, 2, 4, 1, 3, 3}, 4, 2, 2, (double[]){5, 5}, ch) == 0 &&
+            ch[0] == 1 && ch[1] == 0,
+        "hssp 2-D chose %d %d, expected 1 0", ch[0], ch[1]);
+  /* 3-D: (1,1,1) first (8), then the three corners tie at 1 each: the first, lexsorted. */
+  CHECK(hv_hssp((double[]){2, 0, 2, 0, 2, 2, 2, 2, 0, 1, 1, 1}, 4, 3, 2, (double[]){3, 3, 3},
+                ch) == 0 &&
+            ch[0] == 3 && ch[1] == 1,
+        "hssp 3-D chose %d %d, expected 3 1", ch[0], ch[1]);
+  /* Fewer distinct points than asked: the distinct ones, then the earliest duplicate. */
+  CHECK(hv_hssp((double[]){1, 1, 1, 1, 0, 2, 1, 1}, 4, 2, 3, (double[]){3, 3}, ch) == 0 &&
+            ch[0] == 0 && ch[1] == 1 && ch[2] == 2,
+        "hssp duplicates chose %d %d %d, expected 0 1 2", ch[0], ch[1], ch[2]);
+}
+
 int main(void) {
   ranks_();
+  hypervolume_();
   crowding_();
   elite_();
   generations_();

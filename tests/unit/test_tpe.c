@@ -216,6 +216,64 @@ static void test_split(void) {
     CHECK(side[i] == FOX_TPE_ABOVE, "failed trial %d side %d", i, side[i]);
 }
 
+/* Two objectives: the fronts that fit, then the cut front by hypervolume (hand-worked), then
+ * the infeasible by violation; running trials in the rest, not counted; weights_below = 1. */
+static void test_split_multi(void) {
+  struct config base;
+  config_defaults(&base);
+  struct tpe_config tc = base.study.tpe;
+  struct fox_err e = {0};
+  double x0 = 0.5;
+  static const double v[13][2] = {{1, 4}, {4, 1}, {2, 5}, {5, 2}, {3, 4.5}, {6, 6}, {6, 7},
+                                  {7, 6}, {8, 8}, {9, 9}, {0, 0}, {NAN, 1}, {0, 0}};
+  struct seen_trial h[13];
+  for (int i = 0; i < 13; i++) {
+    h[i] = (struct seen_trial){&x0, FOX_SEEN_COMPLETE, v[i][0], 0, 0, 2, {v[i][0], v[i][1]}, 0};
+  }
+  h[10].violation = 1.0; /* infeasible: (0, 0) would dominate everything */
+  h[11].state = FOX_SEEN_COMPLETE; /* NaN objective: a failure, counted, never good */
+  h[12].state = FOX_SEEN_RUNNING;
+  signed char side[13];
+  int counted;
+  /* 12 counted, gamma 0.25: 3 good. Front 0 = trials 0, 1; front 1 = 2, 3, 4 with reference
+   * (5.5, 5.5): contributions 1.75, 1.75, 2.5: trial 4. */
+  tc.gamma = 0.25;
+  tc.constant_liar = 1;
+  CHECK(tpe_split(&tc, h, 13, side, &counted, &e) == 0 && counted == 12, "%s %d", e.msg,
+        counted);
+  for (int i = 0; i < 13; i++)
+    CHECK(side[i] == (i == 0 || i == 1 || i == 4 ? FOX_TPE_BELOW : FOX_TPE_ABOVE),
+          "multi trial %d side %d", i, side[i]);
+  /* gamma 1/3: 4 good: then (5, 2) adds (5.5 - 5)(4.5 - 2) = 1.25 > (2, 5)'s (3 - 2) 0.5. */
+  tc.gamma = 1.0 / 3;
+  CHECK(tpe_split(&tc, h, 13, side, &counted, &e) == 0, "%s", e.msg);
+  for (int i = 0; i < 13; i++)
+    CHECK(side[i] == (i == 0 || i == 1 || i == 3 || i == 4 ? FOX_TPE_BELOW : FOX_TPE_ABOVE),
+          "multi 1/3 trial %d side %d", i, side[i]);
+  /* gamma 1: 12 good wanted (no cap of 25 either), 10 feasible, the infeasible one; the
+   * failure never. */
+  tc.gamma = 1.0;
+  CHECK(tpe_split(&tc, h, 13, side, &counted, &e) == 0, "%s", e.msg);
+  for (int i = 0; i < 13; i++)
+    CHECK(side[i] == (i <= 10 ? FOX_TPE_BELOW : FOX_TPE_ABOVE), "multi 1 trial %d side %d", i,
+          side[i]);
+  struct seen_trial big[60];
+  signed char big_side[60];
+  for (int i = 0; i < 60; i++)
+    big[i] = (struct seen_trial){&x0, FOX_SEEN_COMPLETE, i, 0, 0, 2, {i, 60 - i}, 0};
+  tc.gamma = 0.5;
+  CHECK(tpe_split(&tc, big, 60, big_side, &counted, &e) == 0, "%s", e.msg);
+  int nb = 0;
+  for (int i = 0; i < 60; i++)
+    nb += big_side[i] == FOX_TPE_BELOW;
+  CHECK(nb == 30, "several objectives: ceil(gamma n) = 30 good, no cap of 25; got %d", nb);
+}
+
+static int cmp_double_(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 static int load_space(struct space *sp, int function, const char *yaml) {
   struct config base;
   config_defaults(&base);
@@ -309,6 +367,39 @@ static double run_study(const struct sampler_ops *ops, const struct tpe_config *
     }
   }
   return best;
+}
+
+/* Two objectives (ZDT1 in two variables: the front is x1 = 0): proposals are a pure function of
+ * (history, seed), and past the startup trials TPE presses x1 towards 0 (random: median 0.5). */
+static void test_multi_proposals(void) {
+  struct space sp;
+  if (load_space(&sp, 1, "parameters:\n  x0: {distribution: uniform, min: 0, max: 1}\n"
+                         "  x1: {distribution: uniform, min: 0, max: 1}\n") != 0)
+    return;
+  struct config base;
+  config_defaults(&base);
+  struct tpe_config tc = base.study.tpe;
+  enum { T = 80 };
+  double xs[T][FOX_SPACE_MAX], again[FOX_SPACE_MAX], late[T];
+  struct seen_trial hist[T];
+  struct fox_err e = {0};
+  int same = 1, nl = 0;
+  for (int t = 0; t < T; t++) {
+    CHECK(sampler_tpe_ops.propose(&tc, &sp, hist, t, 100 + t, xs[t], &e) == 0, "%s", e.msg);
+    sampler_tpe_ops.propose(&tc, &sp, hist, t, 100 + t, again, &e);
+    same &= memcmp(xs[t], again, sizeof again[0] * sp.n) == 0;
+    double g = 1 + 9 * xs[t][1];
+    hist[t] = (struct seen_trial){xs[t], FOX_SEEN_COMPLETE, xs[t][0], 1, 0, 2,
+                                  {xs[t][0], g * (1 - sqrt(xs[t][0] / g))}, 0};
+    if (t >= T / 2)
+      late[nl++] = xs[t][1];
+  }
+  CHECK(same, "two objectives: a proposal is not a pure function of (history, seed)");
+  qsort(late, (size_t)nl, sizeof late[0], cmp_double_);
+  printf("  two objectives (ZDT1, 2 variables): median x1 of the last %d trials %.3f\n", nl,
+         late[nl / 2]);
+  CHECK(late[nl / 2] < 0.25, "two objectives: median x1 of the late trials %g, want < 0.25",
+        late[nl / 2]);
 }
 
 static void test_proposals(void) {
@@ -416,11 +507,6 @@ static void test_constant_liar(void) {
         spread[0]);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* TPE against random search: median regret over seeds at least halved on each function. */
 static void test_beats_random(int slow) {
   int seeds = slow ? 50 : 20, trials = 100;
@@ -445,8 +531,8 @@ static void test_beats_random(int slow) {
                                trials, 1, xs, hist, &bad);
       }
       CHECK(bad == 0, "%s: %d proposals not reproducible or not valid", cur_tf_->name, bad);
-      qsort(best[0], (size_t)seeds, sizeof(double), cmp_double);
-      qsort(best[1], (size_t)seeds, sizeof(double), cmp_double);
+      qsort(best[0], (size_t)seeds, sizeof(double), cmp_double_);
+      qsort(best[1], (size_t)seeds, sizeof(double), cmp_double_);
       double med_r = 0.5 * (best[0][(seeds - 1) / 2] + best[0][seeds / 2]);
       double med_t = 0.5 * (best[1][(seeds - 1) / 2] + best[1][seeds / 2]);
       double reg_r = med_r - cur_tf_->minimum, reg_t = med_t - cur_tf_->minimum;
@@ -465,7 +551,9 @@ int main(int argc, char **argv) {
   test_truncnorm();
   test_parzen();
   test_split();
+  test_split_multi();
   test_proposals();
+  test_multi_proposals();
   test_constant_liar();
   test_beats_random(slow);
   return fox_check_done("test_tpe");
