@@ -25,8 +25,10 @@ static const char usage_[] =
     "                     [--pbo-blocks S] [--test [--backend auto|cpu|cuda]]\n"
     "\n"
     "Reads OUTDIR/study.h5 (written by foxopt run, also while it runs) and prints the best K\n"
-    "trials as a fixed-width table: complete trials ranked by the objective in its direction,\n"
-    "then pruned ones (most epochs first), running ones, failed ones; with the objective, the\n"
+    "trials as a fixed-width table: complete trials ranked by the objective in its direction\n"
+    "(with several objectives or constraints: by constrained non-domination rank first, the\n"
+    "Pareto front printed under the table), then pruned ones (most epochs first), running\n"
+    "ones, failed ones; with the objective, the\n"
     "key metrics of an agent study and every parameter (empty where inactive). With\n"
     "study.repeats or eval.folds each metric is the study's aggregate over repeats x folds.\n"
     "\n"
@@ -339,7 +341,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     jstr_(stdout, s.cfg.study.name);
     printf(", \"objective\": ");
     jstr_(stdout, s.metric_names[s.objective]);
-    printf(", \"direction\": \"%s\", \"trials\": %d, \"total\": %d, \"complete\": %d, "
+    printf(", \"direction\": \"%s\", \"n_trials\": %d, \"total\": %d, \"complete\": %d, "
            "\"pruned\": %d, \"failed\": %d, \"running\": %d, \"repeats\": %d, \"folds\": %d, "
            "\"best\": %d, ",
            s.cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize", s.n, s.total,

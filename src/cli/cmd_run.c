@@ -22,8 +22,12 @@ static const char usage_[] =
     "                  [--set key=value]...\n"
     "\n"
     "Runs the study of CONFIG.yaml: trials proposed in rounds of study.round_size by\n"
-    "study.sampler (tpe, random, grid) over `parameters:`, trained and evaluated on eval.split,\n"
-    "pruned by study.scheduler (none, successive_halving, hyperband). After every step\n"
+    "study.sampler (tpe, random, grid, nsga2) over `parameters:`, trained and evaluated on\n"
+    "eval.split, pruned by study.scheduler (none, successive_halving, hyperband: one objective\n"
+    "only). study.objective is one {metric, direction} or a list of up to 4 (tpe, random, grid\n"
+    "and nsga2 then search for the Pareto front), study.constraints a list of \"METRIC OP\n"
+    "NUMBER\"; study.repeats seeds per configuration, eval.folds walk-forward folds, their cells\n"
+    "aggregated by study.objective.aggregate (mean, median, iqm, lcb). After every step\n"
     "OUTDIR/study.h5 and OUTDIR/trials.csv are rewritten (temporary name, then rename);\n"
     "OUTDIR/rank-NNNN.h5 holds the dataset rank NNNN uploaded and every trial it ran.\n"
     "\n"
@@ -191,8 +195,12 @@ static void progress_(struct progress *p, const struct study *s, double t0, int 
 static void summary_(const struct study *s, const char *outdir, int ranks) {
   int b = study_best(s);
   if (b < 0) {
-    printf("no trial finished with a value of %s; see %s/trials.csv\n",
-           s->metric_names[s->objective], outdir);
+    if (s->n_con > 0)
+      printf("no complete trial has a value of %s and meets every constraint; see "
+             "%s/trials.csv (column feasible)\n", s->metric_names[s->objective], outdir);
+    else
+      printf("no trial finished with a value of %s; see %s/trials.csv\n",
+             s->metric_names[s->objective], outdir);
     return;
   }
   const struct study_trial *t = &s->trials[b];

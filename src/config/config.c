@@ -346,6 +346,9 @@ int config_parse_constraint(const char *text, struct study_constraint *c) {
   }
   char *end;
   errno = 0;
+  /* a decimal number only: strtod would also read 0x10 as 16 */
+  if (strpbrk(p, "xXpP"))
+    return -3;
   k.bound = strtod(p, &end);
   if (errno || end == p || !isfinite(k.bound))
     return -3;

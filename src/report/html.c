@@ -243,7 +243,9 @@ static int history_(struct page_ *w) {
       continue;
     }
     count[t->status]++;
-    if (t->status == FOX_ST_COMPLETE && (isnan(best) || (max ? y[i] > best : y[i] < best))) {
+    /* the best so far as study_best sees it: feasible complete trials only */
+    if (t->status == FOX_ST_COMPLETE && study_feasible(s, t) == 1 &&
+        (isnan(best) || (max ? y[i] > best : y[i] < best))) {
       if (nb > 0) { /* a step: along at the old best, then up or down */
         bx[nb] = t->id, by[nb++] = best;
       }
@@ -740,18 +742,25 @@ static int pareto_(struct page_ *w) {
   const char *unit;
   double sx = report_metric_scale(s, s->obj_metric[0], &unit);
   double sy = report_metric_scale(s, s->obj_metric[1], &unit);
-  int feasible = 0;
+  int valued = 0, feasible = 0;
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
     int ok = t->status == FOX_ST_COMPLETE && t->epochs > 0;
     for (int k = 0; k < s->n_obj; k++)
       ok &= !isnan(t->metrics[s->obj_metric[k]]);
-    feasible += ok;
+    valued += ok;
+    feasible += ok && study_feasible(s, t) == 1;
   }
   fputs("<h2 id=\"pareto\">Pareto front</h2>\n<p>", f);
-  esc_(f, "%d of the %d complete trials with every objective are on the front: no other is at "
-          "least as good in every objective and better in one.",
-       nf, feasible);
+  if (s->n_con > 0)
+    esc_(f, "%d of the %d feasible complete trials are on the front: no other feasible one is at "
+            "least as good in every objective and better in one (%d more break a constraint and "
+            "are never on it).",
+         nf, feasible, valued - feasible);
+  else
+    esc_(f, "%d of the %d complete trials with every objective are on the front: no other is at "
+            "least as good in every objective and better in one.",
+         nf, valued);
   fputs("</p>\n", f);
   /* The first two objectives: every complete trial, the front joined in order of the first. */
   struct svg g = {.right = 12, .top = 10, .em = 17};
@@ -796,7 +805,7 @@ static int pareto_(struct page_ *w) {
   svg_end(&g);
   fputs("<figcaption class=\"legend\">", f);
   key_(f, "o", "front", "on the front");
-  key_(f, "o", "dom", "dominated");
+  key_(f, "o", "dom", s->n_con > 0 ? "dominated or infeasible" : "dominated");
   if (s->n_obj > 2)
     esc_(f, "(the first two of %d objectives)", s->n_obj);
   fputs("</figcaption></figure>\n<div class=\"scroll\"><table id=\"pareto-rows\">\n"

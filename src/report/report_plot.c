@@ -121,7 +121,9 @@ static int history_(const struct plot_ *p, struct fox_err *e) {
       continue;
     fprintf(f[t->status], "%d %.17g\n", t->id, v);
     count[t->status]++;
-    if (t->status == FOX_ST_COMPLETE && (isnan(best) || (max ? v > best : v < best))) {
+    /* the best so far as study_best sees it: feasible complete trials only */
+    if (t->status == FOX_ST_COMPLETE && study_feasible(s, t) == 1 &&
+        (isnan(best) || (max ? v > best : v < best))) {
       best = v;
       fprintf(b, "%d %.17g\n", t->id, best);
     }

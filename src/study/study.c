@@ -79,6 +79,13 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
                       want, expect);
     }
   }
+  /* The YAML refuses one metric twice; --set study.objective.metric can still make it so. */
+  for (int k = 1; k < s->n_obj; k++)
+    for (int j = 0; j < k; j++)
+      if (s->obj_metric[k] == s->obj_metric[j])
+        return fox_errf(e, FOX_EUSAGE, "%s: study.objective: %s is objective %d and %d: each "
+                                       "metric may be an objective once", name,
+                        s->metric_names[s->obj_metric[k]], j, k);
   s->objective = s->obj_metric[0];
   s->n_con = sc->n_constraints;
   for (int c = 0; c < s->n_con; c++) {

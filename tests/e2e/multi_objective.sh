@@ -127,4 +127,10 @@ printf '%s\n' "study:" "  trials: 4" "  objective: [{metric: f0, function: zdt1}
   "  sampler: {name: grid}" "parameters:" >"$WORK/g.yaml"
 for i in $(seq 0 29); do echo "  x$i: {values: [0, 0.5]}" >>"$WORK/g.yaml"; done
 run_rc 0 "$FOXOPT" run "$WORK/g.yaml" -o "$WORK/g"
+# One metric twice through --set, and a bound strtod would read as hex.
+run_rc 2 "$FOXOPT" run "$WORK/bk.yaml" -o "$WORK/dup" --set study.objective.metric=f1
+contains "$ERR_TXT" "f1 is objective 0 and 1: each metric may be an objective once"
+sed 's/"c0 <= 20"/"c0 <= 0x10"/' "$WORK/bk.yaml" >"$WORK/hex.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/hex.yaml" -o "$WORK/hex"
+contains "$ERR_TXT" "hex.yaml"
 done_
