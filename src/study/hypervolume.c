@@ -1,6 +1,9 @@
 /* Hypervolume by slicing and Optuna 5.1's greedy HSSP (hssp.py), step for step: the same
  * lexsorted unique points, the same two-objective sweep of rectangle diagonals, the same lazy
- * update of upper bounds for three objectives and more, so that ties fall as Optuna's do. */
+ * update of upper bounds for three objectives and more. With two objectives ties fall as
+ * Optuna's do; with three or four Optuna computes volumes by _compute_3d / WFG and this file by
+ * slicing, so candidates whose contributions are exactly equal (integer-valued metrics) can
+ * round apart and the greedy pick among them differ: an equally good subset, not Optuna's. */
 #include "study/hypervolume.h"
 
 #include <math.h>

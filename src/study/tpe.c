@@ -9,7 +9,8 @@
  *    with no cap (default_gamma_multiobjective); of the feasible complete trials, the whole
  *    non-domination fronts that fit, then the last front cut by the greedy HSSP with that
  *    front's own reference point (hypervolume.c); then pruned ones as above, then infeasible
- *    ones (violation > 0) by violation; the good group's kernels all weigh 1 (Optuna 5.1's
+ *    ones (violation > 0, complete or pruned, with one objective or several, as Optuna checks
+ *    feasibility first) by violation; the good group's kernels all weigh 1 (Optuna 5.1's
  *    weights_below = ones: no hypervolume-contribution weights any more), the rest's as usual;
  *  - running trials (proposed earlier in this round) join the rest when constant_liar is on
  *    (Optuna's constant liar: a batch spreads out) and are ignored otherwise; they are not in n;
@@ -157,7 +158,9 @@ int tpe_split(const struct tpe_config *tc, const struct seen_trial *hist, int n,
       continue;
     ++*counted;
     side[i] = FOX_TPE_ABOVE;
-    if (st == FOX_SEEN_COMPLETE && mo && hist[i].violation > 0)
+    /* Optuna's _split_trials checks infeasibility before the state, with one objective or
+     * several: an infeasible complete or pruned trial goes last, by its violation. */
+    if ((st == FOX_SEEN_COMPLETE || st == FOX_SEEN_PRUNED) && hist[i].violation > 0)
       infeasible[ni++] = (struct ranked_){hist[i].violation, 0, i};
     else if (st == FOX_SEEN_COMPLETE)
       done[nd++] = (struct ranked_){hist[i].loss, 0, i};
