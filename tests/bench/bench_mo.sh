@@ -4,21 +4,21 @@
 # and group, constant_liar, 10 startup trials, 24 candidates, gamma 0.1) on the same problems and
 # bounds (constraints_func for Binh-Korn): ZDT1, ZDT2 (30 variables) and constrained Binh-Korn.
 # Figures: the hypervolume of the feasible complete trials after 100 and 300 trials, median over
-# SEEDS (nsga2) or TPE_SEEDS (tpe) seeds, and wall time per trial. foxopt's time is its whole
+# SEEDS (nsga2) or TPE_SEEDS (tpe) seeds (20 each), and wall time per trial. foxopt's time is its whole
 # run (nsga2: rounds of 50 proposals; tpe: rounds of 1, as Optuna's sequential optimize;
 # study.h5 and trials.csv rewritten after every round, one trial thread) divided by the trials;
 # Optuna's is study.optimize's, in memory. Hypervolumes are computed by the same Python code for
 # both.
 #   tests/bench/bench_mo.sh [OUT.json]
 # Environment: FOXOPT (default build/cpu/foxopt), FOX_PYTHON (a Python with optuna and numpy;
-# default .venv/bin/python), SEEDS (20), TPE_SEEDS (10), TRIALS (300), SAMPLERS ("nsga2 tpe").
+# default .venv/bin/python), SEEDS (20), TPE_SEEDS (20), TRIALS (300), SAMPLERS ("nsga2 tpe").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 fox=${FOXOPT:-$root/build/cpu/foxopt}
 py=${FOX_PYTHON:-$root/.venv/bin/python}
 json=${1:-bench_mo.json}
-seeds=${SEEDS:-20} tpe_seeds=${TPE_SEEDS:-10} trials=${TRIALS:-300}
+seeds=${SEEDS:-20} tpe_seeds=${TPE_SEEDS:-20} trials=${TRIALS:-300}
 samplers=${SAMPLERS:-nsga2 tpe}
 nseeds() { [[ $1 == tpe ]] && echo "$tpe_seeds" || echo "$seeds"; }
 [[ -x $fox ]] || { echo "bench_mo.sh: $fox not built (or set FOXOPT)" >&2; exit 2; }
