@@ -21,13 +21,7 @@ int overfit_compute(const struct study *s, const struct return_matrix *m, int bl
     return fox_errf(e, FOX_EUSAGE, "--pbo-blocks %d: expected an even number in [2, 24]", blocks);
   /* The variance of the per-bar Sharpes over every configuration counted (ddof = 1, the
    * paper's sample variance of the trials' estimates). */
-  double mean = 0, m2 = 0;
-  for (int j = 0; j < m->n; j++) {
-    double d = m->sr[j] - mean;
-    mean += d / (j + 1);
-    m2 += d * (m->sr[j] - mean);
-  }
-  o->var_sr = m->n > 1 ? m2 / (m->n - 1) : 0;
+  o->var_sr = selection_sr_variance(m->sr, m->n);
   int best_col = -1;
   for (int j = 0; j < m->nc; j++)
     if (m->ctrial[j] == o->best)

@@ -122,6 +122,16 @@ double selection_expected_max_sr(double var_sr, long n) {
                          g * selection_norm_ppf(1.0 - 1.0 / (nn * SELECTION_E)));
 }
 
+double selection_sr_variance(const double *sr, long n) {
+  double mean = 0, m2 = 0;
+  for (long j = 0; j < n; j++) {
+    double d = sr[j] - mean;
+    mean += d / (double)(j + 1);
+    m2 += d * (sr[j] - mean);
+  }
+  return n > 1 ? m2 / (double)(n - 1) : 0;
+}
+
 double selection_dsr(const struct sr_moments *m, double var_sr, long n) {
   return selection_psr(m, selection_expected_max_sr(var_sr, n));
 }

@@ -50,6 +50,10 @@ double selection_psr(const struct sr_moments *m, double sr_star);
  * 0 for n = 1 (no selection, nothing to deflate); NaN for n < 1 or var_sr < 0, inf or NaN. */
 double selection_expected_max_sr(double var_sr, long n);
 
+/* The sample variance (ddof = 1, Welford) of n per-bar Sharpe ratios, the V of the deflated
+ * Sharpe ratio; 0 for n < 2 (one trial: nothing was selected). */
+double selection_sr_variance(const double *sr, long n);
+
 /* Deflated Sharpe ratio: PSR against the expected maximum of n null trials,
  * selection_psr(m, selection_expected_max_sr(var_sr, n)). m is the selected trial's series
  * and var_sr the variance of the per-bar Sharpes across all n trials, in the same units. */

@@ -181,9 +181,7 @@ static int run_one_(const struct study *s, const char *outdir, int id, const cha
     for (int c = 0; c < nc; c++)
       v[c] = cells[(size_t)c * FOX_NMETRICS + (size_t)m];
     row->spread[m] = aggregate_std(v, nc);
-    int agg = s->cfg.study.aggregate;
-    int how = agg == FOX_AGG_LCB && m != s->objective ? FOX_AGG_MEAN : agg;
-    row->metrics[m] = aggregate(v, nc, how, s->cfg.study.direction == FOX_MAXIMIZE);
+    row->metrics[m] = study_aggregate_metric(s, m, v, nc);
   }
   return selection_moments(ret, row->t, &row->m, e);
 }
@@ -289,13 +287,7 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
   }
   free(rec->seen), free(rec->sr);
   rec->seen = seen, rec->sr = sr, rec->n_seen = ns;
-  double mean = 0, m2 = 0;
-  for (int j = 0; j < ns; j++) {
-    double d = sr[j] - mean;
-    mean += d / (j + 1);
-    m2 += d * (sr[j] - mean);
-  }
-  double var = ns > 1 ? m2 / (ns - 1) : 0;
+  double var = selection_sr_variance(sr, ns);
   for (int i = 0; i < k; i++) {
     rows[i].psr = selection_psr(&rows[i].m, 0);
     rows[i].dsr = selection_dsr(&rows[i].m, var, ns);

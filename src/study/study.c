@@ -339,7 +339,7 @@ int study_trial_alloc(const struct study *s, struct study_trial *t, struct fox_e
 }
 
 void study_aggregate(const struct study *s, struct study_trial *t) {
-  int n = s->repeats * s->folds, agg = s->cfg.study.aggregate;
+  int n = s->repeats * s->folds;
   double v[FOX_REPEATS_MAX * FOX_FOLDS_MAX];
   for (int m = 0; m < FOX_STUDY_METRICS; m++) {
     t->metrics[m] = t->spread[m] = NAN;
@@ -349,13 +349,18 @@ void study_aggregate(const struct study *s, struct study_trial *t) {
       for (int f = 0; f < s->folds; f++)
         v[r * s->folds + f] = study_cell(s, t, r, f)[m];
     t->spread[m] = aggregate_std(v, n);
-    /* lcb is a bound on the objective; the other columns show the mean beside their spread */
-    int obj = -1;
-    for (int k = 0; k < s->n_obj; k++)
-      obj = s->obj_metric[k] == m ? k : obj;
-    int how = agg == FOX_AGG_LCB && obj < 0 ? FOX_AGG_MEAN : agg;
-    t->metrics[m] = aggregate(v, n, how, obj < 0 || s->obj_dir[obj] == FOX_MAXIMIZE);
+    t->metrics[m] = study_aggregate_metric(s, m, v, n);
   }
+}
+
+double study_aggregate_metric(const struct study *s, int m, double *v, int n) {
+  /* lcb is a bound on an objective, pessimistic in its direction; the other columns show the
+   * mean beside their spread */
+  int agg = s->cfg.study.aggregate, obj = -1;
+  for (int k = 0; k < s->n_obj; k++)
+    obj = s->obj_metric[k] == m ? k : obj;
+  int how = agg == FOX_AGG_LCB && obj < 0 ? FOX_AGG_MEAN : agg;
+  return aggregate(v, n, how, obj < 0 || s->obj_dir[obj] == FOX_MAXIMIZE);
 }
 
 static int alive_(const struct study_trial *t) { return t->status == FOX_ST_RUNNING; }

@@ -117,6 +117,9 @@ void study_record(struct study *s, const struct work_result *res, int n);
 int study_max_items(const struct study *s);
 /* Cell (repeat r, fold f) of trial t: n_metrics values. */
 double *study_cell(const struct study *s, const struct study_trial *t, int r, int f);
+/* Metric m's value over the n values v of its cells (v is reordered): the study's aggregate, an
+ * lcb only for an objective (in its direction), the mean for the other metrics. */
+double study_aggregate_metric(const struct study *s, int m, double *v, int n);
 /* Recomputes t's metrics and spread from its cells (the objective's aggregate). */
 void study_aggregate(const struct study *s, struct study_trial *t);
 /* Gives t its repeats and cells (NaN, nothing run) for s's repeats and folds. */

@@ -52,3 +52,17 @@ is_png() {
   w=$((16#${head:32:8})); h=$((16#${head:40:8}))
   [ "$w" -ge 320 ] && [ "$h" -ge 200 ] && [ "$(wc -c <"$1")" -gt 4000 ]
 }
+# stop_when FILE CMD...: runs CMD and sends it SIGTERM as soon as FILE appears (the study's
+# first checkpoint), so the stop lands mid-study on a fast or a loaded machine; sets RC.
+stop_when() {
+  local file=$1; shift
+  "$@" >"$WORK/stop.out" 2>"$WORK/stop.err" &
+  local pid=$! i
+  for i in $(seq 600); do
+    [ -e "$file" ] && break
+    sleep 0.05
+  done
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  RC=$?
+}

@@ -8,19 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 need_python
 
-stop_when() {
-  local file=$1; shift
-  "$@" >"$WORK/stop.out" 2>"$WORK/stop.err" &
-  local pid=$! i
-  for i in $(seq 600); do
-    [ -e "$file" ] && break
-    sleep 0.05
-  done
-  kill -TERM "$pid" 2>/dev/null
-  wait "$pid"
-  RC=$?
-}
-
 "$FOXOPT" synth -o "$WORK/s.csv" --bars 16000 --seed 8 >/dev/null
 "$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
 cat >"$WORK/a.yaml" <<YAML

@@ -7,21 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 PY=${FOX_PYTHON:-python3}
 
-# stop_when FILE CMD...: runs CMD and sends it SIGTERM as soon as FILE appears (the study's
-# first checkpoint), so the stop lands mid-study on a fast or a loaded machine; sets RC.
-stop_when() {
-  local file=$1; shift
-  "$@" >"$WORK/stop.out" 2>"$WORK/stop.err" &
-  local pid=$! i
-  for i in $(seq 600); do
-    [ -e "$file" ] && break
-    sleep 0.05
-  done
-  kill -TERM "$pid" 2>/dev/null
-  wait "$pid"
-  RC=$?
-}
-
 # --- Test-function studies: determinism over threads, stop and resume -----------------------
 # The first line is a user's comment that once passed for a stored --set on resume.
 cat >"$WORK/f.yaml" <<YAML
