@@ -21,7 +21,7 @@ static const struct command_ commands_[] = {
     {"train", cmd_train, "train one DQN/PPO trial with fixed parameters -> trial.h5"},
     {"backtest", cmd_backtest, "metrics of an action sequence over a split (walk-forward folds)"},
     {"run", cmd_run, "a hyperparameter study: samplers, schedulers, study.h5, resume"},
-    {"report", cmd_report, "a study's best trials, its table as CSV, and plots (gnuplot)"},
+    {"report", cmd_report, "best trials, luck (DSR, PBO), --test, CSV, plots, one-page --html"},
     {"export", cmd_export, "a study as Optuna's journal (optuna.load_study, optuna-dashboard)"},
 };
 
