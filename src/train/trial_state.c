@@ -499,3 +499,79 @@ int trial_state_load(struct trial *t, const char *path, struct fox_err *e) {
   H5Fclose(f);
   return rc;
 }
+
+int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *e) {
+  return h5io_image_create(save_body_, t, buf, len, e);
+}
+
+int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
+                           struct fox_err *e) {
+  hid_t f;
+  FOX_TRY(h5io_image_open(buf, len, name, &f, e));
+  int rc = trial_state_read(t, f, name, e);
+  H5Fclose(f);
+  return rc;
+}
+
+/* The rollout of a PPO checkpoint without its networks: t, then the arrays. */
+static int rollout_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
+  int64_t t;
+  FOX_TRY(i64_read_(g, "t", &t, file, e));
+  if (t < 0 || t >= p->cfg.n_steps)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint rollout step %lld does not fit ppo.n_steps %d",
+                    file, (long long)t, p->cfg.n_steps);
+  p->t = (int)t;
+  struct rollout_host_ h = {0};
+  size_t n = (size_t)t * (size_t)p->n_envs;
+  int rc = rollout_host_alloc_(&h, n, e);
+  if (rc == 0)
+    rc = h5io_read(g, "obs", H5T_NATIVE_FLOAT, h.obs, n, FOX_STATE_DIM, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "logp", H5T_NATIVE_FLOAT, h.logp, n, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "values", H5T_NATIVE_FLOAT, h.values, n, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "rewards", H5T_NATIVE_FLOAT, h.rewards, n, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "actions", H5T_NATIVE_UINT8, h.actions, n, 0, file, e);
+  if (rc == 0)
+    rc = h5io_read(g, "dones", H5T_NATIVE_UINT8, h.dones, n, 0, file, e);
+  if (rc == 0)
+    rc = rollout_copy_(p, &h, n, 0, e);
+  rollout_host_free_(&h);
+  return rc;
+}
+
+static int replay_in_(hid_t dqn, struct trial *t, const char *file, struct fox_err *e) {
+  IN_GROUP_(r, open_(dqn, "replay", file, e), replay_read_(r, &t->ag.dqn.rb, t->ds->n, file, e));
+  return 0;
+}
+
+static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_err *e) {
+  int64_t algo;
+  FOX_TRY(i64_read_(f, "algo", &algo, file, e));
+  if (algo != t->ag.algo)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint of another agent", file);
+  double scale;
+  FOX_TRY(h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &scale, 1, file, e));
+  if (scale != t->cfg.market.reward_scale)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint rewards were scaled by %.17g, the config now "
+                                  "makes reward.scale %.17g", file, scale,
+                    t->cfg.market.reward_scale);
+  IN_GROUP_(v, open_(f, "venv", file, e), venv_read_(v, t, file, e));
+  if (t->ag.algo == FOX_ALGO_DQN) {
+    IN_GROUP_(a, open_(f, "dqn", file, e), replay_in_(a, t, file, e));
+  } else {
+    IN_GROUP_(a, open_(f, "ppo", file, e), rollout_read_(a, &t->ag.ppo, file, e));
+  }
+  return 0;
+}
+
+int trial_state_load_buffers(struct trial *t, const void *buf, size_t len, const char *name,
+                             struct fox_err *e) {
+  hid_t f;
+  FOX_TRY(h5io_image_open(buf, len, name, &f, e));
+  int rc = buffers_read_(t, f, name, e);
+  H5Fclose(f);
+  return rc;
+}

@@ -16,5 +16,16 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
 /* A whole checkpoint file, written to a temporary name and renamed. */
 int trial_state_save(struct trial *t, const char *path, struct fox_err *e);
 int trial_state_load(struct trial *t, const char *path, struct fox_err *e);
+/* The checkpoint as the bytes of an HDF5 file in memory (the caller frees *buf), for another
+ * rank or for h5io_write_bytes; and a trial from such bytes (`name` for messages). */
+int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *e);
+int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
+                           struct fox_err *e);
+/* Only the experience of a checkpoint over a loaded trial: the environments and the replay
+ * buffer (DQN) or the partial rollout (PPO); the networks, optimiser, random streams and
+ * counters stay. A PBT member that copies another's agent but keeps its own experience
+ * (study.scheduler.copy_buffers: false). */
+int trial_state_load_buffers(struct trial *t, const void *buf, size_t len, const char *name,
+                             struct fox_err *e);
 
 #endif

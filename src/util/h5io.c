@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 void h5io_quiet(void) {
   /* The error stack's printer is per thread in a thread-safe HDF5: study trials write from
@@ -589,4 +591,80 @@ int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_
   if (*f < 0)
     return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, path);
   return 0;
+}
+
+/* Every image gets its own name: HDF5 takes two open files of one name for the same file. */
+static void image_name_(char *out, size_t n) {
+  static long counter;
+  long k = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+  snprintf(out, n, "fox-image-%ld-%ld", (long)getpid(), k);
+}
+
+int h5io_image_create(int (*body)(hid_t f, const void *ctx, struct fox_err *e), const void *ctx,
+                      void **buf, size_t *len, struct fox_err *e) {
+  h5io_quiet();
+  *buf = NULL;
+  *len = 0;
+  char name[64];
+  image_name_(name, sizeof name);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0 || H5Pset_fapl_core(fapl, (size_t)1 << 20, 0) < 0) {
+    if (fapl >= 0)
+      H5Pclose(fapl);
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "an in-memory HDF5 file");
+  }
+  hid_t f = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (f < 0)
+    return h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "an in-memory HDF5 file");
+  int rc = body(f, ctx, e);
+  ssize_t size = -1;
+  if (rc == 0 && (H5Fflush(f, H5F_SCOPE_LOCAL) < 0 || (size = H5Fget_file_image(f, NULL, 0)) <= 0))
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "the image of an in-memory HDF5 file");
+  if (rc == 0 && !(*buf = malloc((size_t)size)))
+    rc = fox_errf(e, FOX_EFAIL, "out of memory for an HDF5 image of %zd bytes", size);
+  if (rc == 0 && H5Fget_file_image(f, *buf, (size_t)size) != size)
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "the image of an in-memory HDF5 file");
+  H5Fclose(f);
+  if (rc != 0) {
+    free(*buf);
+    *buf = NULL;
+    return rc;
+  }
+  *len = (size_t)size;
+  return 0;
+}
+
+int h5io_image_open(const void *buf, size_t len, const char *name, hid_t *f, struct fox_err *e) {
+  h5io_quiet();
+  char id[64];
+  image_name_(id, sizeof id);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  /* HDF5 copies the image (no flags: it may not keep the caller's buffer). */
+  int ok = fapl >= 0 && H5Pset_fapl_core(fapl, (size_t)1 << 20, 0) >= 0 &&
+           H5Pset_file_image(fapl, (void *)buf, len) >= 0;
+  *f = ok ? H5Fopen(id, H5F_ACC_RDONLY, fapl) : -1;
+  if (fapl >= 0)
+    H5Pclose(fapl);
+  if (*f < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, name);
+  return 0;
+}
+
+int h5io_write_bytes(const char *path, const void *buf, size_t len, struct fox_err *e) {
+  char tmp[4096];
+  fs_temp_name(path, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, "wb");
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
+                    strerror(errno));
+  size_t put = fwrite(buf, 1, len, f);
+  int bad = put != len || fflush(f) != 0;
+  int err = errno;
+  if (fclose(f) != 0 || bad) {
+    remove(tmp);
+    return fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path, tmp,
+                    strerror(bad ? err : errno));
+  }
+  return fs_commit(tmp, path, e);
 }
