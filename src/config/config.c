@@ -19,7 +19,8 @@
 /* P_STEPS and P_AUTO take `auto` as well, stored as 0 (an integer and a number > 0). */
 /* P_CONSTRAINTS: study.constraints, a list of "METRIC OP BOUND" texts. */
 enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED, P_NAME,
-              P_AUTO, P_CONSTRAINTS };
+              P_AUTO, P_CONSTRAINTS, P_FACTORS };
+/* P_FACTORS: a list of numbers > 0 (study.scheduler.factors). */
 
 struct param_ {
   const char *key;
@@ -41,7 +42,8 @@ const char *const config_sampler_names[] = {"tpe", "random", "grid", "nsga2", NU
 /* In the order of FOX_ACT_* and FOX_INIT_* (kernels/act_step.h). */
 static const char *const act_names_[] = {"relu", "tanh", NULL};
 static const char *const init_names_[] = {"default", "orthogonal", NULL};
-const char *const config_scheduler_names[] = {"none", "successive_halving", "hyperband", NULL};
+const char *const config_scheduler_names[] = {"none", "successive_halving", "hyperband", "pbt",
+                                              NULL};
 const char *const config_function_names[] = {"none",  "branin", "hartmann6", "mixed",
                                              "zdt1",  "zdt2",   "binh_korn", NULL};
 const char *const config_function_metrics[] = {"value", "f0", "f1", "c0", "c1", NULL};
@@ -153,6 +155,16 @@ static const struct param_ params_[] = {
     {"study.scheduler.eta", P_INT, S_(eta), 2, 100, 0, NULL, "an integer in [2, 100]"},
     {"study.scheduler.brackets", P_INT, S_(brackets), 0, 100, 0, NULL,
      "an integer in [0, 100] (0: all)"},
+    {"study.scheduler.population", P_INT, S_(population), 2, 4096, 0, NULL,
+     "an integer in [2, 4096]"},
+    {"study.scheduler.interval", P_INT, S_(interval), 1, 1e6, 0, NULL, "an integer >= 1 (epochs)"},
+    {"study.scheduler.quantile", P_DOUBLE, S_(quantile), 0, 0.5, 1, NULL,
+     "a fraction in (0, 0.5]"},
+    {"study.scheduler.resample_probability", P_DOUBLE, S_(resample_probability), 0, 1, 0, NULL,
+     "a probability in [0, 1]"},
+    {"study.scheduler.factors", P_FACTORS, S_(factors), 0, 1e6, 1, NULL,
+     "a list of 1 to 8 numbers > 0, e.g. [0.8, 1.2]"},
+    {"study.scheduler.copy_buffers", P_BOOL, S_(copy_buffers), 0, 1, 0, NULL, "true or false"},
 };
 #undef S_
 #undef T_
@@ -248,7 +260,15 @@ void config_defaults(struct config *c) {
                                    .min_epochs = 1,
                                    .max_epochs = 0,
                                    .eta = 3,
-                                   .brackets = 0};
+                                   .brackets = 0,
+                                   /* Ray Tune's PopulationBasedTraining defaults */
+                                   .population = 8,
+                                   .interval = 1,
+                                   .quantile = 0.25,
+                                   .resample_probability = 0.25,
+                                   .factors = {0.8, 1.2},
+                                   .n_factors = 2,
+                                   .copy_buffers = 1};
   snprintf(c->study.name, sizeof c->study.name, "study");
   snprintf(c->study.metric, sizeof c->study.metric, "val.sharpe");
 }
@@ -265,7 +285,8 @@ int config_key_kind(const char *key) {
   case P_SEED: return FOX_KEY_INTEGER;
   case P_BOOL: return FOX_KEY_BOOL;
   case P_CHOICE: return FOX_KEY_CHOICE;
-  case P_LAYERS: return FOX_KEY_LIST;
+  case P_LAYERS:
+  case P_FACTORS: return FOX_KEY_LIST;
   case P_STRING:
   case P_NAME:
   case P_CONSTRAINTS: return FOX_KEY_TEXT;
@@ -373,7 +394,7 @@ static int parse_number_(const struct param_ *p, const char *val, double *x) {
   errno = 0;
   *x = strtod(val, &end);
   if (errno || end == val || *end != '\0' || !isfinite(*x) ||
-      (p->type != P_DOUBLE && p->type != P_AUTO && *x != floor(*x)))
+      (p->type != P_DOUBLE && p->type != P_AUTO && p->type != P_FACTORS && *x != floor(*x)))
     return -1;
   if (*x < p->lo || *x > p->hi || (p->lo_open && *x == p->lo))
     return -2;
@@ -449,6 +470,18 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     memcpy(dst, layers, sizeof layers);
     /* n_hidden follows the hidden array in both agent structs. */
     *(int *)(dst + FOX_MAX_LAYERS * sizeof(int)) = nitems;
+    return 0;
+  }
+  case P_FACTORS: {
+    if (nitems < 1 || nitems > FOX_FACTORS_MAX)
+      return bad_(e, where, p, val, 0);
+    double f[FOX_FACTORS_MAX] = {0}; /* built aside and zero past the end, as the layers are */
+    for (int i = 0; i < nitems; i++) {
+      if ((rc = parse_number_(p, items[i], &f[i])) != 0)
+        return bad_(e, where, p, items[i], rc == -2);
+    }
+    memcpy(dst, f, sizeof f);
+    c->study.n_factors = nitems;
     return 0;
   }
   case P_CONSTRAINTS: {
@@ -598,10 +631,12 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
   const struct param_ *p = find_(key);
   if (!p || !allowed_(key, only))
     return unknown_(e, "--set: ", key, only);
-  if (p->type != P_LAYERS && p->type != P_CONSTRAINTS)
+  if (p->type != P_LAYERS && p->type != P_CONSTRAINTS && p->type != P_FACTORS)
     return param_assign_(c, p, val, NULL, 0, "--set ", e);
   char buf[4096], *items[FOX_CONSTRAINTS_MAX + 1];
-  int n, max = p->type == P_LAYERS ? FOX_MAX_LAYERS : FOX_CONSTRAINTS_MAX;
+  int n, max = p->type == P_LAYERS    ? FOX_MAX_LAYERS
+               : p->type == P_FACTORS ? FOX_FACTORS_MAX
+                                      : FOX_CONSTRAINTS_MAX;
   if (strlen(val) >= sizeof buf)
     return bad_(e, "--set ", p, "...", 0);
   memcpy(buf, val, strlen(val) + 1);
@@ -616,11 +651,14 @@ static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar
 static int load_value_(struct config *c, yaml_document_t *doc, const struct param_ *p,
                        yaml_node_t *v, const char *where, struct fox_err *e) {
   const char *key = p->key;
-  if (p->type == P_LAYERS || p->type == P_CONSTRAINTS) {
-    int layers = p->type == P_LAYERS, max = layers ? FOX_MAX_LAYERS : FOX_CONSTRAINTS_MAX;
+  if (p->type == P_LAYERS || p->type == P_CONSTRAINTS || p->type == P_FACTORS) {
+    int layers = p->type != P_CONSTRAINTS;
+    int max = p->type == P_LAYERS    ? FOX_MAX_LAYERS
+              : p->type == P_FACTORS ? FOX_FACTORS_MAX
+                                     : FOX_CONSTRAINTS_MAX;
     if (v->type != YAML_SEQUENCE_NODE)
       return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s%s", where, key, p->what,
-                      layers ? ", e.g. [64, 64]" : "");
+                      p->type == P_LAYERS ? ", e.g. [64, 64]" : "");
     const char *items[FOX_CONSTRAINTS_MAX + 1];
     int n = 0;
     for (yaml_node_item_t *it = v->data.sequence.items.start;
@@ -978,6 +1016,12 @@ void config_dump(const struct config *c, FILE *f) {
       fprintf(f, "]\n");
       break;
     }
+    case P_FACTORS:
+      fputc('[', f);
+      for (int j = 0; j < c->study.n_factors; j++)
+        fprintf(f, "%s%.17g", j ? ", " : "", ((const double *)dst)[j]);
+      fprintf(f, "]\n");
+      break;
     case P_INT: fprintf(f, "%d\n", *(const int *)dst); break;
     case P_AUTO:
       if (*(const double *)dst == 0)

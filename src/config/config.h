@@ -19,7 +19,8 @@ enum { FOX_ALGO_DQN = 0, FOX_ALGO_PPO = 1 };
 enum { FOX_BACKEND_AUTO = 0, FOX_BACKEND_CPU = 1, FOX_BACKEND_CUDA = 2 };
 enum { FOX_MAXIMIZE = 0, FOX_MINIMIZE = 1 };
 enum { FOX_SAMPLER_TPE = 0, FOX_SAMPLER_RANDOM = 1, FOX_SAMPLER_GRID = 2, FOX_SAMPLER_NSGA2 = 3 };
-enum { FOX_SCHED_NONE = 0, FOX_SCHED_SH = 1, FOX_SCHED_HYPERBAND = 2 };
+enum { FOX_SCHED_NONE = 0, FOX_SCHED_SH = 1, FOX_SCHED_HYPERBAND = 2, FOX_SCHED_PBT = 3 };
+#define FOX_FACTORS_MAX 8 /* study.scheduler.factors (pbt) */
 /* study.objective.aggregate: how a configuration's repeats x folds become one value. */
 enum { FOX_AGG_MEAN = 0, FOX_AGG_MEDIAN = 1, FOX_AGG_IQM = 2, FOX_AGG_LCB = 3 };
 #define FOX_REPEATS_MAX 64 /* study.repeats */
@@ -101,6 +102,15 @@ struct study_config {
   struct tpe_config tpe;
   int scheduler; /* scheduler.name */
   int min_epochs, max_epochs, eta, brackets;
+  /* pbt: `population` members in generations of `interval` epochs; the bottom `quantile`
+   * copies a top member's state (with its replay buffer or rollout when copy_buffers), then
+   * explores: each parameter resampled with resample_probability, else multiplied by one of
+   * factors[n_factors] (or moved to a neighbouring choice). */
+  int population, interval;
+  double quantile, resample_probability;
+  double factors[FOX_FACTORS_MAX];
+  int n_factors;
+  int copy_buffers;
 };
 
 struct config {
