@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/state_move.h"
 #include "util/stop.h"
 
 int coord_open(struct coordinator *c, struct world *w, int use_nccl, int max_items,
@@ -43,13 +44,20 @@ void coord_close(struct coordinator *c) {
   }
   pthread_mutex_destroy(&c->lock);
   free(c->bcast);
+  free(c->mine);
 }
 
-/* The runner's queue: the next item of the step, taken at rank 0. */
+/* The runner's queue: the next item of the step, taken at rank 0; in a placed step the next of
+ * this rank's own. */
 static long next_(void *ctx) {
   struct coordinator *c = ctx;
   long one = 1, idx = -1;
   pthread_mutex_lock(&c->lock);
+  if (c->mine) {
+    idx = c->next_mine < c->n_mine ? c->mine[c->next_mine++] : -1;
+    pthread_mutex_unlock(&c->lock);
+    return idx;
+  }
   int rc = MPI_Fetch_and_op(&one, &idx, MPI_LONG, 0, 0, MPI_SUM, c->win);
   if (rc == MPI_SUCCESS)
     rc = MPI_Win_flush(0, c->win);
@@ -97,8 +105,9 @@ int coord_agree(struct coordinator *c, int rc, int *who, struct fox_err *e) {
   return code;
 }
 
-/* Result rows: done, status, epochs, rank, seconds, then the metrics of every fold. */
-#define HEAD_ 5
+/* Result rows: done, status, epochs, rank, seconds, state seconds, then the metrics of every
+ * fold. */
+#define HEAD_ 6
 #define ROW_ (HEAD_ + FOX_FOLDS_MAX * FOX_STUDY_METRICS)
 
 static void encode_(const struct work_result *r, double *row) {
@@ -110,6 +119,7 @@ static void encode_(const struct work_result *r, double *row) {
   row[2] = r->epochs;
   row[3] = r->rank;
   row[4] = r->seconds;
+  row[5] = r->state_seconds;
   memcpy(row + HEAD_, r->metrics, sizeof r->metrics);
 }
 
@@ -123,15 +133,16 @@ static void decode_(const double *row, const unsigned char *reason, int trial, i
   r->epochs = (int)row[2];
   r->rank = (int)row[3];
   r->seconds = row[4];
+  r->state_seconds = row[5];
   memcpy(r->metrics, row + HEAD_, sizeof r->metrics);
   memcpy(r->reason, reason, FOX_REASON_LEN);
   r->reason[FOX_REASON_LEN - 1] = '\0';
 }
 
 /* The step's one reduction: a header (failed ranks, their signals, signalled ranks, results
- * with a reason) then the rows, summed onto every rank; the reasons only when there are some
- * (by MAX: one rank wrote each, the others left zeros). */
-#define HDR_ 4
+ * with a reason, state bytes received) then the rows, summed onto every rank; the reasons only
+ * when there are some (by MAX: one rank wrote each, the others left zeros). */
+#define HDR_ 5
 
 static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n, int *failed,
                    int *signal, struct fox_err *e) {
@@ -142,12 +153,15 @@ static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n
   buf[0] = rc != 0;
   buf[1] = sig;
   buf[2] = sig != 0;
+  buf[4] = c->xfer_bytes;
   for (int i = 0; i < n; i++) {
     encode_(&res[i], buf + HDR_ + (size_t)i * ROW_);
     buf[3] += res[i].done == FOX_WORK_DONE && res[i].reason[0];
   }
   int st = coll_sum(&c->coll, buf, len, e);
   *failed = st == 0 && buf[0] > 0;
+  if (st == 0)
+    c->xfer_bytes = buf[4];
   *signal = st == 0 && buf[2] > 0 ? (sig ? sig : (int)lround(buf[1] / buf[2])) : 0;
   unsigned char *why = NULL;
   if (st == 0 && !*failed && buf[3] > 0) {
@@ -169,6 +183,32 @@ static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n
   return st;
 }
 
+/* This rank's share of a placed step and the states it lacks; the states no item of the step
+ * continues from are dropped. An unplaced step: every rank pulls from rank 0's counter. */
+static int place_(struct coordinator *c, struct runner *r, const struct work_item *items, int n,
+                  struct fox_err *e) {
+  free(c->mine);
+  c->mine = NULL;
+  c->n_mine = c->next_mine = 0;
+  c->xfer_count = 0;
+  c->xfer_bytes = c->xfer_seconds = 0;
+  int placed = 0;
+  for (int i = 0; i < n; i++)
+    placed |= items[i].owner >= 0;
+  int rc = 0;
+  if (placed) {
+    c->mine = malloc((size_t)n * sizeof *c->mine);
+    mallocCheck(c->mine, e);
+    for (int i = 0; i < n; i++)
+      if (items[i].owner == c->w->rank)
+        c->mine[c->n_mine++] = i;
+    rc = move_states(c->w, &r->cache, items, n, &c->xfer_count, &c->xfer_bytes,
+                     &c->xfer_seconds, e);
+  }
+  state_cache_keep(&r->cache, items, n);
+  return rc;
+}
+
 int coord_step(struct coordinator *c, struct runner *r, struct work_item *items, int *n,
                struct work_result *res, int *stop, struct fox_err *e) {
   struct world *w = c->w;
@@ -181,6 +221,10 @@ int coord_step(struct coordinator *c, struct runner *r, struct work_item *items,
     pthread_mutex_unlock(&c->lock);
     mpiCheck(rc, e);
   }
+  /* A step whose items continue from states ranks hold is placed: each item runs where its
+   * state is, or goes there. */
+  if (w->rank == 0 && *n > 0 && move_needed(items, *n))
+    move_place(items, *n, w->size);
   /* The count and the items in one broadcast of the largest step. */
   if (w->rank == 0) {
     memcpy(c->bcast, n, sizeof *n);
@@ -198,8 +242,14 @@ int coord_step(struct coordinator *c, struct runner *r, struct work_item *items,
   c->n_items = *n;
   c->mpi_err = 0;
   c->idle_done = 0;
+  int rc = place_(c, r, items, *n, e);
   struct runner_queue q = {next_, watch_, c};
-  int rc = runner_run(r, items, *n, res, &q, e);
+  if (rc == 0)
+    rc = runner_run(r, items, *n, res, &q, e);
+  else
+    for (int i = 0; i < *n; i++)
+      res[i] = (struct work_result){.trial = items[i].trial, .repeat = items[i].repeat,
+                                    .done = FOX_WORK_STOPPED};
   if (rc == 0 && c->mpi_err)
     rc = fox_errf(e, FOX_EFAIL, "rank %d: an MPI one-sided call failed (%d)", w->rank,
                   c->mpi_err);
@@ -220,5 +270,8 @@ int coord_step(struct coordinator *c, struct runner *r, struct work_item *items,
   if (signal && !stop_signal())
     stop_request(signal);
   *stop = signal;
+  /* the slowest rank's moves: every rank knows whether there were any */
+  if (c->xfer_count > 0)
+    mpiCheck(MPI_Allreduce(MPI_IN_PLACE, &c->xfer_seconds, 1, MPI_DOUBLE, MPI_MAX, w->comm), e);
   return 0;
 }

@@ -27,13 +27,22 @@ struct coordinator {
   void *idle_ctx;
   int idle_done;
   pthread_mutex_t lock; /* MPI calls one at a time (MPI_THREAD_SERIALIZED) */
+  /* A placed step (pbt: items continue from states that ranks hold): this rank's items, taken
+   * in order from a local counter instead of rank 0's. */
+  int *mine, n_mine, next_mine;
+  /* The last step's state transfers (the same on every rank): how many, their bytes, and the
+   * slowest rank's time moving them. */
+  int xfer_count;
+  double xfer_bytes, xfer_seconds;
 };
 
 /* max_items: the most items a step can have (study.round_size). */
 int coord_open(struct coordinator *c, struct world *w, int use_nccl, int max_items,
                struct fox_err *e);
 void coord_close(struct coordinator *c);
-/* One step, called by every rank: rank 0's *n items go to all; the ranks run them; res[0 .. n-1]
+/* One step, called by every rank: rank 0's *n items go to all (placed first when some continue
+ * from a state a rank holds: each item then runs on its owner, which receives the states it
+ * lacks from their holders over MPI before the segments start); the ranks run them; res[0 .. n-1]
  * then holds every result on every rank. *n <= 0 ends the study (0: done; < 0: rank 0 failed
  * with status -*n). *stop becomes the signal any rank received (0: none). Every rank returns
  * the same status: a failure anywhere fails the step everywhere, the failing rank with its

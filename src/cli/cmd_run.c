@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "mpi/coordinator.h"
+#include "study/pbt.h"
 #include "study/rankfile.h"
 #include "study/runner.h"
 #include "study/study_h5.h"
@@ -326,8 +327,10 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   }
   while (rc == 0) {
     int n = 0;
+    double step0 = now_(), plan = 0;
     if (w->rank == 0 && !stopped && pending == 0) {
       pending = study_next_work(&s, items, &n, e);
+      plan = now_() - step0;
       if (n > 0)
         progress_(&p, &s, t0, n);
     }
@@ -344,6 +347,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     }
     if (w->rank == 0 && pending == 0) {
       study_record(&s, res, n);
+      pbt_account(&s, items, n, res, plan, now_() - step0, c.xfer_count, c.xfer_bytes,
+                  c.xfer_seconds);
       s.steps++;
       s.wall_seconds = wall0 + now_() - t0;
       sv.due = 1;

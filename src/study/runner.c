@@ -14,6 +14,7 @@
 #include "study/objective.h"
 #include "study/rankfile.h"
 #include "train/trial_state.h"
+#include "util/h5io.h"
 
 static double now_(void) {
   struct timespec ts;
@@ -51,6 +52,10 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   gethostname(host, sizeof host - 1);
   if (pthread_mutex_init(&r->lock, NULL) != 0)
     return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
+  if (state_cache_init(&r->cache) != 0) {
+    pthread_mutex_destroy(&r->lock);
+    return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
+  }
   if (objective_function(s->cfg.study.function)) {
     snprintf(r->device, sizeof r->device, "none (test function)");
     return rankfile_create(outdir, rank, NULL, NULL, "", host, r->device, e);
@@ -107,6 +112,7 @@ void runner_close(struct runner *r) {
     dataset_free(&r->ds);
   r->have_data = 0;
   pthread_mutex_destroy(&r->lock);
+  state_cache_free(&r->cache);
 }
 
 static int put_(struct runner *r, const struct work_item *it, int epochs, struct trial *t,
@@ -144,6 +150,64 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
   return put_(r, it, res->epochs, NULL, res->metrics[0][0], NULL, e);
 }
 
+/* A whole file into memory (the caller frees *buf). */
+static int read_all_(const char *path, void **buf, size_t *len, struct fox_err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open the checkpoint: %s", path, strerror(errno));
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+  int ok = *buf && fread(*buf, 1, (size_t)n, f) == (size_t)n;
+  fclose(f);
+  if (!ok) {
+    free(*buf);
+    *buf = NULL;
+    return fox_errf(e, FOX_EDATA, "%s: cannot read the checkpoint", path);
+  }
+  *len = (size_t)n;
+  return 0;
+}
+
+/* Continues t from the state of (trial, repeat) at `epochs`: the bytes this rank holds (its
+ * own segment's, or another rank's it received), else the checkpoint in OUTDIR/state (after a
+ * resume). buffers: only the experience (copy_buffers false). */
+static int load_state_(struct runner *r, struct trial *t, int trial, int repeat, int epochs,
+                       int buffers, struct fox_err *e) {
+  char path[4300];
+  state_path_(r->outdir, trial, repeat, epochs, path, sizeof path);
+  struct state_entry held;
+  if (state_cache_get(&r->cache, trial, repeat, epochs, &held)) {
+    char name[4400];
+    snprintf(name, sizeof name, "%s (held in memory)", path);
+    return buffers ? trial_state_load_buffers(t, held.buf, held.len, name, e)
+                   : trial_state_load_image(t, held.buf, held.len, name, e);
+  }
+  if (!buffers)
+    return trial_state_load(t, path, e);
+  void *buf = NULL;
+  size_t len = 0;
+  FOX_TRY(read_all_(path, &buf, &len, e));
+  int rc = trial_state_load_buffers(t, buf, len, path, e);
+  free(buf);
+  return rc;
+}
+
+/* The segment's final state: written to OUTDIR/state (a resume continues from it) and, when
+ * pbt asks, kept in memory for the next generation. */
+static int save_state_(struct runner *r, const struct work_item *it, struct trial *t,
+                       struct fox_err *e) {
+  void *buf = NULL;
+  size_t len = 0;
+  char path[4300];
+  FOX_TRY(trial_state_image(t, &buf, &len, e));
+  state_path_(r->outdir, it->trial, it->repeat, t->r.epochs_done, path, sizeof path);
+  int rc = h5io_write_bytes(path, buf, len, e);
+  if (rc == 0 && it->hold_state)
+    return state_cache_put(&r->cache, it->trial, it->repeat, t->r.epochs_done, buf, len, e);
+  free(buf);
+  return rc;
+}
+
 /* An agent segment. Errors of the trial itself (a config its parameters make unusable) are
  * recorded as a failure with the message; I/O errors end the run. */
 static int run_agent_(struct runner *r, const struct work_item *it, struct work_result *res,
@@ -162,11 +226,12 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
   }
   struct trial t;
   FOX_TRY(trial_open(&t, &cfg, &r->ds, r->be, &r->dev, e));
-  char path[4300];
-  if (it->from_epochs > 0) {
-    state_path_(r->outdir, it->trial, it->repeat, it->from_epochs, path, sizeof path);
-    rc = trial_state_load(&t, path, e);
-  }
+  double s0 = now_();
+  if (it->from_epochs > 0)
+    rc = load_state_(r, &t, it->from_trial, it->repeat, it->from_epochs, 0, e);
+  if (rc == 0 && it->from_epochs > 0 && it->buffers_trial >= 0)
+    rc = load_state_(r, &t, it->buffers_trial, it->repeat, it->from_epochs, 1, e);
+  res->state_seconds = now_() - s0;
   if (rc == 0)
     rc = trial_advance(&t, it->to_epochs, NULL, r->stop, e);
   if (rc == FOX_ESTOP) {
@@ -185,8 +250,9 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
             res->status == FOX_ST_FAILED ? NAN : metrics_get(&t.last.fold_metrics[f], m);
   }
   if (rc == 0 && it->keep_state && res->status != FOX_ST_FAILED) {
-    state_path_(r->outdir, it->trial, it->repeat, t.r.epochs_done, path, sizeof path);
-    rc = trial_state_save(&t, path, e);
+    s0 = now_();
+    rc = save_state_(r, it, &t, e);
+    res->state_seconds += now_() - s0;
   }
   if (rc == 0)
     rc = put_(r, it, t.r.epochs_done, &t, NAN, NULL, e);
@@ -329,6 +395,22 @@ int runner_run(struct runner *r, const struct work_item *items, int n, struct wo
   return 0;
 }
 
+/* pbt: a running row continues from its parent's checkpoint (and, with copy_buffers false, an
+ * exploiting one takes the experience of its own previous row's): those rows' checkpoints at
+ * that epoch stay, though the rows are complete. */
+static int pbt_needed_(const struct study *s, int id, int repeat, int epochs) {
+  int P = s->cfg.study.population;
+  for (int i = id + 1; i < s->n && i <= id + 2 * P; i++) {
+    const struct study_trial *t = &s->trials[i];
+    if (t->status != FOX_ST_RUNNING || t->rep[repeat].rung >= 0)
+      continue;
+    int own = t->exploited && !s->cfg.study.copy_buffers && t->id - P == id;
+    if ((t->parent == id || own) && s->trials[id].rep[repeat].epochs == epochs)
+      return 1;
+  }
+  return 0;
+}
+
 void runner_prune_states(const char *outdir, const struct study *s) {
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/state", outdir);
@@ -345,9 +427,11 @@ void runner_prune_states(const char *outdir, const struct study *s) {
       continue;
     /* A running trial's newer checkpoint may be a segment in flight (rank 0 prunes while the
      * next step runs): only older ones, and those of finished trials, are gone for good. */
-    int needed = id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats &&
-                 s->trials[id].status == FOX_ST_RUNNING &&
+    int known = id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats;
+    int needed = known && s->trials[id].status == FOX_ST_RUNNING &&
                  epochs >= s->trials[id].rep[repeat].epochs;
+    if (known && !needed && s->cfg.study.scheduler == FOX_SCHED_PBT)
+      needed = pbt_needed_(s, id, repeat, epochs);
     if (!needed) {
       char path[4500];
       snprintf(path, sizeof path, "%s/%s", dir, de->d_name);

@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include "backend/backend.h"
+#include "study/state_cache.h"
 #include "study/study.h"
 
 struct runner {
@@ -24,6 +25,7 @@ struct runner {
   char device[256];
   double reward_scale; /* the base config's reward.scale on this dataset (auto resolved) */
   pthread_mutex_t lock; /* this rank's file */
+  struct state_cache cache; /* the states this rank holds for pbt's next generation */
 };
 
 /* Loads and uploads the dataset (agent studies) to `device` (a CUDA ordinal for this rank;

@@ -8,7 +8,8 @@ int scheduler_plan(const struct study_config *sc, int train_epochs, struct rung_
                    struct fox_err *e) {
   out->n = 1;
   out->brackets = 1;
-  if (sc->scheduler == FOX_SCHED_NONE) {
+  if (sc->scheduler == FOX_SCHED_NONE || sc->scheduler == FOX_SCHED_PBT) { /* pbt: its own
+                                                                              generations */
     out->epochs[0] = train_epochs;
     return 0;
   }

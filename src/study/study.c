@@ -12,6 +12,7 @@
 #include "study/aggregate.h"
 #include "study/objective.h"
 #include "study/pareto.h"
+#include "study/pbt.h"
 #include "util/rng.h"
 
 const char *const study_status_names[4] = {"complete", "pruned", "failed", "running"};
@@ -98,7 +99,7 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
                       sc->constraints[c].metric, expect);
   }
   /* Optuna prunes no multi-objective study, and a rung decision needs one order. */
-  if (s->n_obj > 1 && sc->scheduler != FOX_SCHED_NONE)
+  if (s->n_obj > 1 && sc->scheduler != FOX_SCHED_NONE && sc->scheduler != FOX_SCHED_PBT)
     return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.name = %s with %d objectives: "
                                    "successive halving and hyperband rank one objective; use "
                                    "scheduler none for a multi-objective study", name,
@@ -126,6 +127,8 @@ static int create_(struct study *s, const char *text, const char *name, struct f
   s->plan_epochs = s->plan.epochs[s->plan.n - 1];
   s->sampler = sampler_get(c->study.sampler);
   s->total = c->study.trials;
+  if (c->study.scheduler == FOX_SCHED_PBT)
+    return pbt_setup(s, name, e);
   if (c->study.sampler == FOX_SAMPLER_GRID) {
     long long size;
     if (space_grid_size(&s->space, &size, e) != 0)
@@ -190,6 +193,7 @@ void study_free(struct study *s) {
     free(s->trials[i].cells);
   }
   free(s->trials);
+  free(s->gen);
   memset(s, 0, sizeof *s);
 }
 
@@ -302,9 +306,16 @@ int study_best(const struct study *s) {
       return -1;
     }
   }
+  /* pbt: the population's result is its latest complete generation (earlier segments are
+   * where its members came from) */
+  int gen = -1;
+  for (int i = 0; i < s->n; i++)
+    if (s->trials[i].status == FOX_ST_COMPLETE && s->trials[i].generation > gen)
+      gen = s->trials[i].generation;
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
-    if (t->status != FOX_ST_COMPLETE || (rank && rank[i] != 0) || study_feasible(s, t) != 1)
+    if (t->status != FOX_ST_COMPLETE || (rank && rank[i] != 0) || study_feasible(s, t) != 1 ||
+        t->generation != gen)
       continue;
     double l = study_loss(s, t);
     if (isnan(l))
@@ -316,7 +327,11 @@ int study_best(const struct study *s) {
   return best;
 }
 
-int study_max_items(const struct study *s) { return s->cfg.study.round_size * s->repeats; }
+int study_max_items(const struct study *s) {
+  int k = s->cfg.study.scheduler == FOX_SCHED_PBT ? s->cfg.study.population
+                                                  : s->cfg.study.round_size;
+  return k * s->repeats;
+}
 
 double *study_cell(const struct study *s, const struct study_trial *t, int r, int f) {
   return t->cells + ((size_t)r * (size_t)s->folds + (size_t)f) * (size_t)s->n_metrics;
@@ -332,7 +347,7 @@ int study_trial_alloc(const struct study *s, struct study_trial *t, struct fox_e
     return fox_errf(e, FOX_EFAIL, "study: out of memory");
   }
   for (int r = 0; r < s->repeats; r++)
-    t->rep[r] = (struct study_rep){-1, 0, -1, 0};
+    t->rep[r] = (struct study_rep){-1, 0, -1, 0, 0};
   for (size_t i = 0; i < nc; i++)
     t->cells[i] = NAN;
   return 0;
@@ -404,41 +419,50 @@ static struct seen_trial *history_(const struct study *s, struct fox_err *e) {
   return h;
 }
 
-static int propose_round_(struct study *s, struct fox_err *e) {
-  int bracket = scheduler_bracket(&s->cfg.study, &s->plan, s->rounds);
-  int k = scheduler_round_trials(&s->cfg.study, &s->plan, bracket);
-  if (k > s->total - s->n)
-    k = s->total - s->n;
-  if (s->n + k > s->cap) {
-    int cap = s->cap ? s->cap : 64;
-    while (cap < s->n + k)
-      cap *= 2;
+int study_add_trial(struct study *s, int round, struct study_trial **out, struct fox_err *e) {
+  if (s->n + 1 > s->cap) {
+    int cap = s->cap ? s->cap * 2 : 64;
     struct study_trial *nt = realloc(s->trials, (size_t)cap * sizeof *nt);
     mallocCheck(nt, e);
     s->trials = nt;
     s->cap = cap;
   }
+  struct study_trial *t = &s->trials[s->n];
+  memset(t, 0, sizeof *t);
+  FOX_TRY(study_trial_alloc(s, t, e));
+  t->id = s->n;
+  t->round = round;
+  t->status = FOX_ST_RUNNING;
+  t->rung = -1;
+  t->rank = -1;
+  t->member = t->generation = t->parent = -1;
+  t->seed = rng_hash2(s->cfg.study.seed, (uint64_t)t->id);
+  for (int m = 0; m < FOX_STUDY_METRICS; m++)
+    t->metrics[m] = t->spread[m] = NAN;
+  for (int i = 0; i < FOX_SPACE_MAX; i++)
+    t->x[i] = NAN;
+  s->n++;
+  *out = t;
+  return 0;
+}
+
+int study_propose_round(struct study *s, struct fox_err *e) {
+  int pbt = s->cfg.study.scheduler == FOX_SCHED_PBT;
+  int bracket = scheduler_bracket(&s->cfg.study, &s->plan, s->rounds);
+  int k = pbt ? s->cfg.study.population : scheduler_round_trials(&s->cfg.study, &s->plan, bracket);
+  if (k > s->total - s->n)
+    k = s->total - s->n;
   for (int j = 0; j < k; j++) {
-    struct study_trial *t = &s->trials[s->n];
-    memset(t, 0, sizeof *t);
-    FOX_TRY(study_trial_alloc(s, t, e));
-    t->id = s->n;
-    t->round = s->rounds;
+    struct study_trial *t;
+    FOX_TRY(study_add_trial(s, s->rounds, &t, e));
     t->bracket = bracket;
-    t->status = FOX_ST_RUNNING;
-    t->rung = -1;
     t->next_rung = bracket;
-    t->rank = -1;
-    t->seed = rng_hash2(s->cfg.study.seed, (uint64_t)t->id);
-    for (int m = 0; m < FOX_STUDY_METRICS; m++)
-      t->metrics[m] = t->spread[m] = NAN;
+    /* the sampler sees the history before this row */
+    s->n--;
     struct seen_trial *h = history_(s, e);
-    if (!h) {
-      free(t->rep), free(t->cells);
-      return e->code;
-    }
-    int rc = s->sampler->propose(&s->cfg.study.tpe, &s->space, h, s->n,
-                                 rng_hash2(t->seed, 0x73616d70ULL), t->x, e);
+    int rc = h ? s->sampler->propose(&s->cfg.study.tpe, &s->space, h, s->n,
+                                     rng_hash2(t->seed, 0x73616d70ULL), t->x, e)
+               : e->code;
     free(h);
     if (rc != 0) {
       free(t->rep), free(t->cells);
@@ -493,6 +517,8 @@ static void decide_(struct study *s, int first, int k) {
 }
 
 int study_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e) {
+  if (s->cfg.study.scheduler == FOX_SCHED_PBT)
+    return pbt_next_work(s, items, n, e);
   *n = 0;
   for (;;) {
     int first = s->n;
@@ -510,7 +536,10 @@ int study_next_work(struct study *s, struct work_item *items, int *n, struct fox
         if (t->rep[r].rung >= t->next_rung)
           continue; /* this seed's segment was recorded before a stop */
         struct work_item *w = &items[(*n)++];
+        memset(w, 0, sizeof *w);
         w->trial = t->id;
+        w->from_trial = t->id;
+        w->buffers_trial = w->src_rank = w->buffers_rank = w->owner = -1;
         w->repeat = r;
         w->seed = s->repeats == 1 ? t->seed : s->rep_seed[r];
         w->from_epochs = t->rep[r].epochs;
@@ -527,7 +556,7 @@ int study_next_work(struct study *s, struct work_item *items, int *n, struct fox
     }
     if (s->n >= s->total)
       return 0;
-    FOX_TRY(propose_round_(s, e));
+    FOX_TRY(study_propose_round(s, e));
   }
 }
 
@@ -577,6 +606,7 @@ void study_record(struct study *s, const struct work_result *res, int n) {
       }
     } else {
       rp->rung = t->next_rung;
+      rp->held = 1; /* its rank keeps the state it saved (pbt asks it to) */
     }
     settle_(s, t);
   }

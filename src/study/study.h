@@ -24,6 +24,7 @@ struct study_rep {
   int epochs; /* epochs trained */
   int rank;   /* the rank that ran its last segment (-1: none yet) */
   double seconds;
+  int held;   /* this run's rank `rank` holds its latest state in memory (pbt; never saved) */
 };
 
 /* One row of the study table: a configuration, trained with study.repeats seeds and evaluated
@@ -40,6 +41,10 @@ struct study_trial {
   double metrics[FOX_STUDY_METRICS]; /* the aggregate of the cells (NaN before the first) */
   double spread[FOX_STUDY_METRICS];  /* their standard deviation (NaN with one cell) */
   char reason[FOX_REASON_LEN];
+  /* pbt: the row is generation `generation` of member `member`, continued from the state of
+   * row `parent` (-1: from scratch), a top member's when `exploited`. -1, -1, -1, 0 for the
+   * other schedulers. */
+  int member, generation, parent, exploited;
   struct study_rep *rep; /* [repeats] */
   double *cells;         /* [repeats][folds][n_metrics]: each repeat's latest evaluation */
 };
@@ -48,8 +53,16 @@ struct study_trial {
 struct work_item {
   int trial, repeat;
   uint64_t seed;
-  int from_epochs, to_epochs; /* from_epochs > 0: continue from its checkpoint */
+  int from_epochs, to_epochs; /* from_epochs > 0: continue from a checkpoint */
+  int from_trial;             /* whose checkpoint: the trial's own, or (pbt) its parent's */
+  int buffers_trial;          /* >= 0: then the experience of this one's (pbt, copy_buffers
+                                 false: an exploiting member keeps its own) */
+  int src_rank;               /* the rank holding from_trial's state in memory (-1: the file) */
+  int buffers_rank;           /* the same for buffers_trial's */
+  int owner;                  /* the rank that runs it (-1: whichever takes it) */
   int keep_state;             /* a later rung may follow: save a checkpoint */
+  int hold_state;             /* keep that checkpoint in memory too (pbt: another rank may
+                                 continue from it) */
   double x[FOX_SPACE_MAX];
 };
 
@@ -60,8 +73,20 @@ struct work_result {
   int status; /* FOX_ST_RUNNING (segment done), FOX_ST_FAILED */
   int epochs, rank;
   double seconds;
+  double state_seconds; /* of those, restoring and saving the agent's state */
   double metrics[FOX_FOLDS_MAX][FOX_STUDY_METRICS]; /* per fold (the first `folds` rows) */
   char reason[FOX_REASON_LEN];
+};
+
+/* What a pbt generation cost (rank 0's clock, and the slowest rank's transfers). */
+struct pbt_gen {
+  double wall;     /* the generation's steps, from the work handed out to the results in */
+  double plan;     /* ranking, exploit and explore (rank 0) */
+  double transfer; /* moving states between ranks before the segments ran (slowest rank) */
+  double bytes;    /* state bytes moved between ranks */
+  double state;    /* restoring and saving states inside the segments (summed) */
+  double segments; /* the segments' own time (summed) */
+  int transfers;   /* states moved between ranks */
 };
 
 struct study {
@@ -95,6 +120,8 @@ struct study {
   double bars_per_year; /* the dataset's (annualises per-bar figures), 0 when unknown */
   double reward_scale; /* what the base config's reward.scale stands for on its dataset (auto
                           resolved), 0 when unknown (test-function studies) */
+  int generations;      /* pbt: ceil(train.epochs / interval) (0 for the other schedulers) */
+  struct pbt_gen *gen;  /* pbt: [generations] */
 };
 
 /* A new study from a config file and --set overrides: the space, the sampler, the plan.
@@ -113,6 +140,11 @@ void study_free(struct study *s);
 int study_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e);
 /* Records the results of a step (stopped ones are left as they were). */
 void study_record(struct study *s, const struct work_result *res, int n);
+/* Proposes the next round from the sampler (pbt: generation 0). */
+int study_propose_round(struct study *s, struct fox_err *e);
+/* Appends a new running row of round `round` (its id, seed, repeats and cells; x NaN) and
+ * points *t at it. */
+int study_add_trial(struct study *s, int round, struct study_trial **t, struct fox_err *e);
 /* The most work items a step can have: round_size x repeats. */
 int study_max_items(const struct study *s);
 /* Cell (repeat r, fold f) of trial t: n_metrics values. */

@@ -21,6 +21,69 @@ static int *int_field_(struct study_trial *t, int c) {
 
 #define STATUS_W_ 10
 
+/* pbt's lineage columns (written for pbt studies only). */
+#define NPBT_ 4
+static const char *const pbt_cols_[NPBT_] = {"member", "generation", "parent", "exploited"};
+static int *pbt_field_(struct study_trial *t, int c) {
+  int *f[NPBT_] = {&t->member, &t->generation, &t->parent, &t->exploited};
+  return f[c];
+}
+static int is_pbt_(const struct study *s) { return s->cfg.study.scheduler == FOX_SCHED_PBT; }
+
+/* Per generation: /pbt/{wall, plan, transfer, bytes, state, segments, transfers}. */
+#define NGEN_ 6
+static const char *const gen_cols_[NGEN_] = {"wall_seconds",  "plan_seconds",  "transfer_seconds",
+                                             "transfer_bytes", "state_seconds", "segment_seconds"};
+static double *gen_field_(struct pbt_gen *g, int c) {
+  double *f[NGEN_] = {&g->wall, &g->plan, &g->transfer, &g->bytes, &g->state, &g->segments};
+  return f[c];
+}
+
+static int write_pbt_(hid_t f, const struct study *s, struct fox_err *e) {
+  size_t n = (size_t)s->generations;
+  double *col = malloc(n * sizeof *col);
+  int *icol = malloc(n * sizeof *icol);
+  hid_t g = col && icol ? H5Gcreate2(f, "pbt", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  int rc = !col || !icol ? fox_errf(e, FOX_EFAIL, "study.h5: out of memory")
+           : g < 0       ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/pbt")
+                         : 0;
+  for (int c = 0; rc == 0 && c < NGEN_; c++) {
+    for (size_t k = 0; k < n; k++)
+      col[k] = *gen_field_(&s->gen[k], c);
+    rc = h5io_write(g, gen_cols_[c], H5T_NATIVE_DOUBLE, col, n, 0, 0, e);
+  }
+  for (size_t k = 0; k < n; k++)
+    icol[k] = s->gen[k].transfers;
+  if (rc == 0)
+    rc = h5io_write(g, "transfers", H5T_NATIVE_INT, icol, n, 0, 0, e);
+  if (g >= 0)
+    H5Gclose(g);
+  free(col), free(icol);
+  return rc;
+}
+
+/* The costs are bookkeeping: a study.h5 without them (or a damaged column) reads as zeros. */
+static void read_pbt_(hid_t f, struct study *s, const char *path) {
+  size_t n = (size_t)s->generations, d0, d1;
+  double *col = malloc(n * sizeof *col);
+  int *icol = malloc(n * sizeof *icol);
+  struct fox_err ignore = {0};
+  for (int c = 0; col && c < NGEN_; c++) {
+    char name[64];
+    snprintf(name, sizeof name, "/pbt/%s", gen_cols_[c]);
+    if (h5io_exists(f, name) > 0 && h5io_dims(f, name, &d0, &d1, path, &ignore) == 0 &&
+        d0 == n && d1 == 0 && h5io_read(f, name, H5T_NATIVE_DOUBLE, col, n, 0, path, &ignore) == 0)
+      for (size_t k = 0; k < n; k++)
+        *gen_field_(&s->gen[k], c) = isfinite(col[k]) && col[k] >= 0 ? col[k] : 0;
+  }
+  if (icol && h5io_exists(f, "/pbt/transfers") > 0 &&
+      h5io_dims(f, "/pbt/transfers", &d0, &d1, path, &ignore) == 0 && d0 == n && d1 == 0 &&
+      h5io_read(f, "/pbt/transfers", H5T_NATIVE_INT, icol, n, 0, path, &ignore) == 0)
+    for (size_t k = 0; k < n; k++)
+      s->gen[k].transfers = icol[k] >= 0 ? icol[k] : 0;
+  free(col), free(icol);
+}
+
 struct body_ {
   const struct study *s;
   int finished;
@@ -61,6 +124,11 @@ static int write_trials_(hid_t g, const struct study *s, struct fox_err *e) {
     for (size_t k = 0; k < n; k++)
       icol[k] = *int_field_(&s->trials[k], c);
     rc = h5io_write(g, int_cols_[c], H5T_NATIVE_INT, icol, n, 0, 0, e);
+  }
+  for (int c = 0; rc == 0 && is_pbt_(s) && c < NPBT_; c++) {
+    for (size_t k = 0; k < n; k++)
+      icol[k] = *pbt_field_(&s->trials[k], c);
+    rc = h5io_write(g, pbt_cols_[c], H5T_NATIVE_INT, icol, n, 0, 0, e);
   }
   for (size_t k = 0; k < n; k++) {
     ucol[k] = s->trials[k].seed;
@@ -200,6 +268,8 @@ static int body_(hid_t f, const void *ctx, struct fox_err *e) {
   if (rc == 0)
     rc = write_cells_(g, s, e);
   H5Gclose(g);
+  if (rc == 0 && is_pbt_(s))
+    rc = write_pbt_(f, s, e);
   return rc;
 }
 
@@ -228,7 +298,10 @@ static void csv_number_(FILE *f, double v) {
 }
 
 int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
-  fputs("id,status,round,rung,epochs,seed,rank,seconds", f);
+  int pbt = is_pbt_(s);
+  fputs(pbt ? "id,status,round,member,generation,parent,exploited,rung,epochs,seed,rank,seconds"
+            : "id,status,round,rung,epochs,seed,rank,seconds",
+        f);
   for (int i = 0; i < s->space.n; i++) {
     fputc(',', f);
     csv_field_(f, s->space.p[i].key);
@@ -250,8 +323,15 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
     n = s->n;
   for (int k = 0; k < n; k++) {
     const struct study_trial *t = &s->trials[order ? order[k] : k];
-    fprintf(f, "%d,%s,%d,%d,%d,%llu,%d,%.3f", t->id, study_status_names[t->status], t->round,
-            t->rung, t->epochs, (unsigned long long)t->seed, t->rank, t->seconds);
+    fprintf(f, "%d,%s,%d,", t->id, study_status_names[t->status], t->round);
+    if (pbt) {
+      fprintf(f, "%d,%d,", t->member, t->generation);
+      if (t->parent >= 0)
+        fprintf(f, "%d", t->parent);
+      fprintf(f, ",%d,", t->exploited);
+    }
+    fprintf(f, "%d,%d,%llu,%d,%.3f", t->rung, t->epochs, (unsigned long long)t->seed, t->rank,
+            t->seconds);
     for (int i = 0; i < s->space.n; i++) {
       char v[FOX_CHOICE_LEN];
       space_format(&s->space.p[i], t->x[i], v, sizeof v);
@@ -324,6 +404,16 @@ static int read_trials_(hid_t g, struct study *s, size_t n, const char *path,
     for (size_t k = 0; rc == 0 && k < n; k++)
       *int_field_(&s->trials[k], c) = icol[k];
   }
+  for (size_t k = 0; k < n; k++) {
+    struct study_trial *t = &s->trials[k];
+    t->member = t->generation = t->parent = -1;
+    t->exploited = 0;
+  }
+  for (int c = 0; rc == 0 && is_pbt_(s) && c < NPBT_; c++) {
+    rc = h5io_read(g, pbt_cols_[c], H5T_NATIVE_INT, icol, n, 0, path, e);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+      *pbt_field_(&s->trials[k], c) = icol[k];
+  }
   if (rc == 0)
     rc = h5io_read(g, "seed", H5T_NATIVE_UINT64, ucol, n, 0, path, e);
   if (rc == 0)
@@ -383,7 +473,7 @@ static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, str
     for (size_t k = 0; k < n; k++) {
       struct study_trial *t = &s->trials[k];
       memcpy(t->cells, t->metrics, m * sizeof *t->cells);
-      t->rep[0] = (struct study_rep){t->rung, t->epochs, t->rank, t->seconds};
+      t->rep[0] = (struct study_rep){t->rung, t->epochs, t->rank, t->seconds, 0};
       for (size_t j = 0; j < m; j++)
         t->spread[j] = NAN;
     }
@@ -441,6 +531,18 @@ static int check_trial_(const struct study *s, const struct study_trial *t, cons
                                                                           : NULL;
   if (bad)
     return fox_errf(e, FOX_EDATA, "%s: /trials row %d: %s out of range", path, t->id, bad);
+  if (is_pbt_(s)) {
+    /* the row's place is fixed by its id; its parent is a row of the generation before */
+    int P = s->cfg.study.population, g = t->id / P;
+    bad = t->member != t->id % P || t->generation != g || t->round != g ? "member"
+          : g == 0 ? (t->parent != -1 || t->exploited ? "parent" : NULL)
+          : t->parent < (g - 1) * P || t->parent >= g * P ? "parent"
+          : t->exploited != (t->parent != t->id - P) ? "exploited"
+                                                      : NULL;
+    if (bad)
+      return fox_errf(e, FOX_EDATA, "%s: /trials row %d: %s does not fit a population of %d",
+                      path, t->id, bad, P);
+  }
   for (int r = 0; r < s->repeats; r++) {
     const struct study_rep *p = &t->rep[r];
     bad = p->rung < -1 || p->rung >= pl->n                 ? "rung"
@@ -508,6 +610,9 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   size_t n = 0, d1;
   if (rc == 0)
     rc = h5io_dims(f, "/trials/id", &n, &d1, path, e);
+  /* pbt ends early when a whole generation failed: its total is the rows it made */
+  if (rc == 0 && is_pbt_(s) && total < s->total && (size_t)total == n)
+    s->total = total;
   if (rc == 0 && (total != s->total || n > (size_t)total))
     rc = fox_errf(e, FOX_EDATA, "%s: %zu trials of %d recorded, the config makes %d", path, n,
                   total, s->total);
@@ -535,6 +640,8 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   h5io_attr_read(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, path, &ignore);
   h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, path, &ignore);
   h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &s->bars_per_year, 1, path, &ignore);
+  if (rc == 0 && is_pbt_(s))
+    read_pbt_(f, s, path);
   if (!(s->bars_per_year > 0 && isfinite(s->bars_per_year)))
     s->bars_per_year = 0;
   if (rc != 0)

@@ -1,0 +1,23 @@
+/* PBT's state moves between ranks (DESIGN.md s9): rank 0 places a generation's segments on the
+ * ranks that hold the states they continue from, and each state a segment's owner lacks goes
+ * from the rank that produced it straight to the owner over MPI before the segments start;
+ * nothing is read back from OUTDIR/state while the run lives. */
+#ifndef FOX_STATE_MOVE_H
+#define FOX_STATE_MOVE_H
+
+#include "mpi/world.h"
+#include "study/state_cache.h"
+
+/* 1 when some item continues from a state a rank holds in memory: the step is placed. */
+int move_needed(const struct work_item *items, int n);
+/* Rank 0: items[i].owner for each item, at most ceil(n / ranks) per rank: first where its
+ * state is held (the parent's, else the kept buffers'), then the least loaded rank (the lowest
+ * on ties), in item order. */
+void move_place(struct work_item *items, int n, int ranks);
+/* Every rank, after the placed items were broadcast: sends the states it holds that another
+ * rank's items need, receives those its own items need into `cache`. *count, *bytes: the
+ * moves and their bytes in the whole job; *seconds: this rank's time. */
+int move_states(struct world *w, struct state_cache *cache, const struct work_item *items,
+                int n, int *count, double *bytes, double *seconds, struct fox_err *e);
+
+#endif

@@ -1,0 +1,37 @@
+/* The agent states a rank holds in memory between pbt generations: each segment's final state
+ * as the bytes of an HDF5 checkpoint image, so that the next generation continues from it on
+ * this rank, or another rank receives it over MPI, without reading OUTDIR/state back. */
+#ifndef FOX_STATE_CACHE_H
+#define FOX_STATE_CACHE_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "study/study.h"
+
+struct state_entry {
+  int trial, repeat, epochs;
+  void *buf;
+  size_t len;
+};
+
+struct state_cache {
+  struct state_entry *e;
+  int n, cap;
+  pthread_mutex_t lock; /* trial threads put while others get */
+};
+
+int state_cache_init(struct state_cache *c);
+void state_cache_free(struct state_cache *c);
+/* Takes buf (malloc'd) over; replaces an entry of the same key. */
+int state_cache_put(struct state_cache *c, int trial, int repeat, int epochs, void *buf,
+                    size_t len, struct fox_err *e);
+/* 1 and the entry in *out (its bytes stay valid until state_cache_keep, between steps), or 0
+ * when this rank holds no such state. */
+int state_cache_get(struct state_cache *c, int trial, int repeat, int epochs,
+                    struct state_entry *out);
+/* Drops every entry that no item of the step continues from (from_trial or buffers_trial at
+ * from_epochs): what the study will not ask for again. */
+void state_cache_keep(struct state_cache *c, const struct work_item *items, int n);
+
+#endif
