@@ -12,6 +12,7 @@
 #include "data/dataset.h"
 #include "report/html.h"
 #include "report/overfit.h"
+#include "report/pbt_report.h"
 #include "report/report.h"
 #include "report/report_plot.h"
 #include "report/returns.h"
@@ -131,26 +132,6 @@ static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err 
   return 0;
 }
 
-static void jstr_(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", (unsigned char)*s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-static void jnum_(FILE *f, double v) {
-  if (isfinite(v))
-    fprintf(f, "%.17g", v);
-  else
-    fputs("null", f);
-}
-
 /* {"metric": value, ...} of one row's metrics. */
 static void jmetrics_(FILE *f, const struct study *s, const double *v, const char *prefix) {
   fputc('{', f);
@@ -159,12 +140,12 @@ static void jmetrics_(FILE *f, const struct study *s, const double *v, const cha
     if (prefix) {
       char name[FOX_NAME_LEN + 16];
       snprintf(name, sizeof name, "%s.%s", prefix, metrics_names[m]);
-      jstr_(f, name);
+      report_json_str(f, name);
     } else {
-      jstr_(f, s->metric_names[m]);
+      report_json_str(f, s->metric_names[m]);
     }
     fputs(": ", f);
-    jnum_(f, v[m]);
+    report_json_num(f, v[m]);
   }
   fputc('}', f);
 }
@@ -182,9 +163,9 @@ static void json_rows_(FILE *f, const struct study *s, const int *order, int k) 
       char v[FOX_CHOICE_LEN];
       space_format(&s->space.p[i], t->x[i], v, sizeof v);
       fprintf(f, "%s", first ? "" : ", ");
-      jstr_(f, s->space.p[i].key);
+      report_json_str(f, s->space.p[i].key);
       fputs(": ", f);
-      jstr_(f, v);
+      report_json_str(f, v);
       first = 0;
     }
     fputs("}, \"metrics\": ", f);
@@ -249,9 +230,9 @@ static void json_test_(FILE *f, const struct study *s, const struct test_row *ro
     fputs(", \"test\": ", f);
     jmetrics_(f, s, rows[r].metrics, "test");
     fputs(", \"psr\": ", f);
-    jnum_(f, rows[r].psr);
+    report_json_num(f, rows[r].psr);
     fputs(", \"dsr\": ", f);
-    jnum_(f, rows[r].dsr);
+    report_json_num(f, rows[r].dsr);
     fputc('}', f);
   }
   fputs("]}", f);
@@ -338,9 +319,9 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     int c[4];
     report_count(&s, c);
     printf("{\"study\": ");
-    jstr_(stdout, s.cfg.study.name);
+    report_json_str(stdout, s.cfg.study.name);
     printf(", \"objective\": ");
-    jstr_(stdout, s.metric_names[s.objective]);
+    report_json_str(stdout, s.metric_names[s.objective]);
     printf(", \"direction\": \"%s\", \"n_trials\": %d, \"total\": %d, \"complete\": %d, "
            "\"pruned\": %d, \"failed\": %d, \"running\": %d, \"repeats\": %d, \"folds\": %d, "
            "\"best\": %d, ",
@@ -353,6 +334,10 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
       overfit_json(stdout, &o);
     }
     printf(", \"test_looks\": %d", rec.looks);
+    if (s.cfg.study.scheduler == FOX_SCHED_PBT) {
+      printf(", ");
+      pbt_report_json(stdout, &s);
+    }
     if (a.test) {
       printf(", ");
       json_test_(stdout, &s, rows, k, &rec);
@@ -360,6 +345,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     printf("}\n");
   } else if (rc == 0) {
     report_print_table(stdout, &s, order, a.top);
+    pbt_report_print(stdout, &s);
     if (have_fig)
       overfit_print(stdout, &s, &o);
     if (s.cfg.eval_split == FOX_SPLIT_TEST && s.cfg.study.function == 0)

@@ -53,8 +53,11 @@ void report_rank(const struct study *s, int *order) {
   }
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
-    /* complete trials are compared on the objective alone, as study_best does */
-    int by_epochs = t->status == FOX_ST_PRUNED || t->status == FOX_ST_RUNNING;
+    /* complete trials are compared on the objective alone, as study_best does; pbt's
+     * segments latest generation first (the population's result, what study_best picks
+     * from), then the earlier ones they came from */
+    int by_epochs = t->status == FOX_ST_PRUNED || t->status == FOX_ST_RUNNING ||
+                    (t->status == FOX_ST_COMPLETE && s->cfg.study.scheduler == FOX_SCHED_PBT);
     int key = by_epochs ? -t->epochs : 0;
     if (prank && t->status == FOX_ST_COMPLETE)
       key = prank[i] >= 0 ? prank[i] : 1 << 30;
@@ -342,4 +345,24 @@ void report_print_front(FILE *f, const struct study *s) {
     fputc('\n', f);
   }
   free(ids);
+}
+
+void report_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void report_json_num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.17g", v);
+  else
+    fputs("null", f);
 }

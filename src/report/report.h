@@ -10,6 +10,7 @@
 
 /* Trial indices best first: complete trials by the objective in its direction, then pruned
  * ones (most epochs first, then by the objective), then running ones likewise, failed last.
+ * A pbt study's complete segments go latest generation first, like pruned ones by epochs.
  * Within a group a missing objective ranks last and ties go to the lower id, so the first is
  * study_best() whenever a trial completed. `order` has room for s->n. */
 void report_rank(const struct study *s, int *order);
@@ -20,6 +21,11 @@ void report_count(const struct study *s, int counts[4]);
 double report_metric_scale(const struct study *s, int j, const char **unit);
 /* "val.total_return[%]": a metric's column header or axis label. */
 void report_metric_label(const struct study *s, int j, char *buf, size_t n);
+
+/* A JSON string (quotes and backslashes escaped, control bytes as \u00XX) and a JSON number
+ * (null when not finite), for report --json. */
+void report_json_str(FILE *f, const char *s);
+void report_json_num(FILE *f, double v);
 
 /* The table's columns: id, status, epochs, the objective, its std over repeats x folds (when
  * there are several), the other objectives, feasible and the constraints' metrics (with

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "data/dataset.h"
+#include "report/pbt_report.h"
 #include "study/rankfile.h"
 #include "report/report.h"
 #include "util/fsutil.h"
@@ -541,6 +542,98 @@ static int pareto_(const struct plot_ *p, struct fox_err *e) {
   return draw_(p, script, "pareto.png", e);
 }
 
+/* One panel of pbt_schedule.png: every segment's value of parameter i (or the objective, i < 0)
+ * by generation, exploits as crosses, and the best member's lineage as a bold step line. */
+static int schedule_panel_(const struct plot_ *p, FILE *g, int i, const int *ids, int n,
+                           struct fox_err *e) {
+  const struct study *s = p->s;
+  char all[PATH_LEN_], line[PATH_LEN_], name[32], label[FOX_NAME_LEN + 8];
+  snprintf(name, sizeof name, "sched_%d.dat", i + 1);
+  tmp_path_(p, name, all);
+  snprintf(name, sizeof name, "best_%d.dat", i + 1);
+  tmp_path_(p, name, line);
+  FILE *f = open_(all, e);
+  if (!f)
+    return e->code;
+  const struct space_param *sp = i >= 0 ? &s->space.p[i] : NULL;
+  for (int k = 0; k < s->n; k++) {
+    const struct study_trial *t = &s->trials[k];
+    double v = sp ? space_number(sp, t->x[i]) : objective_(s, t);
+    if (t->status != FOX_ST_RUNNING && !isnan(v))
+      fprintf(f, "%d %.17g %d\n", t->generation, v, t->exploited);
+  }
+  FOX_TRY(close_(f, all, e));
+  if (!(f = open_(line, e)))
+    return e->code;
+  for (int k = 0; k < n; k++) {
+    const struct study_trial *t = &s->trials[ids[k]];
+    double v = sp ? space_number(sp, t->x[i]) : objective_(s, t);
+    if (!isnan(v))
+      fprintf(f, "%d %.17g\n", t->generation, v);
+  }
+  FOX_TRY(close_(f, line, e));
+  int log_scale = 0;
+  if (sp && sp->dist != FOX_DIST_CATEGORICAL && sp->dist != FOX_DIST_FIXED) {
+    double lo, hi, step;
+    space_numeric(sp, &lo, &hi, &step, &log_scale);
+  }
+  if (sp)
+    snprintf(label, sizeof label, "%s", sp->key);
+  else
+    report_metric_label(s, s->objective, label, sizeof label);
+  fprintf(g, "%s\nset title ", log_scale ? "set logscale y" : "unset logscale y");
+  gnuplot_quote(g, label);
+  fprintf(g, "\nset xrange [-0.5:%d.5]\nset xtics %s\nplot ", s->generations - 1,
+          s->generations <= 20 ? "1" : "autofreq");
+  gnuplot_quote(g, all);
+  fputs(" using 1:($3 == 0 ? $2 : 1/0) with points pt 7 ps 0.7 lc rgb '#9ecae1' notitle, \\\n"
+        "     ", g);
+  gnuplot_quote(g, all);
+  fputs(" using 1:($3 == 1 ? $2 : 1/0) with points pt 2 ps 0.9 lc rgb '#ff7f0e' notitle, \\\n"
+        "     ", g);
+  gnuplot_quote(g, line);
+  fputs(" using 1:2 with linespoints lw 2.5 pt 7 lc rgb '#d62728' notitle\n", g);
+  return 0;
+}
+
+/* pbt_schedule.png: the best member's objective and each parameter against the generation. */
+static int schedule_(const struct plot_ *p, struct fox_err *e) {
+  const struct study *s = p->s;
+  int *ids = malloc((size_t)s->generations * sizeof *ids);
+  mallocCheck(ids, e);
+  int n = pbt_report_lineage(s, ids);
+  if (n == 0) {
+    free(ids);
+    fprintf(p->notes, "note: pbt_schedule.png skipped: no complete generation yet\n");
+    return 0;
+  }
+  int panels = s->space.n + 1, cols = (int)ceil(sqrt((double)panels));
+  int rows = (panels + cols - 1) / cols;
+  char script[PATH_LEN_], title[512];
+  tmp_path_(p, "schedule.gp", script);
+  FILE *g = open_(script, e);
+  if (!g) {
+    free(ids);
+    return e->code;
+  }
+  preamble_(g, p, "pbt_schedule.png", cols * 440 > 640 ? cols * 440 : 640, rows * 330 + 50);
+  snprintf(title, sizeof title, "study %s: the best member's schedule (red) by generation; "
+           "every segment (blue), exploits (orange x)", s->cfg.study.name);
+  fputs("unset key\nset xlabel 'generation'\n", g);
+  fprintf(g, "set multiplot layout %d,%d title ", rows, cols);
+  gnuplot_quote(g, title);
+  fputc('\n', g);
+  int rc = 0;
+  for (int i = -1; rc == 0 && i < s->space.n; i++)
+    rc = schedule_panel_(p, g, i, ids, n, e);
+  fputs("unset multiplot\nunset output\n", g);
+  free(ids);
+  if (close_(g, script, e) != 0 && rc == 0)
+    rc = e->code;
+  FOX_TRY(rc);
+  return draw_(p, script, "pbt_schedule.png", e);
+}
+
 /* Removes the temporary directory and everything in it (all of it ours: mkdtemp made it). */
 static int cleanup_(const char *dir, struct fox_err *e) {
   DIR *d = opendir(dir);
@@ -579,6 +672,8 @@ int report_plots(const struct study *s, const int *order, const char *outdir,
     rc = logits_(&p, pbo, e);
   if (rc == 0 && s->n_obj > 1)
     rc = pareto_(&p, e);
+  if (rc == 0 && s->cfg.study.scheduler == FOX_SCHED_PBT)
+    rc = schedule_(&p, e);
   int gone = cleanup_(p.dir, e);
   return rc ? rc : gone;
 }
