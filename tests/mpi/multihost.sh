@@ -9,6 +9,8 @@
 need_python
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 NHOSTS=3
+# One job takes about a second here; a daemon that never calls back hangs mpirun instead.
+JOB_SECONDS=60
 skip_() {
   echo "skipped: $*"
   exit 77
@@ -148,7 +150,7 @@ compare_study() {
   for i in $(seq "$hosts"); do before[i]=$(veth_bytes "$i"); done
   : >"$WORK/agent.log"
   t0=$(date +%s.%N)
-  "$MPIEXEC" -n "$ranks" --hostfile "$WORK/hosts-$hosts" "${MCA[@]}" \
+  timeout -k 10 "$JOB_SECONDS" "$MPIEXEC" -n "$ranks" --hostfile "$WORK/hosts-$hosts" "${MCA[@]}" \
     sh "$WORK/where.sh" "$out.where" "$FOXOPT" run "$cfg" -o "$out" "$@" \
     >"$out.stdout" 2>"$out.stderr" &
   JOB=$!
@@ -157,6 +159,7 @@ compare_study() {
   JOB=
   echo "# $name: $ranks ranks on $hosts hosts in $("$FOX_PYTHON" -c "print(round($(date +%s.%N) - $t0, 1))") s"
   if [ "$rc" -ne 0 ]; then
+    [ "$rc" -eq 124 ] && rc="124 (still running after $JOB_SECONDS s: stopped)"
     bad "$name, $ranks ranks on $hosts hosts: mpirun exit $rc"
     { echo "--- mpirun stdout"; tail -n 30 "$out.stdout"; echo "--- mpirun stderr"
       tail -n 60 "$out.stderr"; echo "--- agent calls"; cat "$WORK/agent.log"; } >&2
@@ -185,7 +188,8 @@ if sorted(where) != list(range(ranks)):
 for h in want_hosts:
     on = sorted((where[r][1], where[r][2]) for r in where if where[r][0] == h)
     if on != [(i, per) for i in range(per)]:
-        sys.exit(f"host {h}: (local rank, local size) {on}, expected {per} ranks 0-{per - 1}")
+        sys.exit(f"host {h}: (local rank, local size) {on}, expected {per} ranks 0-{per - 1}; "
+                 f"Open MPI placed the ranks (host, local rank, local size): {where}")
 if {w[0] for w in where.values()} != set(want_hosts):
     sys.exit(f"ranks ran on {sorted({w[0] for w in where.values()})}, expected {want_hosts}")
 with h5py.File(f"{ref}/rank-0000.h5") as f:
