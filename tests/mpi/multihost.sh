@@ -46,13 +46,13 @@ trap 'exit 143' TERM
 trap 'exit 130' INT
 trap 'exit 129' HUP
 sweep_stale_() {
-  local ns pid
+  local ns pid p
   for ns in $(ip netns list | sed -n 's/^\(fmh[0-9]*-h[0-9]*\).*/\1/p'); do
     pid=${ns#fmh}
     pid=${pid%%-*}
     kill -0 "$pid" 2>/dev/null && continue
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
     ip netns del "$ns" 2>/dev/null
-    ip link del "fmh$pid" 2>/dev/null
   done
   for ns in $(ip -o link show type bridge | sed -n 's/^[0-9]*: \(fmh[0-9]*\):.*/\1/p'); do
     kill -0 "${ns#fmh}" 2>/dev/null || ip link del "$ns" 2>/dev/null
@@ -88,6 +88,7 @@ for i in $(seq "$NHOSTS"); do
     ip -n "$ns" addr add "$NET.$((10 + i))/24" dev eth0 &&
     ip -n "$ns" link set eth0 up || skip_ "cannot configure the links of namespace $ns"
 done
+echo "# hosts $(ns_name 1)..$(ns_name "$NHOSTS") at $NET.11-$((10 + NHOSTS)), bridge $BRIDGE at $NET.1"
 ip netns exec "$(ns_name 1)" unshare --uts sh -c 'hostname probe-uts && hostname' \
   >"$WORK/uts.out" 2>&1 && [ "$(cat "$WORK/uts.out")" = probe-uts ] ||
   skip_ "unshare --uts with hostname fails in a namespace: $(cat "$WORK/uts.out")"
