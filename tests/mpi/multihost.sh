@@ -10,7 +10,7 @@ need_python
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 NHOSTS=3
 # One job takes about a second here; a daemon that never calls back hangs mpirun instead.
-JOB_SECONDS=60
+JOB_SECONDS=45
 skip_() {
   echo "skipped: $*"
   exit 77
@@ -88,11 +88,14 @@ for i in $(seq "$NHOSTS"); do
     ip -n "$ns" addr add "$NET.$((10 + i))/24" dev eth0 &&
     ip -n "$ns" link set eth0 up || skip_ "cannot configure the links of namespace $ns"
 done
-echo "# hosts $(ns_name 1)..$(ns_name "$NHOSTS") at $NET.11-$((10 + NHOSTS)), bridge $BRIDGE at $NET.1"
+echo "# hosts $(ns_name 1)..$(ns_name "$NHOSTS") at $NET.11-$((10 + NHOSTS)), bridge at $NET.1"
 ip netns exec "$(ns_name 1)" unshare --uts sh -c 'hostname probe-uts && hostname' \
   >"$WORK/uts.out" 2>&1 && [ "$(cat "$WORK/uts.out")" = probe-uts ] ||
   skip_ "unshare --uts with hostname fails in a namespace: $(cat "$WORK/uts.out")"
-[ "$(hostname)" != probe-uts ] || { echo "FAIL: unshare --uts changed this host's name" >&2; exit 1; }
+[ "$(hostname)" != probe-uts ] || {
+  echo "FAIL: unshare --uts changed this host's name" >&2
+  exit 1
+}
 
 # Open MPI 4.1 calls the agent as `AGENT HOST orted ARGS...` (options before HOST for an ssh
 # or rsh agent), the command meant for the remote shell with its own quotes, as ssh joins it.
@@ -106,7 +109,8 @@ ip netns exec "$(ns_name 1)" unshare --uts sh -c 'hostname probe-uts && hostname
   for i in $(seq "$NHOSTS"); do echo "  $NET.$((10 + i))) ns=$(ns_name "$i") ;;"; done
   echo '  *) echo "netns agent: no namespace for host $host" >&2; exit 1 ;;'
   echo 'esac'
-  echo 'exec ip netns exec "$ns" unshare --uts sh -c '\''hostname "$0" && exec sh -c "$1"'\'' "$ns" "$*"'
+  echo 'exec ip netns exec "$ns" unshare --uts \'
+  echo '  sh -c '\''hostname "$0" && exec sh -c "$1"'\'' "$ns" "$*"'
 } >"$WORK/agent.sh"
 chmod +x "$WORK/agent.sh"
 # Each rank as Open MPI placed it: rank, host, local rank, ranks on that host.
@@ -137,6 +141,7 @@ compare_study() {
   local name=$1 cfg=$2 ranks=$3 hosts=$4
   shift 4
   local ref=$WORK/$name-ref out=$WORK/$name-${ranks}on$hosts i rc
+  local what="$name, $ranks ranks on $hosts hosts"
   if [ $((ranks % hosts)) -ne 0 ] || [ "$hosts" -gt "$NHOSTS" ]; then
     bad "compare_study $name: $ranks ranks do not fill $hosts hosts evenly (of $NHOSTS)"
     return
@@ -145,7 +150,9 @@ compare_study() {
     run_rc 0 "$FOXOPT" run "$cfg" -o "$ref" "$@"
   fi
   : >"$WORK/hosts-$hosts"
-  for i in $(seq "$hosts"); do echo "$NET.$((10 + i)) slots=$((ranks / hosts))" >>"$WORK/hosts-$hosts"; done
+  for i in $(seq "$hosts"); do
+    echo "$NET.$((10 + i)) slots=$((ranks / hosts))" >>"$WORK/hosts-$hosts"
+  done
   mkdir -p "$out.where"
   local before=() t0
   for i in $(seq "$hosts"); do before[i]=$(veth_bytes "$i"); done
@@ -158,27 +165,27 @@ compare_study() {
   wait "$JOB"
   rc=$?
   JOB=
-  echo "# $name: $ranks ranks on $hosts hosts in $("$FOX_PYTHON" -c "print(round($(date +%s.%N) - $t0, 1))") s"
+  echo "# $what: $("$FOX_PYTHON" -c "print(round($(date +%s.%N) - $t0, 1))") s"
   if [ "$rc" -ne 0 ]; then
     [ "$rc" -eq 124 ] && rc="124 (still running after $JOB_SECONDS s: stopped)"
-    bad "$name, $ranks ranks on $hosts hosts: mpirun exit $rc"
+    bad "$what: mpirun exit $rc"
     { echo "--- mpirun stdout"; tail -n 30 "$out.stdout"; echo "--- mpirun stderr"
       tail -n 60 "$out.stderr"; echo "--- agent calls"; cat "$WORK/agent.log"; } >&2
     return
   fi
   ok
-  same_table "$name, $ranks ranks on $hosts hosts" "$ref/trials.csv" "$out/trials.csv"
+  same_table "$what" "$ref/trials.csv" "$out/trials.csv"
   local moved=
   for i in $(seq "$hosts"); do
     moved="$moved $(ns_name "$i"):$(($(veth_bytes "$i") - before[i]))"
   done
   echo "# $name: bytes through each host's veth:$moved"
-  "$FOX_PYTHON" - "$ref" "$out" "$ranks" "$hosts" "$moved" <<'PY' && ok || bad "$name, $ranks ranks on $hosts hosts: ranks, hosts and rank files (above)"
+  "$FOX_PYTHON" - "$ref" "$out" "$ranks" "$moved" <<'PY' && ok || bad "$what: hosts, rank files"
 import csv, glob, os, sys
 import h5py
-ref, out, ranks, hosts, moved = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+ref, out, ranks, moved = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 want_hosts = [m.split(":")[0] for m in moved.split()]
-per = ranks // hosts
+per = ranks // len(want_hosts)
 text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
 where = {}
 for p in glob.glob(f"{out}.where/*"):
