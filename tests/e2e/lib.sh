@@ -34,7 +34,13 @@ need_python() {
 }
 # A study's trials.csv without the rank and seconds columns (7 and 8, never quoted): what must
 # not depend on how many ranks or threads ran it, or when.
-table() { cut -d, -f1-6,9- "$1"; }
+# table FILE.csv: a trials.csv without its rank and seconds columns (found by name: a pbt
+# study's lineage columns come before them).
+table() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = $i == "rank" || $i == "seconds" }
+           { line = ""; for (i = 1; i <= NF; i++) if (!drop[i]) line = line (line == "" ? "" : ",") $i
+             print line }' "$1"
+}
 same_table() { # same_table WHAT A.csv B.csv
   if diff <(table "$2") <(table "$3") >"$WORK/diff.txt"; then ok; else
     bad "$1: tables differ: $(head -5 "$WORK/diff.txt")"; fi

@@ -269,8 +269,35 @@ parameters:
   x1: {distribution: uniform, min: 0, max: 15}
 YAML
 
+# PBT: the generations' states move between ranks, here between hosts, over MPI (TCP).
+cat >"$WORK/pbt.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 8, episode_bars: 256}
+train: {algo: dqn, steps_per_epoch: 1024, epochs: 4}
+dqn: {hidden: [16], buffer_size: 2000, learning_starts: 200, batch_size: 32}
+study:
+  name: pbt
+  seed: 6
+  trials_per_device: 1
+  objective: {metric: val.total_return, direction: maximize}
+  sampler: {name: random}
+  scheduler: {name: pbt, population: 8, interval: 1}
+parameters:
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  dqn.gamma: {distribution: uniform, min: 0.9, max: 0.999}
+YAML
+moves() { # moves OUTDIR: the states moved between ranks, over every generation
+  "$FOX_PYTHON" -c 'import h5py, sys; print(int(h5py.File(sys.argv[1])["pbt/transfers"][:].sum()))' \
+    "$1/study.h5"
+}
+
 compare_study agents "$WORK/agents.yaml" 3 3
 compare_study agents "$WORK/agents.yaml" 4 2
 compare_study branin "$WORK/branin.yaml" 3 3
 compare_study branin "$WORK/branin.yaml" 4 2
+compare_study pbt "$WORK/pbt.yaml" 3 3
+compare_study pbt "$WORK/pbt.yaml" 4 2
+n=$(moves "$WORK/pbt-3on3")
+check "pbt over 3 hosts moved states between them ($n moves)" test "${n:-0}" -gt 0
+check "pbt on one process moved none" test "$(moves "$WORK/pbt-ref")" -eq 0
 done_

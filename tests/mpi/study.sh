@@ -130,6 +130,54 @@ for n in 1 3; do
 done
 same_table "nsga2, 3 ranks" "$WORK/mo1/trials.csv" "$WORK/mo3/trials.csv"
 
+# PBT (8 members, 4 generations): the same table on 1 to 4 ranks; with several ranks the
+# states some segments continue from move between ranks (study.h5 /pbt/transfers), and none
+# on one. Every segment's policy, wherever it ran, reproduces its row.
+cat >"$WORK/p.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 8, episode_bars: 256}
+train: {algo: dqn, steps_per_epoch: 1024, epochs: 4}
+dqn: {hidden: [16], buffer_size: 2000, learning_starts: 200, batch_size: 32}
+study:
+  name: pbt
+  seed: 6
+  trials_per_device: 2
+  objective: {metric: val.total_return, direction: maximize}
+  sampler: {name: random}
+  scheduler: {name: pbt, population: 8, interval: 1}
+parameters:
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  dqn.gamma: {distribution: uniform, min: 0.9, max: 0.999}
+  dqn.batch_size: {values: [16, 32, 64]}
+YAML
+moves() { # moves OUTDIR: the states moved between ranks, over every generation
+  "$FOX_PYTHON" -c 'import h5py, sys; print(int(h5py.File(sys.argv[1])["pbt/transfers"][:].sum()))' \
+    "$1/study.h5"
+}
+for n in 1 2 3 4; do
+  run_rc 0 mpi $n "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/p$n"
+  [ $n -gt 1 ] && same_table "pbt, $n ranks" "$WORK/p1/trials.csv" "$WORK/p$n/trials.csv"
+  check "pbt, $n ranks: rank files" rank_files_ok "$WORK/p$n" "$WORK/s.h5"
+done
+check "pbt on one rank moved no state" test "$(moves "$WORK/p1")" -eq 0
+check "pbt on 4 ranks moved states ($(moves "$WORK/p4"))" test "$(moves "$WORK/p4")" -gt 0
+"$FOX_PYTHON" - "$WORK/p4" <<'PY' && ok || bad "pbt on 4 ranks: exploited rows"
+import csv, sys
+rows = list(csv.DictReader(open(f"{sys.argv[1]}/trials.csv")))
+ex = [r for r in rows if r["exploited"] == "1"]
+# ceil(8 x 0.25) = 2 bottom members copy a top one in each of generations 1-3
+if len(ex) != 6 or {r["generation"] for r in ex} != {"1", "2", "3"}:
+    sys.exit(f"{len(ex)} exploits: {[(r['id'], r['generation'], r['parent']) for r in ex]}")
+PY
+for id in 9 17 30; do
+  run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/p4" --trial "$id" --json
+  want=$(awk -F, -v id="$id" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "val.total_return") c = i}
+         NR > 1 && $1 == id {print $c}' "$WORK/p4/trials.csv")
+  got=$(echo "$OUT_TXT" | "$FOX_PYTHON" -c "import json, sys; print(repr(json.load(sys.stdin)['total_return']))")
+  check "pbt: backtest --study --trial $id: total_return $got vs $want" \
+    "$FOX_PYTHON" -c "import sys; sys.exit(float('$got') != float('$want'))"
+done
+
 # A promoted trial's policy, wherever it ran, reproduces its row.
 best=$("$FOXOPT" info "$WORK/a3/study.h5" | sed -n 's/.*best *trial \([0-9]*\):.*/\1/p')
 run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a3" --trial "$best" --json
@@ -157,6 +205,20 @@ contains "$(cat "$WORK/fs.err")" "stopped by signal 15 after a clean checkpoint"
 run_rc 0 mpi 2 "$FOXOPT" run -o "$WORK/fs" --resume
 same_table "SIGTERM to one rank, resumed on 2" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
 check "resumed: rank files" rank_files_ok "$WORK/fs"
+
+# PBT: SIGTERM to one rank mid-study (states held in memory are lost with the job); --resume
+# on another rank count continues from OUTDIR/state and gives the uninterrupted table.
+"$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/ps" >"$WORK/ps.out" 2>"$WORK/ps.err" &
+job=$!
+wait_for "$WORK/ps/study.h5"
+victim=$(ranks_of $job | sed -n 3p)
+kill -TERM "$victim"
+wait $job
+RC=$?
+check "pbt: SIGTERM to one rank: the job exits 75 (got $RC)" test "$RC" -eq 75
+check "pbt: stopped mid-study" not grep -q '^31,complete' "$WORK/ps/trials.csv"
+run_rc 0 mpi 2 "$FOXOPT" run -o "$WORK/ps" --resume
+same_table "pbt: SIGTERM to one rank, resumed on 2" "$WORK/p1/trials.csv" "$WORK/ps/trials.csv"
 
 # kill -9 of one rank: the job ends within 10 s, non-zero; --resume loses no finished trial.
 "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fk" --set study.objective.seconds=0.05 \
