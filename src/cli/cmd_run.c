@@ -194,6 +194,10 @@ static void progress_(struct progress *p, const struct study *s, double t0, int 
 }
 
 static void summary_(const struct study *s, const char *outdir, int ranks) {
+  if (s->generations > 0 && s->total < s->cfg.study.population * s->generations)
+    printf("pbt: every member of generation %d failed: there is no state to continue from, so "
+           "the study ends there (%d of %d generations)\n", s->rounds - 1, s->rounds,
+           s->generations);
   int b = study_best(s);
   if (b < 0) {
     if (s->n_con > 0)

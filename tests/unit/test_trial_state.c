@@ -1,7 +1,9 @@
 /* Trial checkpoints: a trial trained 1 epoch, saved, loaded into a fresh process-like trial and
  * trained on must equal the same trial trained without a stop, bit for bit (weights, Adam,
  * curve), for DQN (plain and dueling, replay wrapped) and PPO (the epoch ending mid-rollout).
- * A checkpoint of another shape, activation or reward scale is refused. */
+ * A checkpoint of another shape, activation or reward scale is refused. A PBT exploit through
+ * an in-memory image continues as from the file, and copy_buffers false swaps in another
+ * trial's experience only. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,6 +117,87 @@ static void same_run_(const char *what, struct config *cfg) {
   trial_close(&b);
 }
 
+/* The replay ring's bars and rewards (DQN), or the rollout's step (PPO): whose experience it is. */
+static double *experience_(struct trial *t, size_t *n) {
+  struct fox_err e = {0};
+  if (t->ag.algo != FOX_ALGO_DQN) {
+    double *x = malloc(sizeof *x);
+    x[0] = t->ag.ppo.t;
+    *n = 1;
+    return x;
+  }
+  const struct replay *b = &t->ag.dqn.rb;
+  size_t k = b->size ? b->size : 1;
+  int32_t *bar = malloc(k * sizeof *bar);
+  float *pf = malloc(k * 6 * sizeof *pf), *r = malloc(k * sizeof *r);
+  uint8_t *a = malloc(k), *term = malloc(k);
+  CHECK(replay_download(b, bar, pf, r, a, term, &e) == 0, "%s", e.msg);
+  double *x = malloc((2 * b->size + 1) * sizeof *x);
+  for (size_t i = 0; i < b->size; i++)
+    x[i] = bar[i], x[b->size + i] = r[i];
+  x[2 * b->size] = (double)b->pos;
+  *n = 2 * b->size + 1;
+  free(bar), free(pf), free(r), free(a), free(term);
+  return x;
+}
+
+/* A PBT exploit: trial B (another learning rate) continues from A's state held in memory (an
+ * HDF5 image, as one rank hands it to another) exactly as from A's checkpoint file; with
+ * copy_buffers false it takes A's agent and C's experience. */
+static void exploit_(const char *what, struct config *cfg) {
+  struct fox_err e = {0};
+  struct config ca = *cfg, cb = *cfg, cc = *cfg;
+  cc.seed = 99;
+  if (cb.algo == FOX_ALGO_DQN)
+    cb.dqn.lr *= 1.2;
+  else
+    cb.ppo.lr *= 0.8;
+  struct trial a, c, b1, b2, d;
+  CHECK(trial_open(&a, &ca, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_advance(&a, 1, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_open(&c, &cc, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_advance(&c, 1, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  void *ia = NULL, *ic = NULL;
+  size_t la = 0, lc = 0;
+  CHECK(trial_state_image(&a, &ia, &la, &e) == 0 && la > 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_image(&c, &ic, &lc, &e) == 0 && lc > 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_save(&a, path_, &e) == 0, "%s: %s", what, e.msg);
+  /* from the image and from the file: the same continuation, bit for bit */
+  CHECK(trial_open(&b1, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_image(&b1, ia, la, "image", &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_open(&b2, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load(&b2, path_, &e) == 0, "%s: %s", what, e.msg);
+  size_t n1, n2, na;
+  float *wa = weights_(&a, &na), *w1 = weights_(&b1, &n1);
+  CHECK(n1 == na && memcmp(wa, w1, na * sizeof *wa) == 0, "%s: the image carries A's networks "
+                                                          "and Adam", what);
+  free(w1);
+  CHECK(trial_advance(&b1, 3, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_advance(&b2, 3, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  w1 = weights_(&b1, &n1);
+  float *w2 = weights_(&b2, &n2);
+  CHECK(n1 == n2 && memcmp(w1, w2, n1 * sizeof *w1) == 0, "%s: image = file", what);
+  CHECK(memcmp(w1, wa, na * sizeof *wa) != 0, "%s: and it trained on", what);
+  CHECK(b1.r.curve[0].loss == a.r.curve[0].loss && b1.r.epochs_done == 3,
+        "%s: the curve so far is A's", what);
+  free(w1), free(w2);
+  /* A's agent, C's experience */
+  CHECK(trial_open(&d, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_image(&d, ia, la, "image", &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_buffers(&d, ic, lc, "image c", &e) == 0, "%s: %s", what, e.msg);
+  float *wd = weights_(&d, &n1);
+  CHECK(n1 == na && memcmp(wd, wa, na * sizeof *wa) == 0, "%s: the agent stays A's", what);
+  size_t xd, xc, xa;
+  double *ed = experience_(&d, &xd), *ec = experience_(&c, &xc), *ea = experience_(&a, &xa);
+  CHECK(xd == xc && memcmp(ed, ec, xd * sizeof *ed) == 0, "%s: the experience is C's", what);
+  if (cfg->algo == FOX_ALGO_DQN)
+    CHECK(xa != xc || memcmp(ea, ec, xa * sizeof *ea) != 0, "%s: A's and C's differ", what);
+  CHECK(trial_advance(&d, 3, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  free(wd), free(ed), free(ec), free(ea), free(wa);
+  free(ia), free(ic);
+  trial_close(&a), trial_close(&c), trial_close(&b1), trial_close(&b2), trial_close(&d);
+}
+
 int main(void) {
   snprintf(path_, sizeof path_, "/tmp/fox_ckpt_%ld.h5", (long)getpid());
   struct fox_err e = {0};
@@ -127,6 +210,7 @@ int main(void) {
   cfg.dqn.learning_starts = 200, cfg.dqn.batch_size = 32, cfg.dqn.buffer_size = 700;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 16, cfg.dqn.target_update = 7;
   same_run_("dqn", &cfg);
+  exploit_("dqn exploit", &cfg);
   cfg.dqn.dueling = 1, cfg.dqn.tau = 0.5, cfg.market.reward_normalize = 1;
   same_run_("dqn dueling, soft target, normalised rewards", &cfg);
 
@@ -136,6 +220,7 @@ int main(void) {
   cfg.ppo.n_steps = 48; /* 125 vector steps an epoch: the rollout straddles the epochs */
   cfg.ppo.hidden[0] = cfg.ppo.hidden[1] = 16;
   same_run_("ppo", &cfg);
+  exploit_("ppo exploit", &cfg);
 
   remove(path_);
   backend_cpu()->dataset_release(&dev_);

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# Population-based training (study.scheduler.name: pbt) end to end: every (member, generation)
+# segment a row with its lineage, checked from trials.csv: exploits only from the top quantile
+# into the bottom one and every failed member, the explored values a factor product clamped to
+# the range or a resample, kept members' parameters unchanged; each segment's curve continuing
+# its parent's (the state went with it); every segment's policy reproducing its row through
+# backtest --study --trial; the same table on 1 and 2 threads and after SIGTERM + --resume;
+# copy_buffers; the report's schedule (text, JSON, PNG); refusals naming FILE:LINE.
+# (Ranks, state moves and a multi-host run: tests/mpi/study.sh and multihost.sh.)
+. "$(dirname "$0")/lib.sh"
+need_python
+
+"$FOXOPT" synth -o "$WORK/s.csv" --bars 12000 --seed 9 >/dev/null
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+cat >"$WORK/a.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 8, episode_bars: 256}
+train: {algo: dqn, steps_per_epoch: 1024, epochs: 4}
+dqn: {hidden: [16], buffer_size: 2000, batch_size: 32}
+study:
+  name: pbt
+  seed: 3
+  objective: {metric: val.total_return, direction: maximize}
+  sampler: {name: random}
+  scheduler: {name: pbt, population: 6, interval: 1}
+parameters:
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  dqn.gamma: {distribution: uniform, min: 0.9, max: 0.999}
+  # 100000 is more than the 4096 transitions of a trial: a member drawing it fails, and is
+  # replaced by an exploit at the next generation
+  dqn.learning_starts: {values: [100, 200, 100000]}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/a"
+check "24 rows (6 members x 4 generations)" test "$(($(wc -l <"$WORK/a/trials.csv") - 1))" -eq 24
+contains "$(head -1 "$WORK/a/trials.csv")" "id,status,round,member,generation,parent,exploited,"
+
+# The lineage and the exploit / explore rules, from the table alone.
+lineage() { # lineage OUTDIR POPULATION QUANTILE FACTORS...
+  "$FOX_PYTHON" - "$@" <<'PY'
+import csv, math, sys
+out, P, q = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+factors = [float(f) for f in sys.argv[4:]]
+rows = list(csv.DictReader(open(f"{out}/trials.csv")))
+by = {int(r["id"]): r for r in rows}
+G = len(rows) // P
+k = min(math.ceil(P * q), P // 2)
+bounds = {"dqn.lr": (1e-4, 1e-2), "dqn.gamma": (0.9, 0.999)}
+stats = {"factor": 0, "resample": 0, "choice": 0}
+for i, r in by.items():
+    g, m = int(r["generation"]), int(r["member"])
+    if (g, m, int(r["round"])) != (i // P, i % P, i // P):
+        sys.exit(f"row {i}: generation {g} member {m} round {r['round']}")
+    if g == 0:
+        if r["parent"] or r["exploited"] != "0":
+            sys.exit(f"row {i}: generation 0 with parent {r['parent']!r}")
+        continue
+    par = by[int(r["parent"])]
+    if int(par["generation"]) != g - 1:
+        sys.exit(f"row {i}: parent {r['parent']} is not of generation {g - 1}")
+    prev = [by[(g - 1) * P + j] for j in range(P)]
+    val = lambda x: float(x["val.total_return"]) if x["status"] != "failed" else math.nan
+    order = sorted(range(P), key=lambda j: (math.isnan(val(prev[j])), -val(prev[j])
+                                             if not math.isnan(val(prev[j])) else 0, j))
+    healthy = [j for j in order if not math.isnan(val(prev[j]))]
+    top = set(healthy[:k])
+    bottom = set(order[-k:]) | {j for j in range(P) if math.isnan(val(prev[j]))}
+    exploited = r["exploited"] == "1"
+    if exploited != (m in bottom):
+        sys.exit(f"row {i}: member {m} exploited {exploited}, bottom {sorted(bottom)} "
+                 f"(generation {g - 1} values {[val(x) for x in prev]})")
+    own = prev[m]
+    if not exploited:
+        if int(r["parent"]) != int(own["id"]):
+            sys.exit(f"row {i}: kept member continues from {r['parent']}, not {own['id']}")
+        for key in bounds:
+            if r[key] != own[key]:
+                sys.exit(f"row {i}: kept member's {key} changed {own[key]} -> {r[key]}")
+        continue
+    if int(par["member"]) not in top:
+        sys.exit(f"row {i}: copied member {par['member']}, top {sorted(top)}")
+    for key, (lo, hi) in bounds.items():
+        v, pv = float(r[key]), float(par[key])
+        if not lo <= v <= hi:
+            sys.exit(f"row {i}: {key} {v} outside [{lo}, {hi}]")
+        moved = [min(max(pv * f, lo), hi) for f in factors]
+        stats["factor" if any(abs(v - w) <= 1e-12 * abs(w) for w in moved) else "resample"] += 1
+    if r["dqn.learning_starts"] != par["dqn.learning_starts"]:
+        stats["choice"] += 1
+if len(rows) != P * G:
+    sys.exit(f"{len(rows)} rows")
+print(" ".join(f"{a}={b}" for a, b in stats.items()))
+PY
+}
+st=$(lineage "$WORK/a" 6 0.25 0.8 1.2)
+check "lineage and exploit rules" test -n "$st"
+echo "# explored values: $st"
+# the failures: a member with learning_starts 100000 fails, and is replaced
+"$FOX_PYTHON" - "$WORK/a" <<'PY' && ok || bad "failed members and their replacement"
+import csv, sys
+rows = {int(r["id"]): r for r in csv.DictReader(open(f"{sys.argv[1]}/trials.csv"))}
+failed = [i for i, r in rows.items() if r["status"] == "failed"]
+if not failed:
+    sys.exit("no member failed: the test lost its failure")
+for i in failed:
+    if "learning_starts" not in rows[i]["reason"] or rows[i]["dqn.learning_starts"] != "100000":
+        sys.exit(f"row {i} failed for {rows[i]['reason']!r}")
+    nxt = rows.get(i + 6)
+    if nxt and (nxt["exploited"] != "1" or rows[int(nxt["parent"])]["status"] == "failed"):
+        sys.exit(f"failed row {i}: its member's next row {i + 6} is not an exploit of a healthy one")
+PY
+
+# Each segment continues its parent's state: its curve's first epochs are the parent's.
+"$FOX_PYTHON" - "$WORK/a" <<'PY' && ok || bad "curves do not continue the parents'"
+import csv, sys
+import h5py, numpy as np
+out = sys.argv[1]
+rows = {int(r["id"]): r for r in csv.DictReader(open(f"{out}/trials.csv"))}
+seen = 0
+for i, r in rows.items():
+    if not r["parent"] or r["status"] == "failed":
+        continue
+    p = int(r["parent"])
+    with h5py.File(f"{out}/trials/{i}.h5") as c, h5py.File(f"{out}/trials/{p}.h5") as f:
+        n = f["curve/epoch"].shape[0]
+        for name in ("epoch", "loss", "eval"):
+            a, b = c[f"curve/{name}"][:n], f[f"curve/{name}"][:]
+            if not np.array_equal(a, b, equal_nan=True):
+                sys.exit(f"row {i}: curve/{name} of its first {n} epochs differs from row {p}'s")
+        if c["curve/epoch"].shape[0] != n + 1:
+            sys.exit(f"row {i}: {c['curve/epoch'].shape[0]} epochs, parent {n}")
+    seen += 1
+if seen < 12:
+    sys.exit(f"only {seen} rows checked")
+PY
+
+# Every complete segment's policy reproduces its row.
+"$FOX_PYTHON" - "$FOXOPT" "$WORK" <<'PY' && ok || bad "backtest --study --trial"
+import csv, json, subprocess, sys
+fox, w = sys.argv[1], sys.argv[2]
+for r in csv.DictReader(open(f"{w}/a/trials.csv")):
+    if r["status"] != "complete":
+        continue
+    got = json.loads(subprocess.run([fox, "backtest", f"{w}/s.h5", "--study", f"{w}/a", "--trial",
+                                     r["id"], "--json"], capture_output=True, check=True,
+                                    text=True).stdout)
+    for key in ("total_return", "sharpe", "trades"):
+        if float(got[key]) != float(r[f"val.{key}"]):
+            sys.exit(f"row {r['id']}: {key} {got[key]} vs {r['val.' + key]}")
+PY
+
+# 2 threads, and SIGTERM + --resume at two points: the same table.
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/t2" --set study.trials_per_device=2
+same_table "2 threads" "$WORK/a/trials.csv" "$WORK/t2/trials.csv"
+for at in study.h5 trials/10.h5; do
+  rm -rf "$WORK/st"
+  stop_when "$WORK/st/$at" "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/st"
+  check "SIGTERM after $at exits 75 (got $RC)" test "$RC" -eq 75
+  run_rc 0 "$FOXOPT" run -o "$WORK/st" --resume
+  same_table "SIGTERM after $at, resumed" "$WORK/a/trials.csv" "$WORK/st/trials.csv"
+  check "no checkpoint left after $at" test -z "$(ls "$WORK/st/state")"
+done
+
+# copy_buffers false: an exploiting member keeps its own experience (a study without the
+# failing choice, so that generation 1's exploits have buffers of their own): generation 0 and
+# the kept members of generation 1 are the same, some exploited row differs.
+sed 's/dqn.learning_starts: {values: .*/dqn.learning_starts: {value: 200}/' "$WORK/a.yaml" \
+  >"$WORK/b.yaml"
+run_rc 0 "$FOXOPT" run "$WORK/b.yaml" -o "$WORK/cb"
+run_rc 0 "$FOXOPT" run "$WORK/b.yaml" -o "$WORK/nb" --set study.scheduler.copy_buffers=false
+"$FOX_PYTHON" - "$WORK" <<'PY' && ok || bad "copy_buffers false"
+import csv, sys
+w = sys.argv[1]
+a = {int(r["id"]): r for r in csv.DictReader(open(f"{w}/cb/trials.csv"))}
+b = {int(r["id"]): r for r in csv.DictReader(open(f"{w}/nb/trials.csv"))}
+key = "val.total_return"
+for i in range(6):
+    if a[i][key] != b[i][key]:
+        sys.exit(f"generation 0 row {i} differs")
+differ = 0
+for i in range(6, 12):  # generation 1 makes the same decisions in both
+    if a[i]["exploited"] != b[i]["exploited"] or a[i]["parent"] != b[i]["parent"]:
+        sys.exit(f"row {i}: another decision")
+    if a[i]["exploited"] == "0" and a[i][key] != b[i][key]:
+        sys.exit(f"row {i}: kept member differs")
+    differ += a[i]["exploited"] == "1" and a[i][key] != b[i][key]
+if not differ:
+    sys.exit("no exploited row of generation 1 differs with its own buffers")
+PY
+
+# Every member of generation 0 failing (learning_starts 10000, the default, is above the 4096
+# transitions): nothing to continue from, the study ends there, and says so.
+sed 's/dqn.learning_starts: {values: .*/dqn.learning_starts: {value: 10000}/' "$WORK/a.yaml" \
+  >"$WORK/f.yaml"
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/allf"
+contains "$OUT_TXT" "pbt: every member of generation 0 failed"
+check "6 failed rows" test "$(grep -c ',failed,' "$WORK/allf/trials.csv")" -eq 6
+run_rc 0 "$FOXOPT" run -o "$WORK/allf" --resume
+
+# The report: the best member's schedule, JSON and PNG.
+run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots
+contains "$OUT_TXT" "# pbt: the schedule of the best member"
+contains "$OUT_TXT" "# pbt: what each generation cost"
+run_rc 0 "$FOXOPT" report "$WORK/a" --json --no-plots
+echo "$OUT_TXT" >"$WORK/r.json"
+"$FOX_PYTHON" - "$WORK/a" "$WORK/r.json" <<'PY' && ok || bad "report --json pbt_schedule"
+import csv, json, sys
+rows = {int(r["id"]): r for r in csv.DictReader(open(f"{sys.argv[1]}/trials.csv"))}
+j = json.load(open(sys.argv[2]))
+sched = j["pbt_schedule"]
+best = j["trials"][0]["id"]
+if best != j["best"] or rows[best]["generation"] != "3":
+    sys.exit(f"best {best} / {j['best']} is not of the last generation")
+ids = [s["trial"] for s in sched]
+chain, i = [], best
+while i >= 0:
+    chain.append(i)
+    i = int(rows[i]["parent"]) if rows[i]["parent"] else -1
+if ids != chain[::-1] or [s["generation"] for s in sched] != [0, 1, 2, 3]:
+    sys.exit(f"schedule {ids}, lineage {chain[::-1]}")
+for s in sched:
+    r = rows[s["trial"]]
+    if s["params"]["dqn.lr"] != r["dqn.lr"] or s["exploited"] != (r["exploited"] == "1"):
+        sys.exit(f"row {s['trial']}: {s} vs {r}")
+gens = j["pbt_generations"]
+if len(gens) != 4 or not all(g["wall_seconds"] > 0 and g["transfers"] == 0 for g in gens):
+    sys.exit(f"generations {gens}")
+PY
+if command -v gnuplot >/dev/null; then
+  run_rc 0 "$FOXOPT" report "$WORK/a"
+  check "pbt_schedule.png" is_png "$WORK/a/pbt_schedule.png"
+fi
+h5=$("$FOX_PYTHON" -c '
+import sys, h5py
+f = h5py.File(sys.argv[1])
+print(sorted(f["pbt"]), [f["trials/" + k].shape[0] for k in ("member", "generation", "parent", "exploited")])
+' "$WORK/a/study.h5")
+contains "$h5" "'transfer_bytes', 'transfer_seconds', 'transfers', 'wall_seconds'] [24, 24, 24, 24]"
+run_rc 0 "$FOXOPT" export "$WORK/a" --optuna "$WORK/a.log"
+
+# Refusals: a key that shapes the state, several objectives, one generation.
+cp "$WORK/a.yaml" "$WORK/bad.yaml"
+echo "  dqn.hidden: {values: [[16], [32]]}" >>"$WORK/bad.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/bad.yaml" -o "$WORK/bad"
+contains "$ERR_TXT" "bad.yaml:"
+contains "$ERR_TXT" "parameters.dqn.hidden: cannot be searched under study.scheduler.name = pbt"
+run_rc 2 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/bad" --set study.scheduler.interval=4
+contains "$ERR_TXT" "makes one generation"
+run_rc 2 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/bad" --set study.scheduler.factors=[0.8,x]
+contains "$ERR_TXT" "study.scheduler.factors"
+check "nothing written for a refused study" test ! -e "$WORK/bad/study.h5"
+done_
