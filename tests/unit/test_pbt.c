@@ -29,7 +29,7 @@ static void test_exploit(void) {
   /* 8 members, losses (lower is better): order 3 (0.1), 6 (0.2), 0 (0.5), 1 (0.5), 7 (0.9),
    * 2 (1.0), 4 (2.0), 5 (failed). k = 2: top {3, 6}; bottom {4, 5}; 5 failed copies too. */
   double loss[8] = {0.5, 0.5, 1.0, 0.1, 2.0, NAN, 0.2, 0.9};
-  int donor[8], healthy = pbt_exploit(loss, 8, 0.25, 42, donor);
+  int donor[16], healthy = pbt_exploit(loss, 8, 0.25, 42, donor);
   CHECK(healthy == 7, "healthy %d", healthy);
   for (int i = 0; i < 8; i++) {
     int bottom = i == 4 || i == 5;
