@@ -208,6 +208,17 @@ if res:
     print("# per seed (best val.total_return): " + "; ".join(
         "%s %s" % (m, " ".join("%.4f" % x for x in res[m]["best"])) for m in ("pbt", "sh", "random")
         if m in res))
+    # Paired by seed: the three studies of a seed draw the same first configurations (the same
+    # sampler stream and trial seeds), so the per-seed difference is the sharper comparison.
+    if "random" in res:
+        r0 = dict(zip(res["random"]["seeds"], res["random"]["best"]))
+        for m in ("pbt", "sh"):
+            if m in res:
+                dd = [b - r0[s] for s, b in zip(res[m]["seeds"], res[m]["best"]) if s in r0]
+                res[m]["paired_minus_random"] = dd
+                print("# %s - random, paired by seed: median %+.4f, wins %d, ties %d, losses %d"
+                      % (m, float(np.median(dd)), sum(x > 0 for x in dd), sum(x == 0 for x in dd),
+                         sum(x < 0 for x in dd)))
     budgets = {m: res[m]["epochs"] for m in res}
     print("# epochs per study: " + ", ".join("%s %s" % (m, sorted(set(v))) for m, v in budgets.items()))
     lo, hi = min(min(v) for v in budgets.values()), max(max(v) for v in budgets.values())
