@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "report/pbt_report.h"
 #include "report/report.h"
 #include "report/returns.h"
 #include "report/svg.h"
@@ -216,6 +217,77 @@ static void table_(struct page_ *w) {
     fputs("</tr>\n", f);
   }
   fputs("</tbody></table></div>\n", f);
+}
+
+/* A pbt study: the best member's schedule (its lineage of segments) and each generation's costs,
+ * as the text report prints them. */
+static int pbt_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  if (s->cfg.study.scheduler != FOX_SCHED_PBT)
+    return 0;
+  int *ids = malloc((size_t)s->generations * sizeof *ids);
+  if (!ids)
+    return -1;
+  int n = pbt_report_lineage(s, ids);
+  fputs("<h2 id=\"pbt\">The best member's schedule</h2>\n", f);
+  if (n == 0) {
+    fputs("<p>No generation is complete yet.</p>\n", f);
+  } else {
+    char label[FOX_NAME_LEN + 8], buf[64];
+    const char *unit;
+    double scale = report_metric_scale(s, s->objective, &unit);
+    report_metric_label(s, s->objective, label, sizeof label);
+    fputs("<p>", f);
+    esc_(f, "Member %d (row %d of the last generation): each generation's row, the row it "
+            "continued from, whether that was an exploit of another member, and the parameters "
+            "it trained with.", s->trials[ids[n - 1]].member, ids[n - 1]);
+    fputs("</p>\n<div class=\"scroll\"><table id=\"schedule\">\n<thead><tr><th>generation</th>"
+          "<th>row</th><th>parent</th><th class=\"l\">exploited</th><th>epochs</th><th>", f);
+    html_escape(f, label);
+    fputs("</th>", f);
+    for (int i = 0; i < s->space.n; i++) {
+      fputs("<th>", f);
+      html_escape(f, s->space.p[i].key);
+      fputs("</th>", f);
+    }
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (int k = 0; k < n; k++) {
+      const struct study_trial *t = &s->trials[ids[k]];
+      fprintf(f, "<tr><td>%d</td><td>%d</td><td>", t->generation, t->id);
+      if (t->parent >= 0)
+        fprintf(f, "%d", t->parent);
+      else
+        fputs("-", f);
+      fprintf(f, "</td><td class=\"l\">%s</td><td>%d</td><td>%s</td>",
+              t->exploited ? "yes" : "no", t->epochs,
+              num_(t->metrics[s->objective] * scale, "%.6g", buf, sizeof buf));
+      for (int i = 0; i < s->space.n; i++) {
+        char v[FOX_CHOICE_LEN];
+        space_format(&s->space.p[i], t->x[i], v, sizeof v);
+        fputs("<td>", f);
+        html_escape(f, v[0] ? v : "-");
+        fputs("</td>", f);
+      }
+      fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
+  }
+  free(ids);
+  fputs("<h3>What each generation cost</h3>\n<div class=\"scroll\"><table id=\"generations\">"
+        "\n<thead><tr><th>generation</th><th>wall s</th><th>plan s</th><th>transfers</th>"
+        "<th>MB moved</th><th>moving s</th><th>state s</th><th>segments s</th></tr></thead>"
+        "\n<tbody>\n", f);
+  for (int g = 0; g < s->generations; g++) {
+    const struct pbt_gen *x = &s->gen[g];
+    if (x->wall == 0 && x->segments == 0)
+      continue;
+    fprintf(f, "<tr><td>%d</td><td>%.3f</td><td>%.6f</td><td>%d</td><td>%.3f</td><td>%.6f</td>"
+               "<td>%.3f</td><td>%.3f</td></tr>\n", g, x->wall, x->plan, x->transfers,
+            x->bytes / 1e6, x->transfer, x->state, x->segments);
+  }
+  fputs("</tbody></table></div>\n", f);
+  return 0;
 }
 
 /* Every trial's objective by id, marked by status, and the best complete one so far as steps. */
@@ -850,7 +922,7 @@ static int body_(struct page_ *w, struct fox_err *e) {
   if (head_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   table_(w);
-  if (history_(w) != 0 || params_(w) != 0)
+  if (pbt_(w) != 0 || history_(w) != 0 || params_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(equity_(w, e));
   if (selection_(w) != 0)

@@ -236,6 +236,19 @@ print(sorted(f["pbt"]), [f["trials/" + k].shape[0] for k in ("member", "generati
 ' "$WORK/a/study.h5")
 contains "$h5" "'transfer_bytes', 'transfer_seconds', 'transfers', 'wall_seconds'] [24, 24, 24, 24]"
 run_rc 0 "$FOXOPT" export "$WORK/a" --optuna "$WORK/a.log"
+run_rc 0 "$FOXOPT" report "$WORK/a" --html --no-plots
+"$FOX_PYTHON" - "$WORK/a" "$WORK/r.json" <<'PY' && ok || bad "report.html's schedule"
+import json, re, sys
+h = open(f"{sys.argv[1]}/report.html").read()
+sched = json.load(open(sys.argv[2]))["pbt_schedule"]
+part = h[h.index('id="schedule"'):]
+part = part[:part.index("</table>")]
+rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td>", part)
+if [(int(g), int(r)) for g, r in rows] != [(s["generation"], s["trial"]) for s in sched]:
+    sys.exit(f"html schedule {rows}, json {[(s['generation'], s['trial']) for s in sched]}")
+if 'id="generations"' not in h:
+    sys.exit("no generation costs")
+PY
 
 # Refusals: a key that shapes the state, several objectives, one generation.
 cp "$WORK/a.yaml" "$WORK/bad.yaml"
