@@ -307,7 +307,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     return rc;
   }
   struct runner r;
-  rc = runner_open(&r, &s, outdir, w->rank, w->device, a->backend, stop, e);
+  rc = runner_open(&r, &s, outdir, w->rank, w->local_rank, w->local_size, w->device, a->backend,
+                   stop, e);
   if (rc == 0)
     s.reward_scale = r.reward_scale;
   if (rc == 0 && r.have_data)

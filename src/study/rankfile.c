@@ -77,7 +77,7 @@ struct create_ctx_ {
   const struct backend *be;
   const struct device_dataset *dev;
   const char *data_path, *host, *device;
-  int rank;
+  int rank, local_rank, local_size;
 };
 
 /* /dataset: what the device holds, read back from it, not the host copy it came from. */
@@ -108,6 +108,8 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write_str(f, "kind", "rank", e));
   FOX_TRY(h5io_attr_write(f, "rank", H5T_NATIVE_INT, &c->rank, 1, e));
   FOX_TRY(h5io_attr_write_str(f, "host", c->host, e));
+  FOX_TRY(h5io_attr_write(f, "local_rank", H5T_NATIVE_INT, &c->local_rank, 1, e));
+  FOX_TRY(h5io_attr_write(f, "local_size", H5T_NATIVE_INT, &c->local_size, 1, e));
   FOX_TRY(h5io_attr_write_str(f, "device", c->device, e));
   FOX_TRY(h5io_attr_write_str(f, "backend", c->be ? c->be->name : "none", e));
   FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
@@ -116,7 +118,8 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
   return 0;
 }
 
-/* Whether the rank file at `path` is readable and records this run's host, device and backend
+/* Whether the rank file at `path` is readable and records this run's host, local rank, device
+ * and backend
  * and, with a dataset, one of this many bars. */
 static int same_place_(const char *path, const struct create_ctx_ *c) {
   h5io_quiet();
@@ -134,6 +137,10 @@ static int same_place_(const char *path, const struct create_ctx_ *c) {
     same = h5io_attr_read_str(f, names[i], v, sizeof v, path, &ignore) == 0 &&
            strcmp(v, want[i]) == 0;
   }
+  int local[2] = {-1, -1};
+  same = same && h5io_attr_read(f, "local_rank", H5T_NATIVE_INT, &local[0], 1, path, &ignore) == 0 &&
+         h5io_attr_read(f, "local_size", H5T_NATIVE_INT, &local[1], 1, path, &ignore) == 0 &&
+         local[0] == c->local_rank && local[1] == c->local_size;
   size_t n = 0, d1 = 0;
   if (same && c->dev)
     same = h5io_dims(f, "/dataset/features", &n, &d1, path, &ignore) == 0 && n == c->dev->n;
@@ -142,12 +149,13 @@ static int same_place_(const char *path, const struct create_ctx_ *c) {
   return same;
 }
 
-int rankfile_create(const char *outdir, int rank, const struct backend *be,
-                    const struct device_dataset *dev, const char *data_path, const char *host,
-                    const char *device, struct fox_err *e) {
+int rankfile_create(const char *outdir, int rank, int local_rank, int local_size,
+                    const struct backend *be, const struct device_dataset *dev,
+                    const char *data_path, const char *host, const char *device,
+                    struct fox_err *e) {
   char path[4200];
   rankfile_path(outdir, rank, path, sizeof path);
-  struct create_ctx_ c = {be, dev, data_path, host, device, rank};
+  struct create_ctx_ c = {be, dev, data_path, host, device, rank, local_rank, local_size};
   /* A resume on the same host, device and backend keeps the file (its dataset is the one this
    * run uploads: the study's own); elsewhere it is written anew, the dataset read back from
    * this run's device. Never changed in place. */

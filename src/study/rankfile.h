@@ -16,11 +16,13 @@ void rankfile_path(const char *outdir, int rank, char *out, size_t n);
 /* OUTDIR/trials/ID.h5 for repeat 0 (and every trial of a study with one repeat),
  * OUTDIR/trials/ID-rR.h5 for repeat R > 0. */
 void rankfile_trial_path(const char *outdir, int id, int repeat, char *out, size_t n);
-/* Writes the rank file (temporary name, then rename), on a resume too: this run's host, device,
- * backend and dataset. `dev` is NULL for test-function studies (no dataset). */
-int rankfile_create(const char *outdir, int rank, const struct backend *be,
-                    const struct device_dataset *dev, const char *data_path, const char *host,
-                    const char *device, struct fox_err *e);
+/* Writes the rank file (temporary name, then rename), on a resume too: this run's host, the
+ * rank's local rank among the job's ranks on that host (and their number: the device is
+ * local_rank % devices), device, backend and dataset. `dev` is NULL for test-function studies (no dataset). */
+int rankfile_create(const char *outdir, int rank, int local_rank, int local_size,
+                    const struct backend *be, const struct device_dataset *dev,
+                    const char *data_path, const char *host, const char *device,
+                    struct fox_err *e);
 /* Replaces the trial file of (id, repeat) with a finished segment (trained to `epochs`) of an
  * agent trial: its policy, curve, and its evaluation's per-bar equity with the folds'
  * bounds and metrics (/backtest/{equity, position, folds, fold_metrics}). With t NULL: a

@@ -38,8 +38,8 @@ static int mkdir_(const char *path, struct fox_err *e) {
 }
 
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
-                int device, const char *backend, const volatile sig_atomic_t *stop,
-                struct fox_err *e) {
+                int local_rank, int local_size, int device, const char *backend,
+                const volatile sig_atomic_t *stop, struct fox_err *e) {
   memset(r, 0, sizeof *r);
   r->s = s;
   snprintf(r->outdir, sizeof r->outdir, "%s", outdir);
@@ -58,7 +58,8 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   }
   if (objective_function(s->cfg.study.function)) {
     snprintf(r->device, sizeof r->device, "none (test function)");
-    return rankfile_create(outdir, rank, NULL, NULL, "", host, r->device, e);
+    return rankfile_create(outdir, rank, local_rank, local_size, NULL, NULL, "", host,
+                           r->device, e);
   }
   static const char *const names[3] = {"auto", "cpu", "cuda"};
   int rc = backend_select(backend ? backend : names[s->cfg.backend], &r->be, e);
@@ -99,7 +100,8 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
     snprintf(r->device, sizeof r->device, "cuda:%d", r->dev.device);
   else
     snprintf(r->device, sizeof r->device, "cpu");
-  rc = rankfile_create(outdir, rank, r->be, &r->dev, s->cfg.data_path, host, r->device, e);
+  rc = rankfile_create(outdir, rank, local_rank, local_size, r->be, &r->dev, s->cfg.data_path,
+                       host, r->device, e);
   if (rc != 0)
     runner_close(r);
   return rc;

@@ -32,8 +32,8 @@ struct runner {
  * -1: the default), creates OUTDIR/state and this rank's file. `backend` overrides
  * train.backend when not NULL. */
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
-                int device, const char *backend, const volatile sig_atomic_t *stop,
-                struct fox_err *e);
+                int local_rank, int local_size, int device, const char *backend,
+                const volatile sig_atomic_t *stop, struct fox_err *e);
 void runner_close(struct runner *r);
 /* Where the threads take their next item: an index below n, or -1 when there is none left
  * (this process's own counter, or a counter shared by all ranks). */

@@ -207,10 +207,13 @@ if len(files) != ranks:
     sys.exit(f"{len(files)} rank files, expected {ranks}")
 for r in range(ranks):
     with h5py.File(f"{out}/rank-{r:04d}.h5") as f:
-        got = (int(f.attrs["rank"]), text(f.attrs["host"]), text(f.attrs["device"]))
-    if got != (r, where[r][0], device):
-        sys.exit(f"rank-{r:04d}.h5 records rank {got[0]} host {got[1]} device {got[2]}, "
-                 f"expected rank {r} host {where[r][0]} device {device}")
+        got = (int(f.attrs["rank"]), text(f.attrs["host"]), text(f.attrs["device"]),
+               int(f.attrs["local_rank"]), int(f.attrs["local_size"]))
+    # foxopt's own split of the ranks by host (it picks the device local_rank % devices)
+    want = (r, where[r][0], device, where[r][1], where[r][2])
+    if got != want:
+        sys.exit(f"rank-{r:04d}.h5 records (rank, host, device, local rank, local size) {got}, "
+                 f"expected {want}")
 rows = {int(t["id"]): int(t["rank"]) for t in csv.DictReader(open(f"{out}/trials.csv"))}
 trial_rank = {}
 for p in glob.glob(f"{out}/trials/*.h5"):
