@@ -160,6 +160,36 @@ for at in study.h5 trials/10.h5; do
   check "no checkpoint left after $at" test -z "$(ls "$WORK/st/state")"
 done
 
+# Repeats x folds: each member trains 2 seeds (paired), ranked by the median of 4 cells; each
+# repeat continues its parent's same repeat; 1 and 2 threads and a stop give the same table.
+rep=(--set study.repeats=2 --set eval.folds=2 --set study.objective.aggregate=median
+     --set study.scheduler.population=4)
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/r1" "${rep[@]}"
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/r2" "${rep[@]}" --set study.trials_per_device=2
+same_table "repeats, 2 threads" "$WORK/r1/trials.csv" "$WORK/r2/trials.csv"
+stop_when "$WORK/rs/trials/6-r1.h5" "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/rs" "${rep[@]}"
+check "repeats: SIGTERM exits 75 (got $RC)" test "$RC" -eq 75
+run_rc 0 "$FOXOPT" run "$WORK/a.yaml" -o "$WORK/rs" "${rep[@]}" --resume
+same_table "repeats, stopped and resumed" "$WORK/r1/trials.csv" "$WORK/rs/trials.csv"
+"$FOX_PYTHON" - "$WORK/r1" <<'PY' && ok || bad "repeats continue their parent's repeat"
+import csv, sys
+import h5py, numpy as np
+out = sys.argv[1]
+rows = {int(r["id"]): r for r in csv.DictReader(open(f"{out}/trials.csv"))}
+n = 0
+for i, r in rows.items():
+    if not r["parent"] or r["status"] != "complete":
+        continue
+    p = int(r["parent"])
+    with h5py.File(f"{out}/trials/{i}-r1.h5") as c, h5py.File(f"{out}/trials/{p}-r1.h5") as f:
+        k = f["curve/eval"].shape[0]
+        if not np.array_equal(c["curve/eval"][:k], f["curve/eval"][:], equal_nan=True):
+            sys.exit(f"row {i} repeat 1 does not continue row {p}'s repeat 1")
+    n += 1
+if n < 6:
+    sys.exit(f"{n} rows checked")
+PY
+
 # copy_buffers false: an exploiting member keeps its own experience (a study without the
 # failing choice, so that generation 1's exploits have buffers of their own): generation 0 and
 # the kept members of generation 1 are the same, some exploited row differs.
