@@ -140,9 +140,9 @@ static void decode_(const double *row, const unsigned char *reason, int trial, i
 }
 
 /* The step's one reduction: a header (failed ranks, their signals, signalled ranks, results
- * with a reason, state bytes received) then the rows, summed onto every rank; the reasons only
+ * with a reason, state bytes and states received) then the rows, summed onto every rank; the reasons only
  * when there are some (by MAX: one rank wrote each, the others left zeros). */
-#define HDR_ 5
+#define HDR_ 6
 
 static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n, int *failed,
                    int *signal, struct fox_err *e) {
@@ -154,14 +154,17 @@ static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n
   buf[1] = sig;
   buf[2] = sig != 0;
   buf[4] = c->xfer_bytes;
+  buf[5] = c->xfer_count;
   for (int i = 0; i < n; i++) {
     encode_(&res[i], buf + HDR_ + (size_t)i * ROW_);
     buf[3] += res[i].done == FOX_WORK_DONE && res[i].reason[0];
   }
   int st = coll_sum(&c->coll, buf, len, e);
   *failed = st == 0 && buf[0] > 0;
-  if (st == 0)
+  if (st == 0) {
     c->xfer_bytes = buf[4];
+    c->xfer_count = (int)buf[5];
+  }
   *signal = st == 0 && buf[2] > 0 ? (sig ? sig : (int)lround(buf[1] / buf[2])) : 0;
   unsigned char *why = NULL;
   if (st == 0 && !*failed && buf[3] > 0) {
@@ -190,7 +193,7 @@ static int place_(struct coordinator *c, struct runner *r, const struct work_ite
   free(c->mine);
   c->mine = NULL;
   c->n_mine = c->next_mine = 0;
-  c->xfer_count = 0;
+  c->xfer_count = c->xfer_planned = 0;
   c->xfer_bytes = c->xfer_seconds = 0;
   int placed = 0;
   for (int i = 0; i < n; i++)
@@ -202,8 +205,8 @@ static int place_(struct coordinator *c, struct runner *r, const struct work_ite
     for (int i = 0; i < n; i++)
       if (items[i].owner == c->w->rank)
         c->mine[c->n_mine++] = i;
-    rc = move_states(c->w, &r->cache, items, n, &c->xfer_count, &c->xfer_bytes,
-                     &c->xfer_seconds, e);
+    rc = move_states(c->w, &r->cache, items, n, &c->xfer_planned, &c->xfer_count,
+                     &c->xfer_bytes, &c->xfer_seconds, e);
   }
   state_cache_keep(&r->cache, items, n);
   return rc;
@@ -270,8 +273,8 @@ int coord_step(struct coordinator *c, struct runner *r, struct work_item *items,
   if (signal && !stop_signal())
     stop_request(signal);
   *stop = signal;
-  /* the slowest rank's moves: every rank knows whether there were any */
-  if (c->xfer_count > 0)
+  /* the slowest rank's moves: every rank knows whether some were planned */
+  if (c->xfer_planned > 0)
     mpiCheck(MPI_Allreduce(MPI_IN_PLACE, &c->xfer_seconds, 1, MPI_DOUBLE, MPI_MAX, w->comm), e);
   return 0;
 }

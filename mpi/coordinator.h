@@ -32,7 +32,7 @@ struct coordinator {
   int *mine, n_mine, next_mine;
   /* The last step's state transfers (the same on every rank): how many, their bytes, and the
    * slowest rank's time moving them. */
-  int xfer_count;
+  int xfer_count, xfer_planned;
   double xfer_bytes, xfer_seconds;
 };
 

@@ -105,7 +105,7 @@ static int send_all_(struct world *w, struct state_cache *cache, const struct mo
 }
 
 static int recv_one_(struct world *w, struct state_cache *cache, const struct move_ *m,
-                     double *bytes, struct fox_err *e) {
+                     int *count, double *bytes, struct fox_err *e) {
   uint64_t len = 0;
   mpiCheck(MPI_Recv(&len, 1, MPI_UINT64_T, m->src, TAG_, w->comm, MPI_STATUS_IGNORE), e);
   if (len == 0)
@@ -123,11 +123,13 @@ static int recv_one_(struct world *w, struct state_cache *cache, const struct mo
     }
   }
   *bytes += (double)len;
+  (*count)++;
   return state_cache_put(cache, m->trial, m->repeat, m->epochs, buf, (size_t)len, e);
 }
 
 int move_states(struct world *w, struct state_cache *cache, const struct work_item *items,
-                int n, int *count, double *bytes, double *seconds, struct fox_err *e) {
+                int n, int *planned, int *count, double *bytes, double *seconds,
+                struct fox_err *e) {
   double t0 = now_();
   struct move_ *m;
   int nm, nrq = 0, rc = 0;
@@ -140,16 +142,18 @@ int move_states(struct world *w, struct state_cache *cache, const struct work_it
   rc = lens ? send_all_(w, cache, m, nm, &rq, &nrq, lens, e)
             : fox_errf(e, FOX_EFAIL, "out of memory planning the state moves");
   double got = 0;
+  int taken = 0;
   for (int j = 0; rc == 0 && j < nm; j++)
     if (m[j].dst == w->rank)
-      rc = recv_one_(w, cache, &m[j], &got, e);
+      rc = recv_one_(w, cache, &m[j], &taken, &got, e);
   if (nrq > 0 && MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS && rc == 0)
     rc = fox_errf(e, FOX_EFAIL, "rank %d: sending states to other ranks failed", w->rank);
   free(rq);
   free(lens);
   free(m);
   *seconds = now_() - t0;
-  *count = nm;
+  *planned = nm;
+  *count = taken;
   *bytes = got;
   return rc;
 }

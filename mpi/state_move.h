@@ -15,9 +15,12 @@ int move_needed(const struct work_item *items, int n);
  * on ties), in item order. */
 void move_place(struct work_item *items, int n, int ranks);
 /* Every rank, after the placed items were broadcast: sends the states it holds that another
- * rank's items need, receives those its own items need into `cache`. *count, *bytes: the
- * moves and their bytes in the whole job; *seconds: this rank's time. */
+ * rank's items need, receives those its own items need into `cache`. *planned: the moves of
+ * the step (the same on every rank); *count, *bytes: the states this rank received (a holder
+ * that lacks one sends nothing, and the owner reads the checkpoint); *seconds: this rank's
+ * time. */
 int move_states(struct world *w, struct state_cache *cache, const struct work_item *items,
-                int n, int *count, double *bytes, double *seconds, struct fox_err *e);
+                int n, int *planned, int *count, double *bytes, double *seconds,
+                struct fox_err *e);
 
 #endif

@@ -214,6 +214,7 @@ static void items_(const struct study *s, const struct study_trial *t, struct wo
   int buffers = t->exploited && !s->cfg.study.copy_buffers && own &&
                 own->status != FOX_ST_FAILED;
   int last = t->generation == s->generations - 1;
+  int state = s->cfg.study.function == 0; /* a test function has no state to hold or move */
   for (int r = 0; r < s->repeats; r++) {
     if (t->rep[r].rung >= 0)
       continue; /* recorded before a stop */
@@ -224,9 +225,9 @@ static void items_(const struct study *s, const struct study_trial *t, struct wo
     w->seed = s->repeats == 1 ? t->seed : s->rep_seed[r];
     w->from_trial = par ? par->id : t->id;
     w->from_epochs = par ? par->rep[r].epochs : 0;
-    w->src_rank = par && par->rep[r].held ? par->rep[r].rank : -1;
+    w->src_rank = state && par && par->rep[r].held ? par->rep[r].rank : -1;
     w->buffers_trial = buffers ? own->id : -1;
-    w->buffers_rank = buffers && own->rep[r].held ? own->rep[r].rank : -1;
+    w->buffers_rank = state && buffers && own->rep[r].held ? own->rep[r].rank : -1;
     w->owner = -1; /* the coordinator places it */
     w->to_epochs = to_epochs_(s, t->generation);
     w->keep_state = w->hold_state = !last;

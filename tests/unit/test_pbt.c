@@ -173,18 +173,19 @@ static void test_explore(void) {
   study_free(&s);
 }
 
-/* A study driven by fabricated values: 4 members, 3 generations of 1, 1, 1 epochs. */
+/* An agent study driven by fabricated values (nothing trains: the study only hands out work
+ * and records results): 4 members, 3 generations of 1, 1, 1 epochs. */
 static void test_study(void) {
   static const char yaml[] =
       "study:\n"
       "  seed: 11\n"
-      "  objective: {function: branin, direction: minimize}\n"
+      "  objective: {metric: val.total_return, direction: minimize}\n"
       "  sampler: random\n"
       "  scheduler: {name: pbt, population: 4, interval: 1}\n"
       "train: {epochs: 3}\n"
       "parameters:\n"
-      "  x0: {distribution: uniform, min: -5, max: 10}\n"
-      "  x1: {distribution: uniform, min: 0, max: 15}\n";
+      "  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}\n"
+      "  dqn.gamma: {distribution: uniform, min: 0.9, max: 0.999}\n";
   struct study s;
   struct fox_err e = {0};
   int rc = study_create_text(&s, yaml, NULL, "pbt.yaml", &e);
@@ -251,6 +252,27 @@ static void test_study(void) {
   CHECK(pbt_lineage(&s, 10, ids) == 3 && ids[0] == 3 && ids[1] == 7 && ids[2] == 10,
         "lineage of 10: %d %d %d", ids[0], ids[1], ids[2]);
   study_free(&s);
+
+  /* a test function has no state: nothing is held, so nothing is placed or moved */
+  rc = study_create_text(&s, space_yaml_, NULL, "f.yaml", &e);
+  CHECK(rc == 0, "%s", e.msg);
+  for (int g = 0; rc == 0 && g < 2; g++) {
+    int n = -1;
+    rc = study_next_work(&s, items, &n, &e);
+    for (int j = 0; rc == 0 && j < n; j++) {
+      CHECK(items[j].src_rank == -1 && items[j].buffers_rank == -1, "function: src %d",
+            items[j].src_rank);
+      res[j] = (struct work_result){.trial = items[j].trial, .done = FOX_WORK_DONE,
+                                    .status = FOX_ST_RUNNING, .epochs = items[j].to_epochs,
+                                    .rank = 5};
+      for (int f = 0; f < FOX_FOLDS_MAX; f++)
+        for (int m = 0; m < FOX_STUDY_METRICS; m++)
+          res[j].metrics[f][m] = j;
+    }
+    study_record(&s, res, n);
+  }
+  if (rc == 0)
+    study_free(&s);
 }
 
 static void test_refusals(void) {
