@@ -220,11 +220,11 @@ static int run_agent_(struct runner *r, const struct work_item *it, struct work_
   int rc = study_trial_config(s, it->x, it->seed, &cfg, &te);
   if (rc == 0)
     rc = trial_check(&cfg, &r->ds, s->cfg.data_path, &te);
-  if (rc != 0) {
+  if (rc != 0) { /* nothing trained (a pbt member explored into it inherits no epochs) */
     res->status = FOX_ST_FAILED;
-    res->epochs = it->from_epochs;
+    res->epochs = 0;
     snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, te.msg);
-    return put_(r, it, it->from_epochs, NULL, NAN, res->reason, e);
+    return put_(r, it, 0, NULL, NAN, res->reason, e);
   }
   struct trial t;
   FOX_TRY(trial_open(&t, &cfg, &r->ds, r->be, &r->dev, e));
