@@ -43,10 +43,17 @@ static int info_study_(const char *path, struct fox_err *e) {
          sc->direction == FOX_MAXIMIZE ? "maximize" : "minimize");
   printf("  search         %d parameters, sampler %s, scheduler %s, seed %llu\n", s.space.n,
          config_sampler_names[sc->sampler], config_scheduler_names[sc->scheduler], (unsigned long long)sc->seed);
-  printf("  budget         rungs at");
-  for (int r = 0; r < s.plan.n; r++)
-    printf(" %d", s.plan.epochs[r]);
-  printf(" epochs, rounds of %d\n", sc->round_size);
+  if (sc->scheduler == FOX_SCHED_PBT) {
+    printf("  budget         population %d in %d generations of %d epochs (train.epochs %d), "
+           "quantile %g, resample_probability %g, copy_buffers %s\n", sc->population,
+           s.generations, sc->interval, s.plan_epochs, sc->quantile, sc->resample_probability,
+           sc->copy_buffers ? "true" : "false");
+  } else {
+    printf("  budget         rungs at");
+    for (int r = 0; r < s.plan.n; r++)
+      printf(" %d", s.plan.epochs[r]);
+    printf(" epochs, rounds of %d\n", sc->round_size);
+  }
   if (s.repeats * s.folds > 1) {
     printf("  repeats        %d seeds per trial x %d eval folds, aggregate %s\n", s.repeats,
            s.folds, config_aggregate_names[sc->aggregate]);
