@@ -148,7 +148,7 @@ static const struct param_ params_[] = {
     {"study.sampler.mutation_prob", P_AUTO, T_(mutation_prob), 0, 1, 1, NULL,
      "auto (1 / the number of parameters) or a probability in (0, 1]"},
     {"study.scheduler.name", P_CHOICE, S_(scheduler), 0, 0, 0, config_scheduler_names,
-     "none, successive_halving or hyperband"},
+     "none, successive_halving, hyperband or pbt"},
     {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
     {"study.scheduler.max_epochs", P_INT, S_(max_epochs), 0, 1e6, 0, NULL,
      "an integer >= 0 (0: train.epochs)"},

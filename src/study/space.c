@@ -64,7 +64,9 @@ static const char *study_owned_(const char *key) {
   static const char *const owned[][2] = {
       {"study.", "the study's own settings"},
       {"train.seed", "each trial's seed is a hash of study.seed and its id"},
-      {"train.epochs", "the epochs are the scheduler's budget: study.scheduler.max_epochs"},
+      {"train.epochs", "the epochs are the scheduler's budget: study.scheduler.max_epochs "
+                       "for successive_halving and hyperband, train.epochs itself for none and "
+                       "pbt"},
       {"train.backend", "every trial of a process runs on its device"},
       {"data.path", "every rank uploads one dataset for all its trials"},
       {"eval.split", "the objective is measured on one split for every trial"},

@@ -108,6 +108,39 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
   return 0;
 }
 
+/* A scheduler's own keys set for another scheduler would be ignored: refused instead (a
+ * value other than the default counts as set). */
+static int scheduler_keys_(const struct study_config *sc, const char *name, struct fox_err *e) {
+  struct config d;
+  config_defaults(&d);
+  const struct study_config *z = &d.study;
+  int pbt = sc->scheduler == FOX_SCHED_PBT;
+  const char *key = NULL;
+  if (pbt)
+    key = sc->min_epochs != z->min_epochs   ? "min_epochs"
+          : sc->max_epochs != z->max_epochs ? "max_epochs"
+          : sc->eta != z->eta               ? "eta"
+          : sc->brackets != z->brackets     ? "brackets"
+                                            : NULL;
+  else
+    key = sc->population != z->population       ? "population"
+          : sc->interval != z->interval         ? "interval"
+          : sc->quantile != z->quantile         ? "quantile"
+          : sc->resample_probability != z->resample_probability ? "resample_probability"
+          : sc->n_factors != z->n_factors ||
+                  memcmp(sc->factors, z->factors, sizeof sc->factors) != 0 ? "factors"
+          : sc->copy_buffers != z->copy_buffers ? "copy_buffers"
+                                                : NULL;
+  if (key)
+    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.%s does not apply to scheduler %s "
+                                   "(%s)", name, key, config_scheduler_names[sc->scheduler],
+                    pbt ? "pbt's budget is train.epochs in generations of "
+                          "study.scheduler.interval"
+                        : "population, interval, quantile, resample_probability, factors "
+                          "and copy_buffers are pbt's");
+  return 0;
+}
+
 static int create_(struct study *s, const char *text, const char *name, struct fox_err *e) {
   struct config *c = &s->cfg;
   FOX_TRY(objective_(s, name, e));
@@ -123,6 +156,7 @@ static int create_(struct study *s, const char *text, const char *name, struct f
       return fox_errf(e, FOX_EUSAGE, "%s:%d: parameters.train.epochs: the scheduler sets the "
                                      "budget (study.scheduler.max_epochs)", name,
                       s->space.p[i].line);
+  FOX_TRY(scheduler_keys_(&c->study, name, e));
   FOX_TRY(scheduler_plan(&c->study, c->epochs, &s->plan, e));
   s->plan_epochs = s->plan.epochs[s->plan.n - 1];
   s->sampler = sampler_get(c->study.sampler);
