@@ -109,8 +109,15 @@ void pbt_explore(const struct study_config *sc, const struct space *sp, const do
       int k = (int)x[i] + (pick < 0.5 ? -1 : 1);
       x[i] = k < 0 ? 0 : k >= p->n_choices ? p->n_choices - 1 : k;
     } else {
-      double f = sc->factors[(int)(pick * sc->n_factors)];
-      x[i] = space_snap(p, x[i] * f);
+      double f = sc->factors[(int)(pick * sc->n_factors)], v = space_snap(p, x[i] * f);
+      /* on a grid (integers, q_uniform) a small value would round back to itself for ever
+       * (2 x 0.8 -> 2): a factor that moves it at all moves it one grid step */
+      double lo, hi, step;
+      int lg;
+      space_numeric(p, &lo, &hi, &step, &lg);
+      if (v == x[i] && step > 0 && f != 1 && x[i] != 0)
+        v = space_snap(p, x[i] + ((f > 1) == (x[i] > 0) ? step : -step));
+      x[i] = v;
     }
   }
   space_mask(sp, x);
