@@ -226,6 +226,44 @@ contains "$OUT_TXT" "pbt: every member of generation 0 failed"
 check "6 failed rows" test "$(grep -c ',failed,' "$WORK/allf/trials.csv")" -eq 6
 run_rc 0 "$FOXOPT" run -o "$WORK/allf" --resume
 
+# copy_buffers false across a stop: a resumed exploit needs its member's own last checkpoint
+# (the experience it keeps) as well as the donor's, so neither may be pruned meanwhile. Stops
+# at several points of generations 1 and 2, with one repeat and with two.
+for at in 7 9 11 14 16; do
+  rm -rf "$WORK/ns"
+  stop_when "$WORK/ns/trials/$at.h5" "$FOXOPT" run "$WORK/b.yaml" -o "$WORK/ns" \
+    --set study.scheduler.copy_buffers=false
+  run_rc 0 "$FOXOPT" run -o "$WORK/ns" --resume
+  same_table "copy_buffers false, stopped after row $at" "$WORK/nb/trials.csv" "$WORK/ns/trials.csv"
+done
+nbr=(--set study.scheduler.copy_buffers=false --set study.repeats=2)
+run_rc 0 "$FOXOPT" run "$WORK/b.yaml" -o "$WORK/nbr" "${nbr[@]}"
+for at in 8-r1 10; do
+  rm -rf "$WORK/ns"
+  stop_when "$WORK/ns/trials/$at.h5" "$FOXOPT" run "$WORK/b.yaml" -o "$WORK/ns" "${nbr[@]}"
+  run_rc 0 "$FOXOPT" run "$WORK/b.yaml" -o "$WORK/ns" "${nbr[@]}" --resume
+  same_table "copy_buffers false, 2 repeats, stopped after $at" "$WORK/nbr/trials.csv" \
+    "$WORK/ns/trials.csv"
+done
+
+# A member explored into a config that cannot run (learning_starts above the run's
+# transitions) trained nothing: 0 epochs, and backtest says so.
+"$FOX_PYTHON" - "$WORK/a" "$FOXOPT" "$WORK/s.h5" <<'PY' && ok || bad "a failed explored member"
+import csv, subprocess, sys
+out, fox, data = sys.argv[1:4]
+for r in csv.DictReader(open(f"{out}/trials.csv")):
+    if r["status"] != "failed":
+        continue
+    if r["epochs"] != "0":
+        sys.exit(f"failed row {r['id']} claims {r['epochs']} epochs")
+    p = subprocess.run([fox, "backtest", data, "--study", out, "--trial", r["id"]],
+                       capture_output=True, text=True)
+    if p.returncode != 3 or "has not trained" not in p.stderr:
+        sys.exit(f"backtest of failed row {r['id']}: exit {p.returncode}: {p.stderr}")
+PY
+run_rc 0 "$FOXOPT" info "$WORK/a/study.h5"
+contains "$OUT_TXT" "population 6 in 4 generations of 1 epochs"
+
 # The report: the best member's schedule, JSON and PNG.
 run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots
 contains "$OUT_TXT" "# pbt: the schedule of the best member"

@@ -170,6 +170,20 @@ static void test_explore(void) {
     CHECK(x[0] == 0 || x[0] == 1, "an end moves in or stays: %g", x[0]);
   }
   CHECK(moves[0] > 150 && moves[2] > 150, "down %d up %d", moves[0], moves[2]);
+  /* a small integer that a factor would round back to itself moves one step (Ray truncates:
+   * int(2 x 0.8) = 1); at the range's end it stays */
+  int down = 0, up = 0;
+  for (int k = 0; k < 200; k++) {
+    from[0] = 2;
+    from[1] = 2;
+    pbt_explore(&s.cfg.study, &s.space, from, (uint64_t)k, x);
+    CHECK(x[1] == 1 || x[1] == 3, "int 2 moved to %g", x[1]);
+    down += x[1] == 1, up += x[1] == 3;
+    from[1] = 1;
+    pbt_explore(&s.cfg.study, &s.space, from, (uint64_t)k, x);
+    CHECK(x[1] == 1 || x[1] == 2, "int 1 moved to %g", x[1]);
+  }
+  CHECK(down > 60 && up > 60, "int 2: down %d up %d", down, up);
   study_free(&s);
 }
 
@@ -321,10 +335,15 @@ static void test_refusals(void) {
       "study:\n  scheduler: {name: pbt, factors: []}\ntrain: {epochs: 3}\n",
       "study:\n  scheduler: {name: pbt, quantile: 0.75}\ntrain: {epochs: 3}\n",
       "study:\n  scheduler: {name: pbt, population: 1}\ntrain: {epochs: 3}\n",
+      "study:\n  scheduler: {name: pbt, eta: 2}\ntrain: {epochs: 3}\n",
+      "study:\n  scheduler: {name: successive_halving, population: 6}\ntrain: {epochs: 3}\n",
   };
   static const char *const why[] = {"one generation", "PBT ranks members by one objective",
                                     "study.scheduler.factors", "study.scheduler.factors",
-                                    "study.scheduler.quantile", "study.scheduler.population"};
+                                    "study.scheduler.quantile", "study.scheduler.population",
+                                    "study.scheduler.eta does not apply to scheduler pbt",
+                                    "study.scheduler.population does not apply to scheduler "
+                                    "successive_halving"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char yaml[512];
     snprintf(yaml, sizeof yaml, "%sparameters:\n  dqn.lr: {distribution: uniform, min: 0.001, "
@@ -335,6 +354,14 @@ static void test_refusals(void) {
     if (rc == 0)
       study_free(&s);
   }
+  fox_err_clear(&e);
+  rc = study_create_text(&s, "study:\n  scheduler: {name: pbt}\ntrain: {epochs: 3}\n"
+                             "parameters:\n  train.epochs: {values: [2, 3]}\n",
+                         NULL, "ep.yaml", &e);
+  CHECK(rc == FOX_EUSAGE && strstr(e.msg, "train.epochs itself for none and pbt"),
+        "train.epochs: rc %d: %s", rc, e.msg);
+  if (rc == 0)
+    study_free(&s);
 }
 
 int main(void) {
