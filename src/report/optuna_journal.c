@@ -296,11 +296,25 @@ static int intermediate_(const struct study *s, const char *outdir, const struct
   return 0;
 }
 
+/* The latest generation with a complete row (pbt; -1 otherwise): the population's result. */
+static int last_generation_(const struct study *s) {
+  int g = -1;
+  for (int i = 0; i < s->n; i++)
+    if (s->trials[i].status == FOX_ST_COMPLETE && s->trials[i].generation > g)
+      g = s->trials[i].generation;
+  return g;
+}
+
 /* Optuna's state of each trial: foxopt's, except that a complete trial whose objective is NaN
- * is failed (Optuna's tell does the same: no complete trial without a value). */
-static int state_(const struct study *s, const struct study_trial *t) {
+ * is failed (Optuna's tell does the same: no complete trial without a value), and a pbt
+ * segment before the last generation is pruned: its member went on in the next generation, so
+ * that Optuna's best trial is foxopt's, the population's result (`last` is
+ * last_generation_). */
+static int state_(const struct study *s, const struct study_trial *t, int last) {
   switch (t->status) {
   case FOX_ST_COMPLETE:
+    if (t->generation >= 0 && t->generation < last)
+      return OPTUNA_PRUNED_;
     for (int k = 0; k < s->n_obj; k++)
       if (isnan(t->metrics[s->obj_metric[k]]))
         return OPTUNA_FAIL_;
@@ -508,6 +522,19 @@ static void user_attrs_(FILE *f, const struct study *s, const struct study_trial
     fputs(",\"foxopt.reason\":", f);
     jstr_(f, t->reason);
   }
+  if (t->member >= 0) {
+    fprintf(f, ",\"foxopt.member\":%d,\"foxopt.generation\":%d,\"foxopt.parent\":", t->member,
+            t->generation);
+    if (t->parent >= 0)
+      fprintf(f, "%d", t->parent);
+    else
+      fputs("null", f);
+    fprintf(f, ",\"foxopt.exploited\":%s", t->exploited ? "true" : "false");
+    if (t->status == FOX_ST_COMPLETE && state == OPTUNA_PRUNED_)
+      fputs(",\"foxopt.note\":\"complete in foxopt: a pbt segment whose member went on in the "
+            "next generation (Optuna's best trial is the last generation's best, as foxopt's)\"",
+            f);
+  }
   if (t->status == FOX_ST_COMPLETE && state == OPTUNA_FAIL_)
     fputs(",\"foxopt.note\":\"complete in foxopt, but an objective is NaN: Optuna has no "
           "complete trial without a value\"", f);
@@ -661,9 +688,9 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
     if (!m || !dist[i])
       rc = fox_errf(e, FOX_EFAIL, "export: out of memory");
   }
-  int count[4] = {0};
+  int count[4] = {0}, last = last_generation_(s);
   for (int i = 0; rc == 0 && i < s->n; i++) {
-    state[i] = state_(s, &s->trials[i]);
+    state[i] = state_(s, &s->trials[i], last);
     count[state[i]]++;
     st->nan_objective += s->trials[i].status == FOX_ST_COMPLETE && state[i] == OPTUNA_FAIL_;
   }

@@ -304,6 +304,32 @@ print(sorted(f["pbt"]), [f["trials/" + k].shape[0] for k in ("member", "generati
 ' "$WORK/a/study.h5")
 contains "$h5" "'transfer_bytes', 'transfer_seconds', 'transfers', 'wall_seconds'] [24, 24, 24, 24]"
 run_rc 0 "$FOXOPT" export "$WORK/a" --optuna "$WORK/a.log"
+# Optuna's reading: the lineage as user attributes, earlier generations pruned (their members
+# went on), so that Optuna's best trial is foxopt's.
+if "$FOX_PYTHON" -c 'import optuna' 2>/dev/null; then
+  "$FOX_PYTHON" - "$WORK/a" "$WORK/a.log" "$WORK/r.json" <<'PY' && ok || bad "export --optuna of a pbt study"
+import csv, json, sys
+import optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+rows = {int(r["id"]): r for r in csv.DictReader(open(f"{sys.argv[1]}/trials.csv"))}
+st = optuna.load_study(study_name=None, storage=optuna.storages.JournalStorage(
+    optuna.storages.journal.JournalFileBackend(sys.argv[2])))
+best = json.load(open(sys.argv[3]))["best"]
+if st.best_trial.number != best:
+    sys.exit(f"Optuna's best trial {st.best_trial.number}, foxopt's {best}")
+for t in st.trials:
+    r, u = rows[t.number], t.user_attrs
+    want = (int(r["member"]), int(r["generation"]), int(r["parent"]) if r["parent"] else None,
+            r["exploited"] == "1")
+    got = (u["foxopt.member"], u["foxopt.generation"], u["foxopt.parent"], u["foxopt.exploited"])
+    if got != want:
+        sys.exit(f"trial {t.number}: {got} vs {want}")
+    if r["status"] == "complete" and (t.state.name == "COMPLETE") != (r["generation"] == "3"):
+        sys.exit(f"trial {t.number} of generation {r['generation']} is {t.state.name}")
+PY
+else
+  echo "# no optuna in $FOX_PYTHON: the journal's reading by Optuna is not checked"
+fi
 run_rc 0 "$FOXOPT" report "$WORK/a" --html --no-plots
 "$FOX_PYTHON" - "$WORK/a" "$WORK/r.json" <<'PY' && ok || bad "report.html's schedule"
 import json, re, sys
