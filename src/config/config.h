@@ -59,8 +59,8 @@ struct ppo_config {
   int activation, init;
 };
 
-/* The samplers' settings (study.sampler.*): TPE's (src/study/tpe.c documents each choice) and
- * NSGA-II's (src/study/nsga2.c). */
+/* The samplers' settings (study.sampler.*): TPE's (src/search/tpe.c documents each choice) and
+ * NSGA-II's (src/search/nsga2.c). */
 struct tpe_config {
   int n_startup_trials, n_ei_candidates;
   int multivariate, constant_liar;
@@ -80,7 +80,7 @@ struct study_constraint {
 };
 
 /* A study (`foxopt run`, DESIGN.md s8): the `study:` section. The search space itself is the
- * `parameters:` section (src/study/space.h). */
+ * `parameters:` section (src/search/space.h). */
 struct study_config {
   char name[FOX_NAME_LEN];
   uint64_t seed;

@@ -11,7 +11,7 @@
 #include "data/dataset.h"
 #include "study/aggregate.h"
 #include "study/objective.h"
-#include "study/pareto.h"
+#include "search/pareto.h"
 #include "study/pbt.h"
 #include "util/rng.h"
 

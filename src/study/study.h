@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 #include "backtest/metrics.h"
-#include "study/sampler.h"
+#include "search/sampler.h"
 #include "study/scheduler.h"
-#include "study/space.h"
+#include "search/space.h"
 
 enum { FOX_ST_COMPLETE = 0, FOX_ST_PRUNED = 1, FOX_ST_FAILED = 2, FOX_ST_RUNNING = 3 };
 extern const char *const study_status_names[4];

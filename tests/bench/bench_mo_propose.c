@@ -11,8 +11,8 @@
 
 #include "config/config.h"
 #include "study/objective.h"
-#include "study/sampler.h"
-#include "study/space.h"
+#include "search/sampler.h"
+#include "search/space.h"
 #include "util/rng.h"
 
 static double now_(void) {

@@ -10,8 +10,8 @@
 
 #include "config/config.h"
 #include "study/objective.h"
-#include "study/sampler.h"
-#include "study/space.h"
+#include "search/sampler.h"
+#include "search/space.h"
 #include "study_spaces.h"
 
 struct variant_ {

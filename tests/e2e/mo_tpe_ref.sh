@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The multi-objective TPE's parts (src/study/hypervolume.c and tpe.c's split, through
+# The multi-objective TPE's parts (src/search/hypervolume.c and tpe.c's split, through
 # tests/unit/mo_tpe_cli) against Optuna 5.1's own compute_hypervolume, _solve_hssp,
 # _split_trials and Parzen weights on the same points (tests/e2e/mo_tpe_ref.py): 2-4
 # objectives, grid points with ties, points on a front, infeasible and running trials.

@@ -1,4 +1,4 @@
-/* Test driver for src/study/hypervolume.c and the multi-objective TPE split (tpe.c), read by
+/* Test driver for src/search/hypervolume.c and the multi-objective TPE split (tpe.c), read by
  * tests/e2e/mo_tpe_ref.py, which computes the same with Optuna's own functions. Commands on
  * stdin, whitespace-separated numbers; one line out per command:
  *   hv M N REF[M] POINTS[N*M]            -> the hypervolume (%.17g)
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 
 #include "config/config.h"
-#include "study/hypervolume.h"
-#include "study/parzen.h"
-#include "study/tpe.h"
+#include "search/hypervolume.h"
+#include "search/parzen.h"
+#include "search/tpe.h"
 
 static int read_n_(double *x, int n) {
   for (int i = 0; i < n; i++)

@@ -7,9 +7,9 @@
 
 #include "config/config.h"
 #include "fox_check.h"
-#include "study/hypervolume.h"
-#include "study/nsga2.h"
-#include "study/pareto.h"
+#include "search/hypervolume.h"
+#include "search/nsga2.h"
+#include "search/pareto.h"
 #include "util/rng.h"
 
 /* rank by definition: 0 when no feasible point dominates it, else 1 + the highest rank of

@@ -1,4 +1,4 @@
-/* The search space (src/study/space.c): what the random sampler draws for every distribution
+/* The search space (src/search/space.c): what the random sampler draws for every distribution
  * (bounds, grids, and KS / chi-square fits to the exact laws), conditional dqn./ppo. keys, the
  * FILE:LINE rejections of bad spaces, the grid enumeration, and space_format's text. */
 #include <math.h>
@@ -7,8 +7,8 @@
 
 #include "config/config.h"
 #include "fox_check.h"
-#include "study/sampler.h"
-#include "study/space.h"
+#include "search/sampler.h"
+#include "search/space.h"
 #include "util/rng.h"
 
 enum { NS = 20000 };

@@ -9,11 +9,11 @@
 #include "config/config.h"
 #include "fox_check.h"
 #include "study/objective.h"
-#include "study/parzen.h"
-#include "study/sampler.h"
-#include "study/space.h"
-#include "study/tpe.h"
-#include "study/truncnorm.h"
+#include "search/parzen.h"
+#include "search/sampler.h"
+#include "search/space.h"
+#include "search/tpe.h"
+#include "search/truncnorm.h"
 #include "study_spaces.h"
 
 /* Reference values below were printed by SciPy 1.17.1 (scipy.special.log_ndtr, ndtri_exp) and

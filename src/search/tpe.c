@@ -37,15 +37,15 @@
  *  - Optuna's group=True samples every group at the start of a trial, active or not; here only
  *    the chosen agent's group is sampled, and a running trial carries no values for the other
  *    agent's keys. */
-#include "study/tpe.h"
+#include "search/tpe.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/hypervolume.h"
-#include "study/pareto.h"
-#include "study/parzen.h"
+#include "search/hypervolume.h"
+#include "search/pareto.h"
+#include "search/parzen.h"
 
 /* A complete trial without a number (any objective's) is a failure. */
 static int state_(const struct seen_trial *t) {

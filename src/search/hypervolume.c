@@ -4,7 +4,7 @@
  * Optuna's do; with three or four Optuna computes volumes by _compute_3d / WFG and this file by
  * slicing, so candidates whose contributions are exactly equal (integer-valued metrics) can
  * round apart and the greedy pick among them differ: an equally good subset, not Optuna's. */
-#include "study/hypervolume.h"
+#include "search/hypervolume.h"
 
 #include <math.h>
 #include <stdlib.h>

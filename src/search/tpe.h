@@ -3,7 +3,7 @@
 #ifndef FOX_TPE_H
 #define FOX_TPE_H
 
-#include "study/sampler.h"
+#include "search/sampler.h"
 
 enum { FOX_TPE_UNUSED = -1, FOX_TPE_ABOVE = 0, FOX_TPE_BELOW = 1 };
 

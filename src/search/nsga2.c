@@ -25,13 +25,13 @@
  *  - the random stream is xoshiro256** from the proposal's seed, not numpy's;
  *  - a conditional parameter inactive in the chosen parent (NaN) is drawn anew, as a mutation;
  *    Optuna's intersection search space would leave it to the random sampler as well. */
-#include "study/nsga2.h"
+#include "search/nsga2.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/pareto.h"
+#include "search/pareto.h"
 
 int nsga2_values(const struct seen_trial *t, double *v) {
   if (t->n_obj < 1) {

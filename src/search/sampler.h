@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "study/space.h"
+#include "search/space.h"
 
 /* A trial as the samplers see it. `loss` is the objective oriented so that lower is better
  * (the negated metric when maximising); `step` is how far a pruned trial got (epochs). A

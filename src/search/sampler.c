@@ -1,5 +1,5 @@
 /* The sampler table, and the two samplers that need no model: random and grid. */
-#include "study/sampler.h"
+#include "search/sampler.h"
 
 #include <math.h>
 

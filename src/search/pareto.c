@@ -1,7 +1,7 @@
 /* Non-dominated sorting, crowding distance and the two-objective hypervolume. The sort is the
  * plain O(n^2 m) one: a study has thousands of trials at most, and it is checked against a
  * brute-force definition in test_pareto. */
-#include "study/pareto.h"
+#include "search/pareto.h"
 
 #include <math.h>
 #include <stdlib.h>

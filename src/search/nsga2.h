@@ -3,7 +3,7 @@
 #ifndef FOX_NSGA2_H
 #define FOX_NSGA2_H
 
-#include "study/sampler.h"
+#include "search/sampler.h"
 
 /* The generation of trials 0 .. n (n: the one being proposed) as Optuna's BaseGASampler gives
  * them: the highest generation among the trials complete when trial i was proposed (those of

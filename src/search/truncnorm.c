@@ -1,7 +1,7 @@
 /* Truncated standard normal numerics in log space, ported from Optuna 5.1's _truncnorm.py
  * (BSD-3, after SciPy's truncnorm): every difference of CDFs is taken in the tail where it
  * keeps its digits, so kernels ten or a hundred sigmas from a bound stay finite. */
-#include "study/truncnorm.h"
+#include "search/truncnorm.h"
 
 #include <float.h>
 #include <math.h>

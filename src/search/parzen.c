@@ -1,13 +1,13 @@
 /* Optuna 5.1's Parzen estimator (parzen_estimator.py, probability_distributions.py) in C:
  * kernel bandwidths from neighbour distances, the magic clip, the prior kernel, truncated
  * normals (discrete, log) and categorical rows, sampling and log densities. */
-#include "study/parzen.h"
+#include "search/parzen.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "study/truncnorm.h"
+#include "search/truncnorm.h"
 
 #define LOG_SQRT_2PI 0.91893853320467274178
 #define LOG_CUT 60.0

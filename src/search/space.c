@@ -1,6 +1,6 @@
 /* The `parameters:` section: parsing with libyaml (every rejection names FILE:LINE and the key),
  * conditional activity, uniform draws, grid points, and applying a point to a config. */
-#include "study/space.h"
+#include "search/space.h"
 
 #include <math.h>
 #include <stdlib.h>
