@@ -140,8 +140,8 @@ static void decode_(const double *row, const unsigned char *reason, int trial, i
 }
 
 /* The step's one reduction: a header (failed ranks, their signals, signalled ranks, results
- * with a reason, state bytes and states received) then the rows, summed onto every rank; the reasons only
- * when there are some (by MAX: one rank wrote each, the others left zeros). */
+ * with a reason, state bytes and states received) then the rows, summed onto every rank; the
+ * reasons only when there are some (by MAX: one rank wrote each, the others left zeros). */
 #define HDR_ 6
 
 static int reduce_(struct coordinator *c, int rc, struct work_result *res, int n, int *failed,
