@@ -222,8 +222,9 @@ for p in glob.glob(f"{out}/trials/*.h5"):
 plain = {int(k): v for k, v in trial_rank.items() if k.isdigit()}
 if plain != rows:
     sys.exit(f"trial files say {sorted(plain.items())}, trials.csv says {sorted(rows.items())}")
-# Not a check: over TCP the one-sided counter at rank 0 moves only when rank 0 enters MPI, so
-# rank 0 may take most or all of the trials.
+# Not a check: over TCP (osc pt2pt) a fetch from rank 0's work counter waits for rank 0 to
+# enter MPI (5-20 ms here), longer than these trials take, so rank 0 may take most of them;
+# with trials of 0.1 s the ranks share them evenly (5/5/4 of 12 measured on 3 ranks).
 print(f"# trials (and repeats) per host:",
       " ".join(f"{h}:{sum(where[r][0] == h for r in trial_rank.values())}" for h in want_hosts))
 for m in moved.split():
