@@ -108,14 +108,18 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
   return 0;
 }
 
-/* A scheduler's own keys set for another scheduler would be ignored: refused instead (a
- * value other than the default counts as set). */
+/* Successive halving's and Hyperband's keys in a pbt study, or pbt's in one of theirs, would be
+ * ignored: refused instead (a value other than the default counts as set). Scheduler none
+ * takes any (a config switched to none by --set keeps its other keys). Checked when a study
+ * starts, not when one is read back: a stored study stays readable. */
 static int scheduler_keys_(const struct study_config *sc, const char *name, struct fox_err *e) {
   struct config d;
   config_defaults(&d);
   const struct study_config *z = &d.study;
   int pbt = sc->scheduler == FOX_SCHED_PBT;
   const char *key = NULL;
+  if (sc->scheduler == FOX_SCHED_NONE)
+    return 0;
   if (pbt)
     key = sc->min_epochs != z->min_epochs   ? "min_epochs"
           : sc->max_epochs != z->max_epochs ? "max_epochs"
@@ -132,8 +136,9 @@ static int scheduler_keys_(const struct study_config *sc, const char *name, stru
           : sc->copy_buffers != z->copy_buffers ? "copy_buffers"
                                                 : NULL;
   if (key)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.%s does not apply to scheduler %s "
-                                   "(%s)", name, key, config_scheduler_names[sc->scheduler],
+    return fox_errf(e, FOX_EUSAGE, "%s (or a --set): study.scheduler.%s does not apply to "
+                                   "scheduler %s (%s)", name, key,
+                    config_scheduler_names[sc->scheduler],
                     pbt ? "pbt's budget is train.epochs in generations of "
                           "study.scheduler.interval"
                         : "population, interval, quantile, resample_probability, factors "
@@ -156,7 +161,6 @@ static int create_(struct study *s, const char *text, const char *name, struct f
       return fox_errf(e, FOX_EUSAGE, "%s:%d: parameters.train.epochs: the scheduler sets the "
                                      "budget (study.scheduler.max_epochs)", name,
                       s->space.p[i].line);
-  FOX_TRY(scheduler_keys_(&c->study, name, e));
   FOX_TRY(scheduler_plan(&c->study, c->epochs, &s->plan, e));
   s->plan_epochs = s->plan.epochs[s->plan.n - 1];
   s->sampler = sampler_get(c->study.sampler);
@@ -214,6 +218,8 @@ int study_create(struct study *s, const char *path, const char *const *sets, int
     p += sprintf(p, "%s\n", sets[i]);
   if (rc == 0)
     rc = study_create_text(s, text, lines, path, e);
+  if (rc == 0 && (rc = scheduler_keys_(&s->cfg.study, path, e)) != 0)
+    study_free(s);
   free(lines);
   free(text);
   return rc;

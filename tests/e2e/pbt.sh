@@ -5,7 +5,8 @@
 # the range or a resample, kept members' parameters unchanged; each segment's curve continuing
 # its parent's (the state went with it); every segment's policy reproducing its row through
 # backtest --study --trial; the same table on 1 and 2 threads and after SIGTERM + --resume;
-# copy_buffers; the report's schedule (text, JSON, PNG); refusals naming FILE:LINE.
+# copy_buffers; the report's schedule (text, JSON, HTML, PNG); refusals (FILE:LINE where the
+# YAML has one).
 # (Ranks, state moves and a multi-host run: tests/mpi/study.sh and multihost.sh.)
 . "$(dirname "$0")/lib.sh"
 need_python

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "fox_check.h"
@@ -185,6 +186,36 @@ static void test_explore(void) {
   }
   CHECK(down > 60 && up > 60, "int 2: down %d up %d", down, up);
   study_free(&s);
+  /* a grid without 0 (-1, -0.7, ..., -0.1, 0.2, ...): a step never crosses 0 nor grows a value
+   * under a factor below 1 */
+  static const char q_yaml[] =
+      "study:\n"
+      "  objective: {function: branin, direction: minimize}\n"
+      "  scheduler: {name: pbt, population: 4, interval: 1, resample_probability: 0}\n"
+      "train: {epochs: 3}\n"
+      "parameters:\n"
+      "  x0: {distribution: q_uniform, min: -1, max: 1, q: 0.3}\n"
+      "  x1: {distribution: uniform, min: 0, max: 15}\n";
+  rc = study_create_text(&s, q_yaml, NULL, "q.yaml", &e);
+  CHECK(rc == 0, "%s", e.msg);
+  if (rc != 0)
+    return;
+  static const double grid[] = {-1, -0.7, -0.4, -0.1, 0.2, 0.5, 0.8};
+  int stepped = 0;
+  for (int g = 0; g < 7; g++)
+    for (int k = 0; k < 50; k++) {
+      from[0] = space_snap(&s.space.p[0], -1 + g * 0.3); /* the grid point itself */
+      from[1] = 5;
+      pbt_explore(&s.cfg.study, &s.space, from, (uint64_t)k, x);
+      int on = 0;
+      for (int j = 0; j < 7; j++)
+        on |= fabs(x[0] - grid[j]) < 1e-9;
+      CHECK(on && x[0] * from[0] >= 0, "%g -> %g", from[0], x[0]);
+      stepped += fabs(x[0] - from[0]) > 0.29 && fabs(x[0] - from[0]) < 0.31 &&
+                 fabs(fabs(from[0]) * 1.2 - fabs(x[0])) > 0.05; /* a step, not a product */
+    }
+  CHECK(stepped > 50, "%d steps", stepped);
+  study_free(&s);
 }
 
 /* An agent study driven by fabricated values (nothing trains: the study only hands out work
@@ -335,15 +366,10 @@ static void test_refusals(void) {
       "study:\n  scheduler: {name: pbt, factors: []}\ntrain: {epochs: 3}\n",
       "study:\n  scheduler: {name: pbt, quantile: 0.75}\ntrain: {epochs: 3}\n",
       "study:\n  scheduler: {name: pbt, population: 1}\ntrain: {epochs: 3}\n",
-      "study:\n  scheduler: {name: pbt, eta: 2}\ntrain: {epochs: 3}\n",
-      "study:\n  scheduler: {name: successive_halving, population: 6}\ntrain: {epochs: 3}\n",
   };
   static const char *const why[] = {"one generation", "PBT ranks members by one objective",
                                     "study.scheduler.factors", "study.scheduler.factors",
-                                    "study.scheduler.quantile", "study.scheduler.population",
-                                    "study.scheduler.eta does not apply to scheduler pbt",
-                                    "study.scheduler.population does not apply to scheduler "
-                                    "successive_halving"};
+                                    "study.scheduler.quantile", "study.scheduler.population"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char yaml[512];
     snprintf(yaml, sizeof yaml, "%sparameters:\n  dqn.lr: {distribution: uniform, min: 0.001, "
@@ -354,6 +380,43 @@ static void test_refusals(void) {
     if (rc == 0)
       study_free(&s);
   }
+  /* another scheduler's keys: refused when a study starts (study_create, from its file),
+   * never when a stored one is read back (study_create_text, as study_load does); scheduler
+   * none takes any */
+  static const struct {
+    const char *sched, *why;
+    int refused;
+  } other[] = {{"{name: pbt, eta: 2}", "study.scheduler.eta does not apply to scheduler pbt", 1},
+               {"{name: successive_halving, population: 6}",
+                "study.scheduler.population does not apply to scheduler successive_halving", 1},
+               {"{name: hyperband, factors: [0.5, 2]}", "study.scheduler.factors", 1},
+               {"{name: none, population: 6, eta: 4}", "", 0},
+               {"{name: pbt, eta: 3, max_epochs: 0}", "", 0}};
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/fox_pbt_%ld.yaml", (long)getpid());
+  for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "study:\n  scheduler: %s\ntrain: {epochs: 3}\nparameters:\n"
+                                "  dqn.lr: {distribution: uniform, min: 0.001, max: 0.01}\n",
+             other[i].sched);
+    FILE *f = fopen(path, "w");
+    fputs(yaml, f);
+    fclose(f);
+    fox_err_clear(&e);
+    rc = study_create(&s, path, NULL, 0, &e);
+    CHECK(other[i].refused ? rc == FOX_EUSAGE && strstr(e.msg, other[i].why) &&
+                                 strstr(e.msg, path)
+                           : rc == 0,
+          "%s: rc %d: %s", other[i].sched, rc, e.msg);
+    if (rc == 0)
+      study_free(&s);
+    fox_err_clear(&e);
+    rc = study_create_text(&s, yaml, NULL, "stored", &e);
+    CHECK(rc == 0, "%s read back: %s", other[i].sched, e.msg);
+    if (rc == 0)
+      study_free(&s);
+  }
+  remove(path);
   fox_err_clear(&e);
   rc = study_create_text(&s, "study:\n  scheduler: {name: pbt}\ntrain: {epochs: 3}\n"
                              "parameters:\n  train.epochs: {values: [2, 3]}\n",
