@@ -111,12 +111,16 @@ void pbt_explore(const struct study_config *sc, const struct space *sp, const do
     } else {
       double f = sc->factors[(int)(pick * sc->n_factors)], v = space_snap(p, x[i] * f);
       /* on a grid (integers, q_uniform) a small value would round back to itself for ever
-       * (2 x 0.8 -> 2): a factor that moves it at all moves it one grid step */
+       * (2 x 0.8 -> 2): a factor that moves it at all moves it one grid step, away from 0 for
+       * f > 1 and towards it for f < 1, never across it (a grid without 0: -0.1 x 0.8 stays) */
       double lo, hi, step;
       int lg;
       space_numeric(p, &lo, &hi, &step, &lg);
-      if (v == x[i] && step > 0 && f != 1 && x[i] != 0)
-        v = space_snap(p, x[i] + ((f > 1) == (x[i] > 0) ? step : -step));
+      if (v == x[i] && step > 0 && f != 1 && x[i] != 0) {
+        double w = space_snap(p, x[i] + ((f > 1) == (x[i] > 0) ? step : -step));
+        int ok = f > 1 ? fabs(w) > fabs(x[i]) : fabs(w) < fabs(x[i]) && w * x[i] >= 0;
+        v = ok ? w : x[i];
+      }
       x[i] = v;
     }
   }
