@@ -210,7 +210,11 @@ void report_print_header(FILE *f, const struct study *s, int shown, const char *
                                 "the front, ranked after the feasible ones by its total "
                                 "violation)\n" : "");
   }
-  if (s->n_obj > 1 || s->n_con > 0)
+  if (sc->scheduler == FOX_SCHED_PBT)
+    fprintf(f, "%sranked best first: pbt segments by generation, the latest complete one first "
+               "(the population's result), by %s (%s first) within a generation, then running "
+               "ones, then failed ones\n", lead, obj, max ? "highest" : "lowest");
+  else if (s->n_obj > 1 || s->n_con > 0)
     fprintf(f, "%sranked best first: complete trials by constrained non-domination rank (the "
                "feasible Pareto front first), then by %s (%s first), then pruned ones, then "
                "running ones, then failed ones\n", lead, obj, max ? "highest" : "lowest");
