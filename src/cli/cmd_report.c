@@ -157,21 +157,10 @@ static void json_rows_(FILE *f, const struct study *s, const int *order, int k) 
   fputs("\"trials\": [", f);
   for (int r = 0; r < k && r < s->n; r++) {
     const struct study_trial *t = &s->trials[order[r]];
-    fprintf(f, "%s{\"id\": %d, \"status\": \"%s\", \"epochs\": %d, \"params\": {", r ? ", " : "",
+    fprintf(f, "%s{\"id\": %d, \"status\": \"%s\", \"epochs\": %d, \"params\": ", r ? ", " : "",
             t->id, study_status_names[t->status], t->epochs);
-    int first = 1;
-    for (int i = 0; i < s->space.n; i++) {
-      if (isnan(t->x[i]))
-        continue;
-      char v[FOX_CHOICE_LEN];
-      space_format(&s->space.p[i], t->x[i], v, sizeof v);
-      fprintf(f, "%s", first ? "" : ", ");
-      report_json_str(f, s->space.p[i].key);
-      fputs(": ", f);
-      report_json_str(f, v);
-      first = 0;
-    }
-    fputs("}, \"metrics\": ", f);
+    report_json_params(f, s, t->x);
+    fputs(", \"metrics\": ", f);
     jmetrics_(f, s, t->metrics, NULL);
     if (s->repeats * s->folds > 1) {
       fputs(", \"std\": ", f);

@@ -296,20 +296,11 @@ static int intermediate_(const struct study *s, const char *outdir, const struct
   return 0;
 }
 
-/* The latest generation with a complete row (pbt; -1 otherwise): the population's result. */
-static int last_generation_(const struct study *s) {
-  int g = -1;
-  for (int i = 0; i < s->n; i++)
-    if (s->trials[i].status == FOX_ST_COMPLETE && s->trials[i].generation > g)
-      g = s->trials[i].generation;
-  return g;
-}
-
 /* Optuna's state of each trial: foxopt's, except that a complete trial whose objective is NaN
  * is failed (Optuna's tell does the same: no complete trial without a value), and a pbt
  * segment before the last generation is pruned: its member went on in the next generation, so
  * that Optuna's best trial is foxopt's, the population's result (`last` is
- * last_generation_). */
+ * study_last_generation). */
 static int state_(const struct study *s, const struct study_trial *t, int last) {
   switch (t->status) {
   case FOX_ST_COMPLETE:
@@ -436,6 +427,15 @@ static void note_attrs_(FILE *f, const char *note) {
   }
 }
 
+/* The objectives' metric names as a JSON list. */
+static void objective_names_(FILE *f, const struct study *s) {
+  for (int k = 0; k < s->n_obj; k++) {
+    fputs(k ? "," : "[", f);
+    jstr_(f, s->metric_names[s->obj_metric[k]]);
+  }
+  fputc(']', f);
+}
+
 static int study_ops_(FILE *f, const struct study *s, const char *outdir, const char *h5,
                       const int *count, long long anchor_us, struct fox_err *e) {
   const struct study_config *sc = &s->cfg.study;
@@ -460,11 +460,7 @@ static int study_ops_(FILE *f, const struct study *s, const char *outdir, const 
   if (s->config_sets && s->config_sets[0])
     attr_str_(f, U, "foxopt.config_sets", s->config_sets);
   attr_begin_(f, U, "foxopt.objectives");
-  for (int k = 0; k < s->n_obj; k++) {
-    fputs(k ? "," : "[", f);
-    jstr_(f, s->metric_names[s->obj_metric[k]]);
-  }
-  fputc(']', f);
+  objective_names_(f, s);
   attr_end_(f);
   attr_str_(f, U, "foxopt.aggregate", config_aggregate_names[sc->aggregate]);
   attr_int_(f, U, "foxopt.repeats", s->repeats);
@@ -495,11 +491,7 @@ static int study_ops_(FILE *f, const struct study *s, const char *outdir, const 
 
   /* Study.set_metric_names' attribute: the dashboard's axis titles. */
   attr_begin_(f, OP_STUDY_SYSTEM_ATTR_, "study:metric_names");
-  for (int k = 0; k < s->n_obj; k++) {
-    fputs(k ? "," : "[", f);
-    jstr_(f, s->metric_names[s->obj_metric[k]]);
-  }
-  fputc(']', f);
+  objective_names_(f, s);
   attr_end_(f);
   char *note = note_(s, outdir, version, count, anchor);
   if (!note)
@@ -688,7 +680,7 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
     if (!m || !dist[i])
       rc = fox_errf(e, FOX_EFAIL, "export: out of memory");
   }
-  int count[4] = {0}, last = last_generation_(s);
+  int count[4] = {0}, last = study_last_generation(s);
   for (int i = 0; rc == 0 && i < s->n; i++) {
     state[i] = state_(s, &s->trials[i], last);
     count[state[i]]++;

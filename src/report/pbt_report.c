@@ -85,20 +85,9 @@ void pbt_report_json(FILE *f, const struct study *s) {
             k ? ", " : "", t->generation, t->member, t->id, t->parent,
             t->exploited ? "true" : "false", t->epochs);
     report_json_num(f, t->metrics[s->objective]);
-    fputs(", \"params\": {", f);
-    int first = 1;
-    for (int i = 0; i < s->space.n; i++) {
-      if (isnan(t->x[i]))
-        continue;
-      char v[FOX_CHOICE_LEN];
-      space_format(&s->space.p[i], t->x[i], v, sizeof v);
-      fputs(first ? "" : ", ", f);
-      report_json_str(f, s->space.p[i].key);
-      fputs(": ", f);
-      report_json_str(f, v);
-      first = 0;
-    }
-    fputs("}}", f);
+    fputs(", \"params\": ", f);
+    report_json_params(f, s, t->x);
+    fputc('}', f);
   }
   fputs("], \"pbt_generations\": [", f);
   for (int g = 0; g < s->generations; g++) {

@@ -370,3 +370,20 @@ void report_json_num(FILE *f, double v) {
   else
     fputs("null", f);
 }
+
+void report_json_params(FILE *f, const struct study *s, const double *x) {
+  fputc('{', f);
+  int first = 1;
+  for (int i = 0; i < s->space.n; i++) {
+    if (isnan(x[i]))
+      continue;
+    char v[FOX_CHOICE_LEN];
+    space_format(&s->space.p[i], x[i], v, sizeof v);
+    fputs(first ? "" : ", ", f);
+    report_json_str(f, s->space.p[i].key);
+    fputs(": ", f);
+    report_json_str(f, v);
+    first = 0;
+  }
+  fputc('}', f);
+}

@@ -26,6 +26,8 @@ void report_metric_label(const struct study *s, int j, char *buf, size_t n);
  * (null when not finite), for report --json. */
 void report_json_str(FILE *f, const char *s);
 void report_json_num(FILE *f, double v);
+/* {"key": "value", ...}: the active parameters of point x, as --set takes them. */
+void report_json_params(FILE *f, const struct study *s, const double *x);
 
 /* The table's columns: id, status, epochs, the objective, its std over repeats x folds (when
  * there are several), the other objectives, feasible and the constraints' metrics (with

@@ -14,7 +14,7 @@
 #include "study/objective.h"
 #include "study/rankfile.h"
 #include "train/trial_state.h"
-#include "util/h5io.h"
+#include "util/fsutil.h"
 
 static double now_(void) {
   struct timespec ts;
@@ -152,24 +152,6 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
   return put_(r, it, res->epochs, NULL, res->metrics[0][0], NULL, e);
 }
 
-/* A whole file into memory (the caller frees *buf). */
-static int read_all_(const char *path, void **buf, size_t *len, struct fox_err *e) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return fox_errf(e, FOX_EDATA, "%s: cannot open the checkpoint: %s", path, strerror(errno));
-  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
-  int ok = *buf && fread(*buf, 1, (size_t)n, f) == (size_t)n;
-  fclose(f);
-  if (!ok) {
-    free(*buf);
-    *buf = NULL;
-    return fox_errf(e, FOX_EDATA, "%s: cannot read the checkpoint", path);
-  }
-  *len = (size_t)n;
-  return 0;
-}
-
 /* Continues t from the state of (trial, repeat) at `epochs`: the bytes this rank holds (its
  * own segment's, or another rank's it received), else the checkpoint in OUTDIR/state (after a
  * resume). buffers: only the experience (copy_buffers false). */
@@ -188,7 +170,7 @@ static int load_state_(struct runner *r, struct trial *t, int trial, int repeat,
     return trial_state_load(t, path, e);
   void *buf = NULL;
   size_t len = 0;
-  FOX_TRY(read_all_(path, &buf, &len, e));
+  FOX_TRY(fs_read_bytes(path, "the checkpoint", &buf, &len, e));
   int rc = trial_state_load_buffers(t, buf, len, path, e);
   free(buf);
   return rc;
@@ -203,7 +185,7 @@ static int save_state_(struct runner *r, const struct work_item *it, struct tria
   char path[4300];
   FOX_TRY(trial_state_image(t, &buf, &len, e));
   state_path_(r->outdir, it->trial, it->repeat, t->r.epochs_done, path, sizeof path);
-  int rc = h5io_write_bytes(path, buf, len, e);
+  int rc = fs_write_bytes(path, buf, len, e);
   if (rc == 0 && it->hold_state)
     return state_cache_put(&r->cache, it->trial, it->repeat, t->r.epochs_done, buf, len, e);
   free(buf);

@@ -336,6 +336,14 @@ double study_loss(const struct study *s, const struct study_trial *t) {
   return s->cfg.study.direction == FOX_MAXIMIZE ? -v : v;
 }
 
+int study_last_generation(const struct study *s) {
+  int gen = -1;
+  for (int i = 0; i < s->n; i++)
+    if (s->trials[i].status == FOX_ST_COMPLETE && s->trials[i].generation > gen)
+      gen = s->trials[i].generation;
+  return gen;
+}
+
 int study_best(const struct study *s) {
   int best = -1, *rank = NULL;
   if (s->n_obj > 1) {
@@ -346,12 +354,7 @@ int study_best(const struct study *s) {
       return -1;
     }
   }
-  /* pbt: the population's result is its latest complete generation (earlier segments are
-   * where its members came from) */
-  int gen = -1;
-  for (int i = 0; i < s->n; i++)
-    if (s->trials[i].status == FOX_ST_COMPLETE && s->trials[i].generation > gen)
-      gen = s->trials[i].generation;
+  int gen = study_last_generation(s);
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
     if (t->status != FOX_ST_COMPLETE || (rank && rank[i] != 0) || study_feasible(s, t) != 1 ||
@@ -459,14 +462,22 @@ static struct seen_trial *history_(const struct study *s, struct fox_err *e) {
   return h;
 }
 
+/* Room for k more rows (the rows may move). */
+static int reserve_(struct study *s, int k, struct fox_err *e) {
+  if (s->n + k <= s->cap)
+    return 0;
+  int cap = s->cap ? s->cap : 64;
+  while (cap < s->n + k)
+    cap *= 2;
+  struct study_trial *nt = realloc(s->trials, (size_t)cap * sizeof *nt);
+  mallocCheck(nt, e);
+  s->trials = nt;
+  s->cap = cap;
+  return 0;
+}
+
 int study_add_trial(struct study *s, int round, struct study_trial **out, struct fox_err *e) {
-  if (s->n + 1 > s->cap) {
-    int cap = s->cap ? s->cap * 2 : 64;
-    struct study_trial *nt = realloc(s->trials, (size_t)cap * sizeof *nt);
-    mallocCheck(nt, e);
-    s->trials = nt;
-    s->cap = cap;
-  }
+  FOX_TRY(reserve_(s, 1, e));
   struct study_trial *t = &s->trials[s->n];
   memset(t, 0, sizeof *t);
   FOX_TRY(study_trial_alloc(s, t, e));
@@ -492,25 +503,29 @@ int study_propose_round(struct study *s, struct fox_err *e) {
   int k = pbt ? s->cfg.study.population : scheduler_round_trials(&s->cfg.study, &s->plan, bracket);
   if (k > s->total - s->n)
     k = s->total - s->n;
+  /* the rows stay where they are while the history points into them */
+  FOX_TRY(reserve_(s, k, e));
   for (int j = 0; j < k; j++) {
+    struct seen_trial *h = history_(s, e); /* the rows before this one */
+    if (!h)
+      return e->code;
+    int before = s->n;
     struct study_trial *t;
-    FOX_TRY(study_add_trial(s, s->rounds, &t, e));
-    t->bracket = bracket;
-    t->next_rung = bracket;
-    /* the sampler sees the history before this row */
-    s->n--;
-    struct seen_trial *h = history_(s, e);
-    int rc = h ? s->sampler->propose(&s->cfg.study.tpe, &s->space, h, s->n,
-                                     rng_hash2(t->seed, 0x73616d70ULL), t->x, e)
-               : e->code;
-    free(h);
-    if (rc != 0) {
-      free(t->rep), free(t->cells);
-      return rc;
+    int rc = study_add_trial(s, s->rounds, &t, e);
+    if (rc == 0) {
+      t->bracket = bracket;
+      t->next_rung = bracket;
+      rc = s->sampler->propose(&s->cfg.study.tpe, &s->space, h, before,
+                               rng_hash2(t->seed, 0x73616d70ULL), t->x, e);
+      if (rc != 0) {
+        free(t->rep), free(t->cells);
+        s->n--;
+      }
     }
+    free(h);
+    FOX_TRY(rc);
     for (int i = s->space.n; i < FOX_SPACE_MAX; i++)
       t->x[i] = NAN;
-    s->n++;
   }
   s->rounds++;
   return 0;

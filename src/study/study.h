@@ -176,9 +176,12 @@ double study_constraint_value(const struct study *s, const struct study_trial *t
  * after them), -1 for the others. FOX_EFAIL when memory runs out. */
 int study_pareto_ranks(const struct study *s, int *rank, struct fox_err *e);
 /* The best complete feasible trial: by the objective (ties: the lower id); with several
- * objectives, the one best on the first objective among the Pareto front (rank 0). -1 when
- * none. */
+ * objectives, the one best on the first objective among the Pareto front (rank 0); under pbt,
+ * among the rows of study_last_generation. -1 when none. */
 int study_best(const struct study *s);
+/* pbt: the latest generation with a complete row, the population's result (earlier segments
+ * are where its members came from); -1 for the other schedulers or before any. */
+int study_last_generation(const struct study *s);
 int study_finished(const struct study *s);
 /* The trial's config: the base, its parameters, its seed, the plan's epochs. */
 int study_trial_config(const struct study *s, const double *x, uint64_t seed, struct config *c,

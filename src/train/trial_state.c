@@ -295,6 +295,20 @@ static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
   return rc;
 }
 
+/* The rollout's first p->t vector steps, onto the backend. */
+static int rollout_arrays_read_(hid_t g, struct ppo *p, const char *file,
+                                struct rollout_host_ *h, struct fox_err *e) {
+  size_t n = (size_t)p->t * (size_t)p->n_envs;
+  FOX_TRY(rollout_host_alloc_(h, n, e));
+  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, FOX_STATE_DIM, file, e));
+  FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "values", H5T_NATIVE_FLOAT, h->values, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "rewards", H5T_NATIVE_FLOAT, h->rewards, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "actions", H5T_NATIVE_UINT8, h->actions, n, 0, file, e));
+  FOX_TRY(h5io_read(g, "dones", H5T_NATIVE_UINT8, h->dones, n, 0, file, e));
+  return rollout_copy_(p, h, n, 0, e);
+}
+
 static int ppo_read_body_(hid_t g, struct ppo *p, const char *file, struct rollout_host_ *h,
                           struct fox_err *e) {
   int64_t t, up, nu;
@@ -310,15 +324,7 @@ static int ppo_read_body_(hid_t g, struct ppo *p, const char *file, struct rollo
   FOX_TRY(rng_read_(g, &p->rng, file, e));
   IN_GROUP_(a, open_(g, "actor", file, e), net_read_(a, &p->actor, file, e));
   IN_GROUP_(c, open_(g, "critic", file, e), net_read_(c, &p->critic, file, e));
-  size_t n = (size_t)t * (size_t)p->n_envs;
-  FOX_TRY(rollout_host_alloc_(h, n, e));
-  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, FOX_STATE_DIM, file, e));
-  FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "values", H5T_NATIVE_FLOAT, h->values, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "rewards", H5T_NATIVE_FLOAT, h->rewards, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "actions", H5T_NATIVE_UINT8, h->actions, n, 0, file, e));
-  FOX_TRY(h5io_read(g, "dones", H5T_NATIVE_UINT8, h->dones, n, 0, file, e));
-  return rollout_copy_(p, h, n, 0, e);
+  return rollout_arrays_read_(g, p, file, h, e);
 }
 
 static int ppo_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
@@ -436,6 +442,17 @@ static int curve_read_(hid_t g, struct trial *t, const char *file, struct fox_er
   return rc;
 }
 
+/* The buffers hold rewards at the scale the checkpoint records: the trial's must be the same. */
+static int scale_check_(const struct trial *t, hid_t g, const char *file, struct fox_err *e) {
+  double scale;
+  FOX_TRY(h5io_attr_read(g, "reward_scale", H5T_NATIVE_DOUBLE, &scale, 1, file, e));
+  if (scale != t->cfg.market.reward_scale)
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint rewards were scaled by %.17g, the config now "
+                                  "makes reward.scale %.17g", file, scale,
+                    t->cfg.market.reward_scale);
+  return 0;
+}
+
 int trial_state_write(struct trial *t, hid_t g, struct fox_err *e) {
   FOX_TRY(i64_attr_(g, "checkpoint_version", CKPT_VERSION, e));
   FOX_TRY(i64_attr_(g, "algo", t->ag.algo, e));
@@ -464,12 +481,7 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
                     algo == FOX_ALGO_PPO ? "ppo" : "dqn", CKPT_VERSION,
                     t->ag.algo == FOX_ALGO_PPO ? "ppo" : "dqn");
   FOX_TRY(i64_read_(g, "transitions", &tr, file, e));
-  double scale;
-  FOX_TRY(h5io_attr_read(g, "reward_scale", H5T_NATIVE_DOUBLE, &scale, 1, file, e));
-  if (scale != t->cfg.market.reward_scale)
-    return fox_errf(e, FOX_EDATA, "%s: checkpoint rewards were scaled by %.17g, the config now "
-                                  "makes reward.scale %.17g", file, scale,
-                    t->cfg.market.reward_scale);
+  FOX_TRY(scale_check_(t, g, file, e));
   FOX_TRY(i64_read_(g, "status", &st, file, e));
   FOX_TRY(h5io_attr_read_str(g, "reason", t->r.reason, sizeof t->r.reason, file, e));
   t->r.transitions = (long)tr;
@@ -504,13 +516,20 @@ int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *
   return h5io_image_create(save_body_, t, buf, len, e);
 }
 
-int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
-                           struct fox_err *e) {
+/* read(t, the image's file) */
+static int from_image_(struct trial *t, const void *buf, size_t len, const char *name,
+                       int (*read)(struct trial *, hid_t, const char *, struct fox_err *),
+                       struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_image_open(buf, len, name, &f, e));
-  int rc = trial_state_read(t, f, name, e);
+  int rc = read(t, f, name, e);
   H5Fclose(f);
   return rc;
+}
+
+int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
+                           struct fox_err *e) {
+  return from_image_(t, buf, len, name, trial_state_read, e);
 }
 
 /* The rollout of a PPO checkpoint without its networks: t, then the arrays. */
@@ -522,22 +541,7 @@ static int rollout_read_(hid_t g, struct ppo *p, const char *file, struct fox_er
                     file, (long long)t, p->cfg.n_steps);
   p->t = (int)t;
   struct rollout_host_ h = {0};
-  size_t n = (size_t)t * (size_t)p->n_envs;
-  int rc = rollout_host_alloc_(&h, n, e);
-  if (rc == 0)
-    rc = h5io_read(g, "obs", H5T_NATIVE_FLOAT, h.obs, n, FOX_STATE_DIM, file, e);
-  if (rc == 0)
-    rc = h5io_read(g, "logp", H5T_NATIVE_FLOAT, h.logp, n, 0, file, e);
-  if (rc == 0)
-    rc = h5io_read(g, "values", H5T_NATIVE_FLOAT, h.values, n, 0, file, e);
-  if (rc == 0)
-    rc = h5io_read(g, "rewards", H5T_NATIVE_FLOAT, h.rewards, n, 0, file, e);
-  if (rc == 0)
-    rc = h5io_read(g, "actions", H5T_NATIVE_UINT8, h.actions, n, 0, file, e);
-  if (rc == 0)
-    rc = h5io_read(g, "dones", H5T_NATIVE_UINT8, h.dones, n, 0, file, e);
-  if (rc == 0)
-    rc = rollout_copy_(p, &h, n, 0, e);
+  int rc = rollout_arrays_read_(g, p, file, &h, e);
   rollout_host_free_(&h);
   return rc;
 }
@@ -552,12 +556,7 @@ static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_
   FOX_TRY(i64_read_(f, "algo", &algo, file, e));
   if (algo != t->ag.algo)
     return fox_errf(e, FOX_EDATA, "%s: checkpoint of another agent", file);
-  double scale;
-  FOX_TRY(h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &scale, 1, file, e));
-  if (scale != t->cfg.market.reward_scale)
-    return fox_errf(e, FOX_EDATA, "%s: checkpoint rewards were scaled by %.17g, the config now "
-                                  "makes reward.scale %.17g", file, scale,
-                    t->cfg.market.reward_scale);
+  FOX_TRY(scale_check_(t, f, file, e));
   IN_GROUP_(v, open_(f, "venv", file, e), venv_read_(v, t, file, e));
   if (t->ag.algo == FOX_ALGO_DQN) {
     IN_GROUP_(a, open_(f, "dqn", file, e), replay_in_(a, t, file, e));
@@ -569,9 +568,5 @@ static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_
 
 int trial_state_load_buffers(struct trial *t, const void *buf, size_t len, const char *name,
                              struct fox_err *e) {
-  hid_t f;
-  FOX_TRY(h5io_image_open(buf, len, name, &f, e));
-  int rc = buffers_read_(t, f, name, e);
-  H5Fclose(f);
-  return rc;
+  return from_image_(t, buf, len, name, buffers_read_, e);
 }

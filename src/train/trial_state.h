@@ -17,7 +17,7 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
 int trial_state_save(struct trial *t, const char *path, struct fox_err *e);
 int trial_state_load(struct trial *t, const char *path, struct fox_err *e);
 /* The checkpoint as the bytes of an HDF5 file in memory (the caller frees *buf), for another
- * rank or for h5io_write_bytes; and a trial from such bytes (`name` for messages). */
+ * rank or for fs_write_bytes; and a trial from such bytes (`name` for messages). */
 int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *e);
 int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
                            struct fox_err *e);

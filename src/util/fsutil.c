@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,4 +41,40 @@ int fs_mkdirs(const char *dir, struct fox_err *e) {
         return 0;
     }
   }
+}
+
+int fs_write_bytes(const char *path, const void *buf, size_t len, struct fox_err *e) {
+  char tmp[4096];
+  fs_temp_name(path, tmp, sizeof tmp);
+  FILE *f = fopen(tmp, "wb");
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
+                    strerror(errno));
+  size_t put = fwrite(buf, 1, len, f);
+  int bad = put != len || fflush(f) != 0;
+  int err = errno;
+  if (fclose(f) != 0 || bad) {
+    remove(tmp);
+    return fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path, tmp,
+                    strerror(bad ? err : errno));
+  }
+  return fs_commit(tmp, path, e);
+}
+
+int fs_read_bytes(const char *path, const char *what, void **buf, size_t *len,
+                  struct fox_err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fox_errf(e, FOX_EDATA, "%s: cannot open %s: %s", path, what, strerror(errno));
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  *buf = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+  int ok = *buf && fread(*buf, 1, (size_t)n, f) == (size_t)n;
+  fclose(f);
+  if (!ok) {
+    free(*buf);
+    *buf = NULL;
+    return fox_errf(e, FOX_EDATA, "%s: cannot read %s", path, what);
+  }
+  *len = (size_t)n;
+  return 0;
 }

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -649,22 +648,4 @@ int h5io_image_open(const void *buf, size_t len, const char *name, hid_t *f, str
   if (*f < 0)
     return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, name);
   return 0;
-}
-
-int h5io_write_bytes(const char *path, const void *buf, size_t len, struct fox_err *e) {
-  char tmp[4096];
-  fs_temp_name(path, tmp, sizeof tmp);
-  FILE *f = fopen(tmp, "wb");
-  if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
-                    strerror(errno));
-  size_t put = fwrite(buf, 1, len, f);
-  int bad = put != len || fflush(f) != 0;
-  int err = errno;
-  if (fclose(f) != 0 || bad) {
-    remove(tmp);
-    return fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path, tmp,
-                    strerror(bad ? err : errno));
-  }
-  return fs_commit(tmp, path, e);
 }

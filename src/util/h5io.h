@@ -71,13 +71,11 @@ int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, s
                        const void *ctx, struct fox_err *e);
 /* The same file made in memory (HDF5's core driver, no backing store): *buf (malloc'd, the
  * caller frees) holds *len bytes that are a whole HDF5 file, to send over MPI or write with
- * h5io_write_bytes. */
+ * fs_write_bytes. */
 int h5io_image_create(int (*body)(hid_t f, const void *ctx, struct fox_err *e), const void *ctx,
                       void **buf, size_t *len, struct fox_err *e);
 /* Opens such an image read-only (the bytes must outlive *f); `name` is for messages. */
 int h5io_image_open(const void *buf, size_t len, const char *name, hid_t *f, struct fox_err *e);
-/* Writes len bytes to `path` through a temporary sibling and a rename. */
-int h5io_write_bytes(const char *path, const void *buf, size_t len, struct fox_err *e);
 /* Opens an existing HDF5 file read-only; `expected` completes "not an HDF5 file (expected
  * ...)" and "cannot open ..." (exit 3 either way). */
 int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_err *e);

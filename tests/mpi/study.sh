@@ -191,15 +191,22 @@ check "backtest --study trial $best: total_return $got vs $want" \
 ranks_of() { pgrep -P "$1" | sort -n; }
 wait_for() { local i; for i in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 
+# term_one_rank OUTDIR RANK CONFIG [--set...]: a 3-rank run of CONFIG into OUTDIR, SIGTERM to
+# the RANK-th rank (1-based, as mpiexec started them) once the first checkpoint is written;
+# sets RC, the output in OUTDIR.out and OUTDIR.err.
+term_one_rank() {
+  local out=$1 nth=$2 cfg=$3
+  shift 3
+  "$MPIEXEC" -n 3 "$FOXOPT" run "$cfg" -o "$out" "$@" >"$out.out" 2>"$out.err" &
+  local job=$!
+  wait_for "$out/study.h5"
+  kill -TERM "$(ranks_of $job | sed -n "${nth}p")"
+  wait $job
+  RC=$?
+}
+
 # SIGTERM to one rank: all agree, rank 0 checkpoints, every rank exits 75.
-"$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fs" --set study.objective.seconds=0.05 \
-  >"$WORK/fs.out" 2>"$WORK/fs.err" &
-job=$!
-wait_for "$WORK/fs/study.h5"
-victim=$(ranks_of $job | sed -n 2p)
-kill -TERM "$victim"
-wait $job
-RC=$?
+term_one_rank "$WORK/fs" 2 "$WORK/f.yaml" --set study.objective.seconds=0.05
 check "SIGTERM to one rank: the job exits 75 (got $RC)" test "$RC" -eq 75
 contains "$(cat "$WORK/fs.err")" "stopped by signal 15 after a clean checkpoint"
 run_rc 0 mpi 2 "$FOXOPT" run -o "$WORK/fs" --resume
@@ -208,13 +215,7 @@ check "resumed: rank files" rank_files_ok "$WORK/fs"
 
 # PBT: SIGTERM to one rank mid-study (states held in memory are lost with the job); --resume
 # on another rank count continues from OUTDIR/state and gives the uninterrupted table.
-"$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/ps" >"$WORK/ps.out" 2>"$WORK/ps.err" &
-job=$!
-wait_for "$WORK/ps/study.h5"
-victim=$(ranks_of $job | sed -n 3p)
-kill -TERM "$victim"
-wait $job
-RC=$?
+term_one_rank "$WORK/ps" 3 "$WORK/p.yaml"
 check "pbt: SIGTERM to one rank: the job exits 75 (got $RC)" test "$RC" -eq 75
 check "pbt: stopped mid-study" not grep -q '^31,complete' "$WORK/ps/trials.csv"
 run_rc 0 mpi 2 "$FOXOPT" run -o "$WORK/ps" --resume
