@@ -345,6 +345,11 @@ if 'id="generations"' not in h:
     sys.exit("no generation costs")
 PY
 
+# The shipped example runs (on this test's bars, smaller epochs).
+run_rc 0 "$FOXOPT" run "$FOX_SRC/configs/pbt.yaml" -o "$WORK/example" --set "data.path=$WORK/s.h5" \
+  --set train.steps_per_epoch=1024 --set env.num_envs=8 --set env.episode_bars=256
+check "configs/pbt.yaml: 32 rows" test "$(($(wc -l <"$WORK/example/trials.csv") - 1))" -eq 32
+
 # Refusals: a key that shapes the state, several objectives, one generation.
 cp "$WORK/a.yaml" "$WORK/bad.yaml"
 echo "  dqn.hidden: {values: [[16], [32]]}" >>"$WORK/bad.yaml"
