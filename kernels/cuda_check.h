@@ -47,7 +47,7 @@ static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
 #undef cudaMemcpy
 #undef cudaDeviceSynchronize
 #undef cudaStreamSynchronize
-/* The CUDA emulation (kernels/cuda_emu) names the caller's line in its messages, not these
+/* The CUDA emulation (tests/cuda_emu) names the caller's line in its messages, not these
  * wrappers'. */
 #ifndef CUDA_EMU_SITE
 #define CUDA_EMU_SITE(call) (call)
