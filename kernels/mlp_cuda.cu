@@ -118,6 +118,10 @@ int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden,
 }
 
 void mlp_cuda_free(struct mlp_cuda *m) {
+  /* cudaFree promises no wait for the work queued on these buffers: this thread's stream is
+   * drained first (a teardown, once per network). */
+  if (m->w)
+    cudaStreamSynchronize(cudaStreamPerThread);
   cudaFree(m->w);
   cudaFree(m->g);
   cudaFree(m->adam_m);
@@ -146,9 +150,12 @@ int mlp_cuda_get_grads(const struct mlp_cuda *m, float *host, struct fox_err *e)
   return 0;
 }
 
-static int reserve_(struct mlp_cuda *m, int batch, struct fox_err *e) {
+int mlp_cuda_reserve(struct mlp_cuda *m, int batch, struct fox_err *e) {
   if (batch <= m->batch_cap)
     return 0;
+  /* The old buffers go: queued work may still read or write them. */
+  if (m->batch_cap > 0)
+    cudaCheck(cudaStreamSynchronize(cudaStreamPerThread), e);
   int widest = 0;
   for (int l = 0; l <= m->n_layers; l++) {
     cudaFree(m->act[l]);
@@ -167,7 +174,7 @@ static int reserve_(struct mlp_cuda *m, int batch, struct fox_err *e) {
 
 int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
                      struct fox_err *e) {
-  FOX_TRY(reserve_(m, batch, e));
+  FOX_TRY(mlp_cuda_reserve(m, batch, e));
   cublasHandle_t h = (cublasHandle_t)m->blas;
   cudaCheck(cudaMemcpy(m->act[0], x, (size_t)batch * m->dims[0] * sizeof(float),
                        cudaMemcpyDeviceToDevice), e);

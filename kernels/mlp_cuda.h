@@ -36,6 +36,10 @@ void mlp_cuda_free(struct mlp_cuda *m);
 int mlp_cuda_set_params(struct mlp_cuda *m, const float *host, struct fox_err *e);
 int mlp_cuda_get_params(const struct mlp_cuda *m, float *host, struct fox_err *e);
 int mlp_cuda_get_grads(const struct mlp_cuda *m, float *host, struct fox_err *e);
+/* Activation buffers for batches of up to `batch` rows. forward grows them when a batch needs
+ * more, after waiting for the thread's stream (the old ones may still be in use): reserve the
+ * largest batch first, and nothing waits. */
+int mlp_cuda_reserve(struct mlp_cuda *m, int batch, struct fox_err *e);
 /* x [batch, in] and out [batch, out] are device arrays, row-major like the CPU twin. */
 int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
                      struct fox_err *e);

@@ -61,6 +61,13 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *
   if (rc == 0)
     rc = net_create(&d->target, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out,
                     c->activation, 1e-8, e);
+  /* Acting takes n_envs rows; an update b (the target on s') and 2b (the online network on s
+   * and, for Double DQN, s'). */
+  int b = c->batch_size, most = n_envs > 2 * b ? n_envs : 2 * b;
+  if (rc == 0)
+    rc = net_reserve(&d->online, most, e);
+  if (rc == 0)
+    rc = net_reserve(&d->target, n_envs > b ? n_envs : b, e);
   if (rc == 0)
     rc = replay_create(&d->rb, be, data_states ? (size_t)c->buffer_size : 1, e);
   if (rc == 0)

@@ -139,10 +139,13 @@ static const float *cpu_params_(const void *impl) {
   return ((const struct cpu_net_ *)impl)->m.w;
 }
 
+/* The CPU network grows its buffers when a batch needs them: nothing is queued behind it. */
+static int cpu_reserve_(void *impl, int batch, struct fox_err *e) { return 0; }
+
 const struct net_ops net_cpu_ops = {
     "cpu",          cpu_create_,  cpu_destroy_,    cpu_set_params_, cpu_get_params_, cpu_forward_,
     cpu_backward_,  cpu_zero_grad_, cpu_grad_sqnorm_, cpu_clip_coef_, cpu_step_,      cpu_blend_,
-    cpu_get_adam_,  cpu_set_adam_,  cpu_params_,
+    cpu_get_adam_,  cpu_set_adam_,  cpu_params_,     cpu_reserve_,
 };
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,

@@ -42,6 +42,9 @@ struct net_ops {
   int (*set_adam)(void *impl, const float *m, const float *v, long t, struct fox_err *e);
   /* The parameters where the network keeps them (backend memory, mlp_layout.h's layout). */
   const float *(*params)(const void *impl);
+  /* Room for batches of up to `batch` rows, made now: on a device a later growth would free
+   * buffers that queued work still uses (and could not happen inside a captured graph). */
+  int (*reserve)(void *impl, int batch, struct fox_err *e);
 };
 
 struct net {
@@ -62,6 +65,9 @@ void net_free(struct net *n);
 /* Initial weights (mlp_init: FOX_INIT_DEFAULT = torch's nn.Linear, FOX_INIT_ORTHOGONAL =
  * CleanRL's layer_init with head_gain on the last layer), drawn on the host from r. */
 int net_init(struct net *n, struct rng *r, int init, double head_gain, struct fox_err *e);
+static inline int net_reserve(struct net *n, int batch, struct fox_err *e) {
+  return n->ops->reserve(n->impl, batch, e);
+}
 static inline int net_forward(struct net *n, const float *x, int batch, float *y,
                               struct fox_err *e) {
   return n->ops->forward(n->impl, x, batch, y, e);

@@ -60,6 +60,12 @@ int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_u
   if (rc == 0)
     rc = net_create(&p->critic, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, 1,
                     c->activation, 1e-5, e);
+  /* Acting and bootstrapping take n_envs rows, an update's minibatches mbs. */
+  int most = n_envs > (int)mbs_(p) ? n_envs : (int)mbs_(p);
+  if (rc == 0)
+    rc = net_reserve(&p->actor, most, e);
+  if (rc == 0)
+    rc = net_reserve(&p->critic, most, e);
   if (rc == 0)
     rc = alloc_(p, e);
   /* ppo.init orthogonal is CleanRL's layer_init: sqrt(2) body, policy head 0.01, value head

@@ -23,7 +23,13 @@ static void *cuda_alloc_(size_t bytes, struct fox_err *e) {
   return p;
 }
 
-static void cuda_free_(void *p) { cudaFree(p); }
+/* cudaFree promises no wait for the work queued on p: the thread's stream, where all of it
+ * went, is drained first (buffers go at a trial's end, not inside a step). */
+static void cuda_free_(void *p) {
+  if (p)
+    cudaStreamSynchronize(cudaStreamPerThread);
+  cudaFree(p);
+}
 
 static int cuda_h2d_(void *dst, const void *src, size_t bytes, struct fox_err *e) {
   cudaCheck(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), e);

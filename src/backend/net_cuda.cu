@@ -97,8 +97,12 @@ static const float *params_(const void *impl) {
   return ((const struct cuda_net_ *)impl)->m.w;
 }
 
+static int reserve_(void *impl, int batch, struct fox_err *e) {
+  return mlp_cuda_reserve(&((struct cuda_net_ *)impl)->m, batch, e);
+}
+
 extern "C" const struct net_ops net_cuda_ops = {
     "cuda", create_, destroy_, set_params_, get_params_, forward_,
     backward_, zero_grad_, grad_sqnorm_, mlp_cuda_clip_coef, step_, blend_, get_adam_,
-    set_adam_, params_,
+    set_adam_, params_, reserve_,
 };
