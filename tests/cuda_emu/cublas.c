@@ -1,6 +1,9 @@
 /* cuBLAS on OpenBLAS for the CUDA emulation: handles with a stream and a pointer mode, and the
  * GEMM and level-1 calls foxopt makes, column-major as cuBLAS defines them, every argument
- * checked (cuBLAS's own rules, then the runtime's allocation table) before OpenBLAS runs. */
+ * checked (cuBLAS's own rules, then the runtime's allocation table) when called; OpenBLAS
+ * then runs as an op on the handle's stream (the stream given to cublasSetStream, meant for
+ * the calling thread: cudaStreamPerThread is the caller's own, NULL the legacy stream), so a
+ * GEMM is ordered, captured and sanitised as a kernel is. */
 #define _POSIX_C_SOURCE 200809L
 #define CUDA_EMU_IMPL
 
@@ -54,18 +57,20 @@ static cublasStatus_t invalid_(const char *fmt, ...) {
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 
-/* A scalar argument (alpha, beta) read where the pointer mode says it lives. */
+/* A scalar argument (alpha, beta) checked where the pointer mode says it lives; a host one's
+ * value (a device one is read when the call runs). */
 static float scalar_(cublasHandle_t h, const char *what, const float *p) {
   char name[64];
   snprintf(name, sizeof name, "%s (pointer mode %s)", what,
            h->mode == CUBLAS_POINTER_MODE_HOST ? "host" : "device");
   if (!p)
     cuda_emu_fail(NULL, "%s is NULL", name);
-  if (h->mode == CUBLAS_POINTER_MODE_HOST)
+  if (h->mode == CUBLAS_POINTER_MODE_HOST) {
     cuda_emu_require_host(name, p);
-  else
-    cuda_emu_require_device(name, p, sizeof *p);
-  return *p;
+    return *p;
+  }
+  cuda_emu_require_device(name, p, sizeof *p);
+  return 0.0f;
 }
 
 /* Bytes a vector of n > 0 elements spans at stride inc (negative: walked from the end). */
@@ -210,6 +215,75 @@ static enum CBLAS_TRANSPOSE op_(cublasOperation_t t) {
   return t == CUBLAS_OP_N ? CblasNoTrans : CblasTrans; /* real data: C is T */
 }
 
+/* A cuBLAS call as an op on the handle's stream: its arguments as given, scalars read when it
+ * runs where the pointer mode says they live (host ones were read at the call, as cuBLAS
+ * does). */
+struct blas_ {
+  int routine; /* 0 sgemm, 1 snrm2, 2 sscal, 3 saxpy */
+  cublasOperation_t ta, tb;
+  int m, n, k, lda, ldb, ldc, incx, incy;
+  float alpha, beta;
+  const float *dalpha, *dbeta; /* device scalars (pointer mode device), else NULL */
+  const float *A, *B, *x;
+  float *C, *y, *result;
+};
+
+static void blas_run_(struct emu_op *op) {
+  struct blas_ *c = op->ctx;
+  float a = c->dalpha ? *c->dalpha : c->alpha, b = c->dbeta ? *c->dbeta : c->beta;
+  switch (c->routine) {
+  case 0:
+    cblas_sgemm(CblasColMajor, op_(c->ta), op_(c->tb), c->m, c->n, c->k, a, c->A, c->lda, c->B,
+                c->ldb, b, c->C, c->ldc);
+    break;
+  case 1:
+    *c->result = c->n > 0 && c->incx > 0 ? cblas_snrm2(c->n, c->x, c->incx) : 0.0f;
+    break;
+  case 2:
+    cblas_sscal(c->n, a, c->y, c->incy);
+    break;
+  default:
+    cblas_saxpy(c->n, a, c->x, c->incx, c->y, c->incy);
+    break;
+  }
+}
+
+static void *blas_clone_(const void *ctx) {
+  struct blas_ *c = malloc(sizeof *c);
+  if (!c)
+    cuda_emu_die("out of host memory for a graph node");
+  *c = *(const struct blas_ *)ctx;
+  return c;
+}
+
+static struct emu_op *blas_op_(const char *name, struct blas_ *c) {
+  struct emu_op *op = cuda_emu_op_new(EMU_OP_BLAS, "%s", name);
+  op->kernel = name;
+  op->ctx = c;
+  op->run = blas_run_;
+  op->clone = blas_clone_;
+  if (c->dalpha)
+    cuda_emu_op_access(op, c->dalpha, sizeof(float), 0, "alpha");
+  if (c->dbeta)
+    cuda_emu_op_access(op, c->dbeta, sizeof(float), 0, "beta");
+  return op;
+}
+
+static struct blas_ *blas_new_(int routine) {
+  struct blas_ *c = calloc(1, sizeof *c);
+  if (!c)
+    cuda_emu_die("out of host memory for a cuBLAS call");
+  c->routine = routine;
+  return c;
+}
+
+/* A scalar argument: read now in host pointer mode, kept as a device address otherwise. */
+static void scalar_arg_(cublasHandle_t h, const char *what, const float *p, float *v,
+                        const float **dev) {
+  *v = scalar_(h, what, p);
+  *dev = h->mode == CUBLAS_POINTER_MODE_DEVICE ? p : NULL;
+}
+
 cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const float *alpha,
                            const float *A, int lda, const float *B, int ldb, const float *beta,
@@ -232,17 +306,37 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
     return invalid_("ldc %d < max(1, m = %d)", ldc, m);
   if (m == 0 || n == 0)
     return CUBLAS_STATUS_SUCCESS;
-  float a = scalar_(handle, "alpha", alpha), b = scalar_(handle, "beta", beta);
+  struct blas_ *c = blas_new_(0);
+  scalar_arg_(handle, "alpha", alpha, &c->alpha, &c->dalpha);
+  scalar_arg_(handle, "beta", beta, &c->beta, &c->dbeta);
+  size_t bytes_a = 0, bytes_b = 0, bytes_c = matrix_bytes_(m, n, ldc);
   if (k > 0) {
-    cuda_emu_require_device("A", A, matrix_bytes_(rows_a, cols_a, lda));
-    cuda_emu_require_device("B", B, matrix_bytes_(rows_b, cols_b, ldb));
+    bytes_a = matrix_bytes_(rows_a, cols_a, lda);
+    bytes_b = matrix_bytes_(rows_b, cols_b, ldb);
+    cuda_emu_require_device("A", A, bytes_a);
+    cuda_emu_require_device("B", B, bytes_b);
   }
-  cuda_emu_require_device("C", C, matrix_bytes_(m, n, ldc));
-  cblas_sgemm(CblasColMajor, op_(transa), op_(transb), m, n, k, a, A, lda, B, ldb, b, C, ldc);
+  cuda_emu_require_device("C", C, bytes_c);
+  c->ta = transa, c->tb = transb, c->m = m, c->n = n, c->k = k;
+  c->A = A, c->lda = lda, c->B = B, c->ldb = ldb, c->C = C, c->ldc = ldc;
+  struct emu_op *op = blas_op_("cublasSgemm", c);
+  if (k > 0) {
+    cuda_emu_op_access(op, A, bytes_a, 0, "A");
+    cuda_emu_op_access(op, B, bytes_b, 0, "B");
+  }
+  cuda_emu_op_access(op, C, bytes_c, 1, "C");
+  /* What a device does: 2 m n k flops; A, B read once, C written (and read unless beta is 0). */
+  int reads_c = c->dbeta || c->beta != 0.0f;
+  op->flops = 2.0 * m * n * k;
+  op->bytes = 4.0 * ((double)rows_a * cols_a * (k > 0) + (double)rows_b * cols_b * (k > 0) +
+                     (double)m * n * (1 + reads_c));
+  op->threads = (uint64_t)m * (uint64_t)n;
+  cuda_emu_submit(handle->stream, 0, op, 0);
   return CUBLAS_STATUS_SUCCESS;
 }
 
-/* As cuBLAS: 0 when n <= 0 or incx <= 0; result in host or device memory per pointer mode. */
+/* As cuBLAS: 0 when n <= 0 or incx <= 0; the result in host memory (the call then waits for
+ * it) or device memory, per pointer mode. */
 cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float *x, int incx,
                            float *result) {
   cublasStatus_t st = enter_("cublasSnrm2", handle);
@@ -250,16 +344,22 @@ cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float *x, int inc
     return st;
   if (!result)
     return invalid_("result is NULL");
-  if (handle->mode == CUBLAS_POINTER_MODE_HOST)
+  int host = handle->mode == CUBLAS_POINTER_MODE_HOST;
+  if (host)
     cuda_emu_require_host("result (pointer mode host)", result);
   else
     cuda_emu_require_device("result (pointer mode device)", result, sizeof *result);
-  float r = 0.0f;
-  if (n > 0 && incx > 0) {
+  struct blas_ *c = blas_new_(1);
+  c->n = n, c->x = x, c->incx = incx, c->result = result;
+  if (n > 0 && incx > 0)
     cuda_emu_require_device("x", x, vector_bytes_(n, incx));
-    r = cblas_snrm2(n, x, incx);
-  }
-  *result = r;
+  struct emu_op *op = blas_op_("cublasSnrm2", c);
+  if (n > 0 && incx > 0)
+    cuda_emu_op_access(op, x, vector_bytes_(n, incx), 0, "x");
+  cuda_emu_op_access(op, result, sizeof *result, 1, "result");
+  if (host)
+    cuda_emu_capture_guard("cublasSnrm2 with its result in host memory");
+  cuda_emu_submit(handle->stream, 0, op, host);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -268,11 +368,17 @@ cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float *alpha, flo
   cublasStatus_t st = enter_("cublasSscal", handle);
   if (st != CUBLAS_STATUS_SUCCESS)
     return st;
-  float a = scalar_(handle, "alpha", alpha);
-  if (n <= 0 || incx <= 0)
+  struct blas_ *c = blas_new_(2);
+  scalar_arg_(handle, "alpha", alpha, &c->alpha, &c->dalpha);
+  if (n <= 0 || incx <= 0) {
+    free(c);
     return CUBLAS_STATUS_SUCCESS;
+  }
   cuda_emu_require_device("x", x, vector_bytes_(n, incx));
-  cblas_sscal(n, a, x, incx);
+  c->n = n, c->y = x, c->incy = incx;
+  struct emu_op *op = blas_op_("cublasSscal", c);
+  cuda_emu_op_access(op, x, vector_bytes_(n, incx), 1, "x");
+  cuda_emu_submit(handle->stream, 0, op, 0);
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -281,11 +387,18 @@ cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float *alpha, con
   cublasStatus_t st = enter_("cublasSaxpy", handle);
   if (st != CUBLAS_STATUS_SUCCESS)
     return st;
-  float a = scalar_(handle, "alpha", alpha);
-  if (n <= 0)
+  struct blas_ *c = blas_new_(3);
+  scalar_arg_(handle, "alpha", alpha, &c->alpha, &c->dalpha);
+  if (n <= 0) {
+    free(c);
     return CUBLAS_STATUS_SUCCESS;
+  }
   cuda_emu_require_device("x", x, vector_bytes_(n, incx));
   cuda_emu_require_device("y", y, vector_bytes_(n, incy));
-  cblas_saxpy(n, a, x, incx, y, incy);
+  c->n = n, c->x = x, c->incx = incx, c->y = y, c->incy = incy;
+  struct emu_op *op = blas_op_("cublasSaxpy", c);
+  cuda_emu_op_access(op, x, vector_bytes_(n, incx), 0, "x");
+  cuda_emu_op_access(op, y, vector_bytes_(n, incy), 1, "y");
+  cuda_emu_submit(handle->stream, 0, op, 0);
   return CUBLAS_STATUS_SUCCESS;
 }

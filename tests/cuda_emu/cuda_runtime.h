@@ -1,8 +1,13 @@
 /* foxopt's host emulation of the CUDA runtime (test infrastructure, FOXOPT_CUDA_EMU builds; the
  * real toolkit's header is never on the path then): the subset foxopt calls, with the real
- * names, values and semantics, and an allocation table behind it that aborts with a message
- * when a host pointer is used as a device pointer, a copy runs the wrong way or past the end of
- * an allocation. Streams and events are ordered and synchronous. Usable from C and C++; C++
+ * names, values and semantics. Device memory sits behind an allocation table that aborts with a
+ * message when a host pointer is used as a device pointer, or a copy runs the wrong way or past
+ * the end of an allocation. Streams run as CUDA orders them (engine.c): stream order, events,
+ * the legacy and per-thread default streams, synchronous calls; with FOX_CUDA_EMU_ASYNC=1 each
+ * stream's work runs on a thread of its own at seeded random delays. A stream sanitizer
+ * (sanitizer.c) names unordered accesses to one allocation from two streams, host accesses to
+ * host memory that a pending copy uses, and frees of memory with pending work. Stream capture
+ * and graphs (graph.c) record and replay what a stream is given. Usable from C and C++; C++
  * also gets the kernel side (cuda_emu_launch.h: __global__, threadIdx, the launch). */
 #ifndef FOX_CUDA_EMU_RUNTIME_H
 #define FOX_CUDA_EMU_RUNTIME_H
@@ -30,8 +35,17 @@ typedef enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401,
   cudaErrorNotReady = 600,
-  cudaErrorLaunchFailure = 719
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotPermitted = 800,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureUnjoined = 904,
+  cudaErrorStreamCaptureIsolation = 905,
+  cudaErrorStreamCaptureImplicit = 906,
+  cudaErrorCapturedEvent = 907,
+  cudaErrorStreamCaptureWrongThread = 908
 } cudaError_t;
 
 enum cudaMemcpyKind {
@@ -44,6 +58,8 @@ enum cudaMemcpyKind {
 
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
 /* The handles CUDA reserves: the legacy default stream and the calling thread's own. */
 #define cudaStreamLegacy ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
@@ -52,6 +68,20 @@ typedef struct CUevent_st *cudaEvent_t;
 #define cudaEventDefault 0x00
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
+
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
 
 struct uint3 {
   unsigned int x, y, z;
@@ -123,26 +153,57 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 
 cudaError_t cudaMalloc(void **ptr, size_t size);
 cudaError_t cudaFree(void *ptr);
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t stream);
-cudaError_t cudaMemset(void *ptr, int value, size_t count);
-cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream);
+/* Page-locked host memory: copies to and from it are truly asynchronous, and the host's own
+ * accesses to it while a copy is pending are caught (hostmem.c). */
+cudaError_t cudaMallocHost(void **ptr, size_t size);
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags);
+cudaError_t cudaFreeHost(void *ptr);
+
+/* Each call that names the NULL stream, or none, comes twice, as in CUDA: the plain name (the
+ * legacy default stream) and a _ptds/_ptsz twin (the calling thread's own stream), which a
+ * translation unit built with CUDA_API_PER_THREAD_DEFAULT_STREAM (nvcc --default-stream
+ * per-thread) calls under the plain name. */
+#define CUDA_EMU_TWIN_(ret, name, params)                                                       \
+  ret name params;                                                                             \
+  ret name##_ptds params;                                                                      \
+  ret name##_ptsz params;
+CUDA_EMU_TWIN_(cudaError_t, cudaMemcpy,
+               (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind))
+CUDA_EMU_TWIN_(cudaError_t, cudaMemcpyAsync,
+               (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                cudaStream_t stream))
+CUDA_EMU_TWIN_(cudaError_t, cudaMemset, (void *ptr, int value, size_t count))
+CUDA_EMU_TWIN_(cudaError_t, cudaMemsetAsync,
+               (void *ptr, int value, size_t count, cudaStream_t stream))
+CUDA_EMU_TWIN_(cudaError_t, cudaStreamSynchronize, (cudaStream_t stream))
+CUDA_EMU_TWIN_(cudaError_t, cudaStreamQuery, (cudaStream_t stream))
+CUDA_EMU_TWIN_(cudaError_t, cudaStreamWaitEvent,
+               (cudaStream_t stream, cudaEvent_t event, unsigned int flags))
+CUDA_EMU_TWIN_(cudaError_t, cudaEventRecord, (cudaEvent_t event, cudaStream_t stream))
+CUDA_EMU_TWIN_(cudaError_t, cudaStreamBeginCapture,
+               (cudaStream_t stream, enum cudaStreamCaptureMode mode))
+CUDA_EMU_TWIN_(cudaError_t, cudaStreamEndCapture, (cudaStream_t stream, cudaGraph_t *graph))
+CUDA_EMU_TWIN_(cudaError_t, cudaStreamIsCapturing,
+               (cudaStream_t stream, enum cudaStreamCaptureStatus *status))
+CUDA_EMU_TWIN_(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t exec, cudaStream_t stream))
+#undef CUDA_EMU_TWIN_
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
-cudaError_t cudaStreamSynchronize(cudaStream_t stream);
-cudaError_t cudaStreamQuery(cudaStream_t stream);
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
 
 cudaError_t cudaEventCreate(cudaEvent_t *event);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
 cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                 unsigned long long flags);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 
 /* Where the next runtime, cuBLAS or NCCL call comes from (set by the macros below; a site set
  * already and not yet taken by a call stays), for the message of a failed check. */
@@ -155,11 +216,26 @@ void cuda_emu_site(const char *file, int line);
 template <typename T> static inline cudaError_t cudaMalloc(T **ptr, size_t size) {
   return cudaMalloc((void **)ptr, size);
 }
+template <typename T> static inline cudaError_t cudaMallocHost(T **ptr, size_t size) {
+  return cudaMallocHost((void **)ptr, size);
+}
 template <typename... P>
 static inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
                                                 void (*kernel)(P...)) {
   return cudaFuncGetAttributes(attr, reinterpret_cast<const void *>(kernel));
 }
+#endif
+
+/* The NULL stream of this translation unit: the calling thread's own under
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM, the legacy one otherwise (kernel launches use it). */
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define CUDA_EMU_PTDS(api) api##_ptds
+#define CUDA_EMU_PTSZ(api) api##_ptsz
+#define CUDA_EMU_NULL_STREAM cudaStreamPerThread
+#else
+#define CUDA_EMU_PTDS(api) api
+#define CUDA_EMU_PTSZ(api) api
+#define CUDA_EMU_NULL_STREAM cudaStreamLegacy
 #endif
 
 /* Each checked call records its call site first; the function itself keeps its real signature
@@ -171,14 +247,34 @@ static inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 #define CUDA_EMU_SITE(call) (cuda_emu_site(__FILE__, __LINE__), call)
 #define cudaMalloc(...) CUDA_EMU_SITE(cudaMalloc(__VA_ARGS__))
 #define cudaFree(...) CUDA_EMU_SITE(cudaFree(__VA_ARGS__))
-#define cudaMemcpy(...) CUDA_EMU_SITE(cudaMemcpy(__VA_ARGS__))
-#define cudaMemcpyAsync(...) CUDA_EMU_SITE(cudaMemcpyAsync(__VA_ARGS__))
-#define cudaMemset(...) CUDA_EMU_SITE(cudaMemset(__VA_ARGS__))
-#define cudaMemsetAsync(...) CUDA_EMU_SITE(cudaMemsetAsync(__VA_ARGS__))
+#define cudaMallocHost(...) CUDA_EMU_SITE(cudaMallocHost(__VA_ARGS__))
+#define cudaHostAlloc(...) CUDA_EMU_SITE(cudaHostAlloc(__VA_ARGS__))
+#define cudaFreeHost(...) CUDA_EMU_SITE(cudaFreeHost(__VA_ARGS__))
+#define cudaMemcpy(...) CUDA_EMU_SITE(CUDA_EMU_PTDS(cudaMemcpy)(__VA_ARGS__))
+#define cudaMemcpyAsync(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaMemcpyAsync)(__VA_ARGS__))
+#define cudaMemset(...) CUDA_EMU_SITE(CUDA_EMU_PTDS(cudaMemset)(__VA_ARGS__))
+#define cudaMemsetAsync(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaMemsetAsync)(__VA_ARGS__))
+#define cudaStreamCreate(...) CUDA_EMU_SITE(cudaStreamCreate(__VA_ARGS__))
+#define cudaStreamCreateWithFlags(...) CUDA_EMU_SITE(cudaStreamCreateWithFlags(__VA_ARGS__))
 #define cudaStreamDestroy(...) CUDA_EMU_SITE(cudaStreamDestroy(__VA_ARGS__))
-#define cudaStreamSynchronize(...) CUDA_EMU_SITE(cudaStreamSynchronize(__VA_ARGS__))
-#define cudaEventRecord(...) CUDA_EMU_SITE(cudaEventRecord(__VA_ARGS__))
+#define cudaStreamSynchronize(...)                                                             \
+  CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaStreamSynchronize)(__VA_ARGS__))
+#define cudaStreamQuery(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaStreamQuery)(__VA_ARGS__))
+#define cudaStreamWaitEvent(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaStreamWaitEvent)(__VA_ARGS__))
+#define cudaEventRecord(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaEventRecord)(__VA_ARGS__))
+#define cudaEventSynchronize(...) CUDA_EMU_SITE(cudaEventSynchronize(__VA_ARGS__))
+#define cudaEventQuery(...) CUDA_EMU_SITE(cudaEventQuery(__VA_ARGS__))
+#define cudaEventDestroy(...) CUDA_EMU_SITE(cudaEventDestroy(__VA_ARGS__))
 #define cudaDeviceSynchronize(...) CUDA_EMU_SITE(cudaDeviceSynchronize(__VA_ARGS__))
+#define cudaStreamBeginCapture(...)                                                            \
+  CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaStreamBeginCapture)(__VA_ARGS__))
+#define cudaStreamEndCapture(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaStreamEndCapture)(__VA_ARGS__))
+#define cudaStreamIsCapturing(...)                                                             \
+  CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaStreamIsCapturing)(__VA_ARGS__))
+#define cudaGraphInstantiate(...) CUDA_EMU_SITE(cudaGraphInstantiate(__VA_ARGS__))
+#define cudaGraphLaunch(...) CUDA_EMU_SITE(CUDA_EMU_PTSZ(cudaGraphLaunch)(__VA_ARGS__))
+#define cudaGraphExecDestroy(...) CUDA_EMU_SITE(cudaGraphExecDestroy(__VA_ARGS__))
+#define cudaGraphDestroy(...) CUDA_EMU_SITE(cudaGraphDestroy(__VA_ARGS__))
 #endif
 
 #ifdef __cplusplus

@@ -249,7 +249,6 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            cudaStream_t stream) {
   cuda_emu_enter("ncclAllReduce");
   require_comm_(comm);
-  cuda_emu_require_stream(stream);
   size_t size = 0;
   MPI_Datatype type = type_(datatype, &size);
   if (type == MPI_DATATYPE_NULL) {
@@ -274,6 +273,19 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
   if (s != r && s < r + bytes && r < s + bytes)
     cuda_emu_fail(recvbuff, "sendbuff %p and recvbuff %p overlap without being equal", sendbuff,
                   recvbuff);
+  /* The collective takes its place on the stream (the sanitizer sees its buffers there); the
+   * host then waits for the stream to reach it and runs MPI itself (MPI is the host's), so the
+   * reduction lands before anything given to the stream after it. The host learns nothing by
+   * this wait: a program must still synchronise before it relies on the result. */
+  struct CUstream_st *st = cuda_emu_stream(stream, 0);
+  if (st->cap)
+    cuda_emu_fail(NULL, "ncclAllReduce on %s, which is being captured: not emulated",
+                  cuda_emu_stream_label(st));
+  struct emu_op *mark = cuda_emu_op_new(EMU_OP_COLL, "ncclAllReduce");
+  cuda_emu_op_access(mark, sendbuff, bytes, 0, "sendbuff");
+  cuda_emu_op_access(mark, recvbuff, bytes, 1, "recvbuff");
+  uint64_t seq = cuda_emu_submit(stream, 0, mark, 0);
+  cuda_emu_wait_op(st, seq);
   int rc = MPI_Allreduce(s == r ? MPI_IN_PLACE : sendbuff, recvbuff, (int)count, type, ops[op],
                          comm->comm);
   if (rc != MPI_SUCCESS)

@@ -1,16 +1,20 @@
-/* The CUDA emulation's runtime: device memory from the host heap behind an allocation table
- * that every copy, memset and launch argument is checked against, one device named "foxopt CUDA
- * emulation", streams and events that run in order at once, and CUDA's error bookkeeping. */
-#define _POSIX_C_SOURCE 200809L
+/* The CUDA emulation's runtime calls: the call in progress and CUDA's error bookkeeping, the
+ * one device ("foxopt CUDA emulation"), copies and memsets as ops with CUDA's host-side
+ * behaviour (runtime API's "API synchronization behavior": a synchronous copy from pageable
+ * memory is staged, one to the host waits for its data, one within the device does not wait;
+ * every "Async" copy may run later, so a pageable source is read when the stream gets there
+ * and a pageable destination reads as garbage until then), and the launch's checks. */
+#define _GNU_SOURCE
 #define CUDA_EMU_IMPL
 
+#include <execinfo.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cuda_emu.h"
@@ -22,15 +26,10 @@
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(CUDA_EMU_ASAN_)
 void __sanitizer_print_stack_trace(void);
-#define STACK_() __sanitizer_print_stack_trace()
-#else
-#define STACK_() ((void)0)
+#define CUDA_EMU_HAS_ASAN_ 1
 #endif
 
-/* Fresh and freed device memory reads as all-ones bytes (NaN as a float or double), so that a
- * kernel reading what nobody wrote gives itself away instead of finding zeros. */
-#define GARBAGE_ 0xff
-#define FREED_ 256
+#define POISON_ 0xff
 
 /* The call in progress on this thread, for messages. */
 static _Thread_local const char *site_file_;
@@ -48,52 +47,38 @@ static _Thread_local struct {
   int line;
 } pending_;
 
-struct alloc_ {
-  uintptr_t hidden; /* cuda_emu_hide(base) */
-  size_t size;
-  const char *file, *free_file;
-  int line, free_line;
-};
+/* ---- settings ---- */
 
-/* Handles of streams and events: created, checked on every use, destroyed once. */
-struct registry_ {
-  uintptr_t *items; /* cuda_emu_hide(handle) */
-  size_t n, cap;
-};
+static pthread_once_t once_ = PTHREAD_ONCE_INIT;
+static int async_, sanitize_ = 1;
+static uint64_t seed_ = 1;
 
-struct CUstream_st {
-  unsigned flags;
-};
-
-struct CUevent_st {
-  unsigned flags;
-  int recorded;
-  double seconds;
-};
-
-static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
-static struct alloc_ *live_; /* sorted by base */
-static size_t n_live_, cap_live_, used_bytes_;
-static struct alloc_ freed_[FREED_]; /* the most recent frees, a ring */
-static size_t n_freed_;
-static struct registry_ streams_, events_;
-
-static cudaError_t error_(cudaError_t rc) {
-  if (rc != cudaSuccess)
-    last_error_ = rc;
-  return rc;
+static void settings_(void) {
+  const char *a = getenv("FOX_CUDA_EMU_ASYNC"), *s = getenv("FOX_CUDA_EMU_SEED");
+  const char *z = getenv("FOX_CUDA_EMU_SANITIZE");
+  async_ = a && atoi(a) != 0;
+  if (s && *s)
+    seed_ = strtoull(s, NULL, 10);
+  if (z && *z)
+    sanitize_ = atoi(z) != 0;
 }
 
-static char *base_(const struct alloc_ *a) { return (char *)~a->hidden; }
-
-static void *xrealloc_(void *p, size_t bytes) {
-  void *q = realloc(p, bytes);
-  if (!q) {
-    fprintf(stderr, "cuda-emu: out of host memory for the emulation's tables\n");
-    abort();
-  }
-  return q;
+int cuda_emu_async(void) {
+  pthread_once(&once_, settings_);
+  return async_;
 }
+
+uint64_t cuda_emu_seed(void) {
+  pthread_once(&once_, settings_);
+  return seed_;
+}
+
+int cuda_emu_sanitize(void) {
+  pthread_once(&once_, settings_);
+  return sanitize_;
+}
+
+/* ---- calls and failures ---- */
 
 void cuda_emu_site(const char *file, int line) {
   if (site_file_)
@@ -117,57 +102,24 @@ void cuda_emu_enter(const char *api) {
   }
 }
 
-/* Index of the live allocation with the largest base <= p, or -1 (lock held). */
-static long find_(const void *p) {
-  size_t lo = 0, hi = n_live_;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if ((uintptr_t)base_(&live_[mid]) <= (uintptr_t)p)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (long)lo - 1;
+const char *cuda_emu_call_file(void) { return call_.file; }
+int cuda_emu_call_line(void) { return call_.line; }
+const char *cuda_emu_call_api(void) { return call_.api; }
+
+cudaError_t cuda_emu_error(cudaError_t rc) {
+  if (rc != cudaSuccess)
+    last_error_ = rc;
+  return rc;
 }
 
-static int inside_(const struct alloc_ *a, const void *p) {
-  return (uintptr_t)p >= (uintptr_t)base_(a) && (uintptr_t)p < (uintptr_t)base_(a) + a->size;
-}
-
-/* Where p lies relative to device memory, for a message (lock held). */
-static void describe_(const void *p, char *buf, size_t n) {
-  long i = find_(p);
-  if (i >= 0 && inside_(&live_[i], p)) {
-    const struct alloc_ *a = &live_[i];
-    snprintf(buf, n, "%p lies inside the device allocation %p of %zu bytes (cudaMalloc at "
-             "%s:%d), at offset %zu", p, (void *)base_(a), a->size, a->file, a->line,
-             (size_t)((const char *)p - base_(a)));
-    return;
-  }
-  for (size_t k = 0; k < FREED_ && k < n_freed_; k++) {
-    const struct alloc_ *a = &freed_[(n_freed_ - 1 - k) % FREED_];
-    if (inside_(a, p)) {
-      snprintf(buf, n, "%p lies inside device memory already freed: %p of %zu bytes "
-               "(cudaMalloc at %s:%d, cudaFree at %s:%d)", p, (void *)base_(a), a->size,
-               a->file, a->line, a->free_file, a->free_line);
-      return;
-    }
-  }
-  const struct alloc_ *before = i >= 0 ? &live_[i] : NULL;
-  const struct alloc_ *after = (size_t)(i + 1) < n_live_ ? &live_[i + 1] : NULL;
-  uintptr_t q = (uintptr_t)p;
-  uintptr_t gap_before = before ? q - ((uintptr_t)base_(before) + before->size) : UINTPTR_MAX;
-  uintptr_t gap_after = after ? (uintptr_t)base_(after) - q : UINTPTR_MAX;
-  if (!before && !after)
-    snprintf(buf, n, "no device memory is allocated");
-  else if (gap_before <= gap_after)
-    snprintf(buf, n, "the device allocation nearest to %p is %p of %zu bytes (cudaMalloc at "
-             "%s:%d), ending %zu bytes below it", p, (void *)base_(before), before->size,
-             before->file, before->line, (size_t)gap_before);
-  else
-    snprintf(buf, n, "the device allocation nearest to %p is %p of %zu bytes (cudaMalloc at "
-             "%s:%d), starting %zu bytes above it", p, (void *)base_(after), after->size,
-             after->file, after->line, (size_t)gap_after);
+static void stack_(void) {
+#ifdef CUDA_EMU_HAS_ASAN_
+  __sanitizer_print_stack_trace();
+#else
+  void *frames[48];
+  int depth = backtrace(frames, 48);
+  backtrace_symbols_fd(frames, depth, 2);
+#endif
 }
 
 /* "cuda-emu: FILE:LINE: API: " */
@@ -197,91 +149,24 @@ void cuda_emu_fail(const void *ptr, const char *fmt, ...) {
   fputc('\n', stderr);
   if (ptr) {
     char d[512];
-    pthread_mutex_lock(&lock_); /* no check fails while holding it */
-    describe_(ptr, d, sizeof d);
-    pthread_mutex_unlock(&lock_);
+    cuda_emu_describe(ptr, d, sizeof d);
     fprintf(stderr, "cuda-emu:   %s\n", d);
   }
-  STACK_();
+  stack_();
   fflush(stderr);
   abort();
 }
 
-int cuda_emu_is_device(const void *p) {
-  pthread_mutex_lock(&lock_);
-  long i = find_(p);
-  int yes = i >= 0 && inside_(&live_[i], p);
-  pthread_mutex_unlock(&lock_);
-  return yes;
-}
-
-void cuda_emu_require_device(const char *what, const void *p, size_t bytes) {
-  if (!p)
-    cuda_emu_fail(NULL, "%s is NULL, where device memory is expected", what);
-  pthread_mutex_lock(&lock_);
-  long i = find_(p);
-  int in = i >= 0 && inside_(&live_[i], p);
-  size_t room = in ? live_[i].size - (size_t)((const char *)p - base_(&live_[i])) : 0;
-  pthread_mutex_unlock(&lock_);
-  if (!in)
-    cuda_emu_fail(p, "%s %p is not device memory (a host pointer, or freed)", what, p);
-  if (bytes > room)
-    cuda_emu_fail(p, "%s %p: %zu bytes run %zu bytes past the end of its device allocation", what,
-                  p, bytes, bytes - room);
-}
-
-void cuda_emu_require_host(const char *what, const void *p) {
-  if (p && cuda_emu_is_device(p))
-    cuda_emu_fail(p, "%s %p is device memory, where host memory is expected", what, p);
-}
-
-static int registry_has_(struct registry_ *r, const void *h) {
-  for (size_t i = 0; i < r->n; i++)
-    if (r->items[i] == cuda_emu_hide(h))
-      return 1;
-  return 0;
-}
-
-static void registry_add_(struct registry_ *r, void *h) {
-  pthread_mutex_lock(&lock_);
-  if (r->n == r->cap) {
-    r->cap = r->cap ? 2 * r->cap : 16;
-    r->items = xrealloc_(r->items, r->cap * sizeof *r->items);
-  }
-  r->items[r->n++] = cuda_emu_hide(h);
-  pthread_mutex_unlock(&lock_);
-}
-
-/* 0 when h was not registered. */
-static int registry_remove_(struct registry_ *r, const void *h) {
-  int found = 0;
-  pthread_mutex_lock(&lock_);
-  for (size_t i = 0; i < r->n; i++)
-    if (r->items[i] == cuda_emu_hide(h)) {
-      r->items[i] = r->items[--r->n];
-      found = 1;
-      break;
-    }
-  pthread_mutex_unlock(&lock_);
-  return found;
-}
-
-void cuda_emu_require_stream(cudaStream_t s) {
-  if (s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread)
-    return;
-  pthread_mutex_lock(&lock_);
-  int ok = registry_has_(&streams_, s);
-  pthread_mutex_unlock(&lock_);
-  if (!ok)
-    cuda_emu_fail(NULL, "stream %p is not a live stream (destroyed, or never created)", (void *)s);
-}
-
-static void require_event_(cudaEvent_t ev) {
-  pthread_mutex_lock(&lock_);
-  int ok = ev && registry_has_(&events_, ev);
-  pthread_mutex_unlock(&lock_);
-  if (!ok)
-    cuda_emu_fail(NULL, "event %p is not a live event (destroyed, or never created)", (void *)ev);
+void cuda_emu_die(const char *fmt, ...) {
+  fputs("cuda-emu: ", stderr);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  stack_();
+  fflush(stderr);
+  abort();
 }
 
 /* ---- errors ---- */
@@ -303,8 +188,17 @@ const char *cudaGetErrorName(cudaError_t error) {
     N_(cudaErrorNoDevice)
     N_(cudaErrorInvalidDevice)
     N_(cudaErrorInvalidResourceHandle)
+    N_(cudaErrorIllegalState)
     N_(cudaErrorNotReady)
     N_(cudaErrorLaunchFailure)
+    N_(cudaErrorNotPermitted)
+    N_(cudaErrorStreamCaptureUnsupported)
+    N_(cudaErrorStreamCaptureInvalidated)
+    N_(cudaErrorStreamCaptureUnjoined)
+    N_(cudaErrorStreamCaptureIsolation)
+    N_(cudaErrorStreamCaptureImplicit)
+    N_(cudaErrorCapturedEvent)
+    N_(cudaErrorStreamCaptureWrongThread)
 #undef N_
   }
   return "cudaErrorUnknown";
@@ -337,10 +231,28 @@ const char *cudaGetErrorString(cudaError_t error) {
     return "invalid device ordinal";
   case cudaErrorInvalidResourceHandle:
     return "invalid resource handle";
+  case cudaErrorIllegalState:
+    return "the operation cannot be performed in the present state";
   case cudaErrorNotReady:
     return "device not ready";
   case cudaErrorLaunchFailure:
     return "unspecified launch failure";
+  case cudaErrorNotPermitted:
+    return "operation not permitted";
+  case cudaErrorStreamCaptureUnsupported:
+    return "operation not permitted when stream is capturing";
+  case cudaErrorStreamCaptureInvalidated:
+    return "operation failed due to a previous error during capture";
+  case cudaErrorStreamCaptureUnjoined:
+    return "capture was not joined";
+  case cudaErrorStreamCaptureIsolation:
+    return "operation would make the legacy stream depend on a capturing blocking stream";
+  case cudaErrorStreamCaptureImplicit:
+    return "operation would make the legacy stream depend on a capturing blocking stream";
+  case cudaErrorCapturedEvent:
+    return "operation not permitted on an event last recorded in a capturing stream";
+  case cudaErrorStreamCaptureWrongThread:
+    return "attempt to terminate a thread-local capture sequence from another thread";
   }
   return "unknown error";
 }
@@ -362,7 +274,7 @@ cudaError_t cudaPeekAtLastError(void) {
 cudaError_t cudaGetDeviceCount(int *count) {
   cuda_emu_enter("cudaGetDeviceCount");
   if (!count)
-    return error_(cudaErrorInvalidValue);
+    return cuda_emu_error(cudaErrorInvalidValue);
   *count = 1;
   return cudaSuccess;
 }
@@ -370,7 +282,7 @@ cudaError_t cudaGetDeviceCount(int *count) {
 cudaError_t cudaSetDevice(int device) {
   cuda_emu_enter("cudaSetDevice");
   if (device != 0)
-    return error_(cudaErrorInvalidDevice);
+    return cuda_emu_error(cudaErrorInvalidDevice);
   device_ = device;
   return cudaSuccess;
 }
@@ -378,25 +290,21 @@ cudaError_t cudaSetDevice(int device) {
 cudaError_t cudaGetDevice(int *device) {
   cuda_emu_enter("cudaGetDevice");
   if (!device)
-    return error_(cudaErrorInvalidValue);
+    return cuda_emu_error(cudaErrorInvalidValue);
   *device = device_;
   return cudaSuccess;
-}
-
-static size_t host_memory_(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : (size_t)16 << 30;
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
   cuda_emu_enter("cudaGetDeviceProperties");
   if (!prop)
-    return error_(cudaErrorInvalidValue);
+    return cuda_emu_error(cudaErrorInvalidValue);
   if (device != 0)
-    return error_(cudaErrorInvalidDevice);
+    return cuda_emu_error(cudaErrorInvalidDevice);
   memset(prop, 0, sizeof *prop);
   snprintf(prop->name, sizeof prop->name, "foxopt CUDA emulation");
-  prop->totalGlobalMem = host_memory_();
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  prop->totalGlobalMem = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : (size_t)16 << 30;
   prop->sharedMemPerBlock = CUDA_EMU_MAX_SHARED;
   prop->sharedMemPerBlockOptin = CUDA_EMU_MAX_SHARED;
   prop->regsPerBlock = 65536;
@@ -416,30 +324,12 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void) {
-  cuda_emu_enter("cudaDeviceSynchronize");
-  return cudaSuccess;
-}
-
-cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
-  cuda_emu_enter("cudaMemGetInfo");
-  if (!free_bytes || !total_bytes)
-    return error_(cudaErrorInvalidValue);
-  size_t total = host_memory_();
-  pthread_mutex_lock(&lock_);
-  size_t used = used_bytes_;
-  pthread_mutex_unlock(&lock_);
-  *total_bytes = total;
-  *free_bytes = used < total ? total - used : 0;
-  return cudaSuccess;
-}
-
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
   cuda_emu_enter("cudaFuncGetAttributes");
   if (!attr)
-    return error_(cudaErrorInvalidValue);
+    return cuda_emu_error(cudaErrorInvalidValue);
   if (!func)
-    return error_(cudaErrorInvalidDeviceFunction);
+    return cuda_emu_error(cudaErrorInvalidDeviceFunction);
   memset(attr, 0, sizeof *attr);
   attr->maxThreadsPerBlock = CUDA_EMU_MAX_THREADS;
   attr->ptxVersion = attr->binaryVersion = 90;
@@ -447,101 +337,115 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
   return cudaSuccess;
 }
 
-/* ---- memory ---- */
-
-cudaError_t cudaMalloc(void **ptr, size_t size) {
-  cuda_emu_enter("cudaMalloc");
-  if (!ptr)
-    return error_(cudaErrorInvalidValue);
-  if (size == 0) {
-    *ptr = NULL;
-    return cudaSuccess;
-  }
-  void *p = NULL;
-  if (posix_memalign(&p, 256, size) != 0)
-    return error_(cudaErrorMemoryAllocation);
-  memset(p, GARBAGE_, size);
-  struct alloc_ a = {cuda_emu_hide(p), size, call_.file ? call_.file : "?", NULL, call_.line, 0};
-  pthread_mutex_lock(&lock_);
-  if (n_live_ == cap_live_) {
-    cap_live_ = cap_live_ ? 2 * cap_live_ : 64;
-    live_ = xrealloc_(live_, cap_live_ * sizeof *live_);
-  }
-  size_t at = (size_t)(find_(p) + 1);
-  memmove(&live_[at + 1], &live_[at], (n_live_ - at) * sizeof *live_);
-  live_[at] = a;
-  n_live_++;
-  used_bytes_ += size;
-  pthread_mutex_unlock(&lock_);
-  *ptr = p;
-  return cudaSuccess;
-}
-
-cudaError_t cudaFree(void *ptr) {
-  cuda_emu_enter("cudaFree");
-  if (!ptr)
-    return cudaSuccess;
-  pthread_mutex_lock(&lock_);
-  long i = find_(ptr);
-  if (i < 0 || base_(&live_[i]) != ptr) {
-    int in = i >= 0 && inside_(&live_[i], ptr);
-    pthread_mutex_unlock(&lock_);
-    if (in)
-      cuda_emu_fail(ptr, "%p lies inside a device allocation, not at its start", ptr);
-    cuda_emu_fail(ptr, "%p is not a live device allocation (a host pointer, or freed twice)", ptr);
-  }
-  struct alloc_ a = live_[i];
-  a.free_file = call_.file ? call_.file : "?";
-  a.free_line = call_.line;
-  memmove(&live_[i], &live_[i + 1], (n_live_ - (size_t)i - 1) * sizeof *live_);
-  n_live_--;
-  used_bytes_ -= a.size;
-  freed_[n_freed_++ % FREED_] = a;
-  pthread_mutex_unlock(&lock_);
-  memset(ptr, GARBAGE_, a.size);
-  free(ptr);
-  return cudaSuccess;
-}
+/* ---- copies and memsets ---- */
 
 static const char *const kind_names_[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice",
                                           "cudaMemcpyDeviceToHost", "cudaMemcpyDeviceToDevice",
                                           "cudaMemcpyDefault"};
 
-static cudaError_t copy_(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+struct copy_ {
+  char *dst;
+  const char *src;
+  size_t n;
+  int value, set;      /* a memset of `value` */
+  unsigned char *stage; /* a pageable source staged at the call */
+  uint64_t sum;        /* a pageable source read later: its checksum at the call */
+  int check_src, poisoned; /* ... and a pageable destination poisoned until the copy lands */
+  void *hold_dst, *hold_src;
+};
+
+static uint64_t checksum_(const unsigned char *p, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+static void copy_run_(struct emu_op *op) {
+  struct copy_ *c = op->ctx;
+  if (c->set) {
+    memset(c->dst, c->value, c->n);
+    return;
+  }
+  if (c->check_src && checksum_((const unsigned char *)c->src, c->n) != c->sum)
+    cuda_emu_die("sanitizer: the host wrote into %p .. +%zu bytes, the pageable source of %s "
+                 "given at %s:%d, before the copy ran: an asynchronous copy from pageable "
+                 "memory may read it whenever its stream gets there; keep the source unchanged "
+                 "until the stream is synchronised (or copy from page-locked memory)",
+                 (const void *)c->src, c->n, op->name, op->file ? op->file : "?", op->line);
+  if (c->poisoned)
+    for (size_t i = 0; i < c->n; i++)
+      if ((unsigned char)c->dst[i] != POISON_)
+        cuda_emu_die("sanitizer: the host wrote into %p .. +%zu bytes, the pageable "
+                     "destination of %s given at %s:%d, before the copy landed: synchronise "
+                     "with its stream before the host touches that memory",
+                     (const void *)c->dst, c->n, op->name, op->file ? op->file : "?",
+                     op->line);
+  char *dst = c->hold_dst ? cuda_emu_pinned_alias(c->dst) : c->dst;
+  const char *src = c->stage             ? (const char *)c->stage
+                    : c->hold_src        ? (const char *)cuda_emu_pinned_alias(c->src)
+                                         : c->src;
+  memcpy(dst, src, c->n);
+  cuda_emu_pinned_release(c->hold_dst);
+  cuda_emu_pinned_release(c->hold_src);
+  c->hold_dst = c->hold_src = NULL;
+}
+
+static void copy_drop_(void *ctx) {
+  struct copy_ *c = ctx;
+  cuda_emu_pinned_release(c->hold_dst);
+  cuda_emu_pinned_release(c->hold_src);
+  free(c->stage);
+  free(c);
+}
+
+/* A graph node's copy: device memory or page-locked memory only (checked when captured). */
+static void *copy_clone_(const void *ctx) {
+  struct copy_ *c = malloc(sizeof *c);
+  if (!c)
+    cuda_emu_die("out of host memory for a graph node");
+  *c = *(const struct copy_ *)ctx;
+  c->stage = NULL;
+  c->hold_dst = c->hold_src = NULL;
+  return c;
+}
+
+static struct emu_op *copy_op_(const char *api, const char *what, struct copy_ *c) {
+  struct emu_op *op = cuda_emu_op_new(c->set ? EMU_OP_SET : EMU_OP_COPY, "%s (%s)", api, what);
+  op->ctx = c;
+  op->run = copy_run_;
+  op->drop = copy_drop_;
+  op->clone = copy_clone_;
+  return op;
+}
+
+/* Checks a copy's arguments; returns whether each side is device memory. */
+static cudaError_t check_copy_(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                               int *dst_dev, int *src_dev) {
   if ((unsigned)kind > cudaMemcpyDefault)
-    return error_(cudaErrorInvalidMemcpyDirection);
+    return cuda_emu_error(cudaErrorInvalidMemcpyDirection);
+  static const int sides[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+  if (kind == cudaMemcpyDefault) { /* unified addressing: the table says which side is which */
+    *dst_dev = cuda_emu_is_device(dst);
+    *src_dev = cuda_emu_is_device(src);
+  } else {
+    *dst_dev = sides[kind][0];
+    *src_dev = sides[kind][1];
+  }
   if (count == 0)
     return cudaSuccess;
-  int dst_dev, src_dev;
-  switch (kind) {
-  case cudaMemcpyHostToHost:
-    dst_dev = 0, src_dev = 0;
-    break;
-  case cudaMemcpyHostToDevice:
-    dst_dev = 1, src_dev = 0;
-    break;
-  case cudaMemcpyDeviceToHost:
-    dst_dev = 0, src_dev = 1;
-    break;
-  case cudaMemcpyDeviceToDevice:
-    dst_dev = 1, src_dev = 1;
-    break;
-  default: /* unified addressing: the table says which side each is on */
-    dst_dev = cuda_emu_is_device(dst), src_dev = cuda_emu_is_device(src);
-    break;
-  }
   char what[96];
   snprintf(what, sizeof what, "the destination of a %s copy", kind_names_[kind]);
   if (!dst)
     cuda_emu_fail(NULL, "%s is NULL", what);
-  if (dst_dev)
+  if (*dst_dev)
     cuda_emu_require_device(what, dst, count);
   else
     cuda_emu_require_host(what, dst);
   snprintf(what, sizeof what, "the source of a %s copy", kind_names_[kind]);
   if (!src)
     cuda_emu_fail(NULL, "%s is NULL", what);
-  if (src_dev)
+  if (*src_dev)
     cuda_emu_require_device(what, src, count);
   else
     cuda_emu_require_host(what, src);
@@ -549,152 +453,112 @@ static cudaError_t copy_(void *dst, const void *src, size_t count, enum cudaMemc
   if (d != s && d < s + count && s < d + count)
     cuda_emu_fail(dst, "the %zu-byte ranges at %p (destination) and %p (source) overlap", count,
                   dst, src);
-  if (d != s)
-    memcpy(dst, src, count);
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-  cuda_emu_enter("cudaMemcpy");
-  return copy_(dst, src, count, kind);
+static cudaError_t memcpy_(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                           cudaStream_t stream, int async, int ptds) {
+  const char *api = async ? "cudaMemcpyAsync" : "cudaMemcpy";
+  cuda_emu_enter(api);
+  if (!async)
+    cuda_emu_capture_guard(api);
+  int dst_dev, src_dev;
+  cudaError_t rc = check_copy_(dst, src, count, kind, &dst_dev, &src_dev);
+  if (rc != cudaSuccess || count == 0)
+    return rc;
+  if (async)
+    cuda_emu_require_stream(stream);
+  if (!dst_dev && !src_dev) { /* host to host: fully synchronous */
+    if (dst != src)
+      memcpy(dst, src, count);
+    return cudaSuccess;
+  }
+  struct CUstream_st *s = cuda_emu_stream(stream, ptds);
+  int dst_pinned = !dst_dev && cuda_emu_is_pinned(dst, count);
+  int src_pinned = !src_dev && cuda_emu_is_pinned(src, count);
+  int pageable = (!dst_dev && !dst_pinned) || (!src_dev && !src_pinned);
+  if (s->cap && pageable)
+    cuda_emu_fail(NULL, "%s with pageable host memory on %s, which is being captured into a "
+                        "graph: a graph copies only device and page-locked memory", api,
+                  s->label);
+  struct copy_ *c = calloc(1, sizeof *c);
+  if (!c)
+    cuda_emu_die("out of host memory for a copy");
+  c->dst = dst, c->src = src, c->n = count;
+  const char *what = dst_dev && src_dev ? "device to device"
+                     : dst_dev          ? "host to device"
+                                        : "device to host";
+  struct emu_op *op = copy_op_(api, what, c);
+  cuda_emu_op_access(op, dst, count, 1, "the destination");
+  cuda_emu_op_access(op, src, count, 0, "the source");
+  int wait = 0;
+  if (!s->cap && !async) {
+    if (!dst_dev || src_pinned) {
+      wait = 1; /* to the host, or from page-locked memory: returns once the copy is done */
+    } else if (!src_dev) {
+      /* From pageable memory: the stream is synchronised, the source staged, and the call
+       * returns before the data lands. */
+      cuda_emu_sync_stream(s);
+      c->stage = malloc(count);
+      if (!c->stage)
+        cuda_emu_die("out of host memory to stage a copy");
+      memcpy(c->stage, src, count);
+    } /* within the device: no wait at all */
+  } else if (!s->cap) {
+    if (!src_dev && !src_pinned) {
+      c->check_src = 1;
+      c->sum = checksum_((const unsigned char *)src, count);
+    }
+    if (!dst_dev && !dst_pinned) {
+      memset(dst, POISON_, count);
+      c->poisoned = 1;
+    }
+    if (src_pinned)
+      c->hold_src = cuda_emu_pinned_hold(src, count, 0, op->name, op->file, op->line);
+    if (dst_pinned)
+      c->hold_dst = cuda_emu_pinned_hold(dst, count, 1, op->name, op->file, op->line);
+  }
+  cuda_emu_submit(stream, ptds, op, wait);
+  return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t stream) {
-  cuda_emu_enter("cudaMemcpyAsync");
-  cuda_emu_require_stream(stream);
-  return copy_(dst, src, count, kind);
-}
-
-static cudaError_t set_(void *ptr, int value, size_t count) {
+static cudaError_t memset_(void *ptr, int value, size_t count, cudaStream_t stream, int async,
+                           int ptds) {
+  const char *api = async ? "cudaMemsetAsync" : "cudaMemset";
+  cuda_emu_enter(api);
+  if (!async)
+    cuda_emu_capture_guard(api);
   if (count == 0)
     return cudaSuccess;
   cuda_emu_require_device("the destination", ptr, count);
-  memset(ptr, value, count);
+  if (async)
+    cuda_emu_require_stream(stream);
+  struct copy_ *c = calloc(1, sizeof *c);
+  if (!c)
+    cuda_emu_die("out of host memory for a memset");
+  c->dst = ptr, c->n = count, c->value = value, c->set = 1;
+  struct emu_op *op = copy_op_(api, "device", c);
+  cuda_emu_op_access(op, ptr, count, 1, "the destination");
+  cuda_emu_submit(stream, ptds, op, 0);
   return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void *ptr, int value, size_t count) {
-  cuda_emu_enter("cudaMemset");
-  return set_(ptr, value, count);
-}
+#define TWINS_(ret, name, impl, params, ...)                                                  \
+  ret name params { return impl(__VA_ARGS__, 0); }                                            \
+  ret name##_ptds params { return impl(__VA_ARGS__, 1); }                                     \
+  ret name##_ptsz params { return impl(__VA_ARGS__, 1); }
+TWINS_(cudaError_t, cudaMemcpy, memcpy_,
+       (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind), dst, src, count,
+       kind, NULL, 0)
+TWINS_(cudaError_t, cudaMemcpyAsync, memcpy_,
+       (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+        cudaStream_t stream), dst, src, count, kind, stream, 1)
+TWINS_(cudaError_t, cudaMemset, memset_, (void *ptr, int value, size_t count), ptr, value, count,
+       NULL, 0)
+TWINS_(cudaError_t, cudaMemsetAsync, memset_,
+       (void *ptr, int value, size_t count, cudaStream_t stream), ptr, value, count, stream, 1)
 
-cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream) {
-  cuda_emu_enter("cudaMemsetAsync");
-  cuda_emu_require_stream(stream);
-  return set_(ptr, value, count);
-}
-
-/* ---- streams and events: all work is done when its call returns ---- */
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags) {
-  cuda_emu_enter("cudaStreamCreateWithFlags");
-  if (!stream || (flags & ~(unsigned)cudaStreamNonBlocking))
-    return error_(cudaErrorInvalidValue);
-  struct CUstream_st *s = xrealloc_(NULL, sizeof *s);
-  s->flags = flags;
-  registry_add_(&streams_, s);
-  *stream = s;
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamCreate(cudaStream_t *stream) {
-  return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  cuda_emu_enter("cudaStreamDestroy");
-  if (stream == NULL || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
-    return error_(cudaErrorInvalidResourceHandle);
-  if (!registry_remove_(&streams_, stream))
-    cuda_emu_fail(NULL, "stream %p is not a live stream (destroyed twice, or never created)",
-                  (void *)stream);
-  free(stream);
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  cuda_emu_enter("cudaStreamSynchronize");
-  cuda_emu_require_stream(stream);
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  cuda_emu_enter("cudaStreamQuery");
-  cuda_emu_require_stream(stream);
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
-  cuda_emu_enter("cudaStreamWaitEvent");
-  cuda_emu_require_stream(stream);
-  require_event_(event);
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
-  cuda_emu_enter("cudaEventCreateWithFlags");
-  if (!event || (flags & ~(unsigned)(cudaEventBlockingSync | cudaEventDisableTiming)))
-    return error_(cudaErrorInvalidValue);
-  struct CUevent_st *ev = xrealloc_(NULL, sizeof *ev);
-  ev->flags = flags;
-  ev->recorded = 0;
-  ev->seconds = 0.0;
-  registry_add_(&events_, ev);
-  *event = ev;
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t *event) {
-  return cudaEventCreateWithFlags(event, cudaEventDefault);
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  cuda_emu_enter("cudaEventDestroy");
-  if (!registry_remove_(&events_, event))
-    cuda_emu_fail(NULL, "event %p is not a live event (destroyed twice, or never created)",
-                  (void *)event);
-  free(event);
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  cuda_emu_enter("cudaEventRecord");
-  require_event_(event);
-  cuda_emu_require_stream(stream);
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  event->seconds = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-  event->recorded = 1;
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  cuda_emu_enter("cudaEventSynchronize");
-  require_event_(event);
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventQuery(cudaEvent_t event) {
-  cuda_emu_enter("cudaEventQuery");
-  require_event_(event);
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
-  cuda_emu_enter("cudaEventElapsedTime");
-  require_event_(start);
-  require_event_(end);
-  if (!ms)
-    return error_(cudaErrorInvalidValue);
-  if (!start->recorded || !end->recorded ||
-      ((start->flags | end->flags) & cudaEventDisableTiming))
-    return error_(cudaErrorInvalidResourceHandle);
-  *ms = (float)((end->seconds - start->seconds) * 1e3);
-  return cudaSuccess;
-}
-
-/* ---- launches (cuda_emu_launch.h runs the grid) ---- */
+/* ---- launches (cuda_emu_launch.h builds and gives the op) ---- */
 
 int cuda_emu_launch_begin(const char *kernel, const char *file, int line, dim3 grid, dim3 block,
                           size_t shmem, cudaStream_t stream) {
@@ -736,4 +600,13 @@ void cuda_emu_launch_arg(const char *kernel, const char *file, int line, int ind
     return;
   cuda_emu_fail(ptr, "argument %d (%p) is not device memory: a host pointer, or freed", index + 1,
                 ptr);
+}
+
+static atomic_uint_fast64_t launches_;
+
+uint64_t cuda_emu_launch_draw(void) {
+  uint64_t x = atomic_fetch_add(&launches_, 1) + cuda_emu_seed() * 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
