@@ -9,7 +9,7 @@ endif()
 set(FOX_SHARED_DATA ${CMAKE_SOURCE_DIR}/../shared/data CACHE PATH "Shared real data (tests skip when absent)")
 
 function(fox_add_test name)
-  cmake_parse_arguments(T "" "RANKS;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(T "ASYNC_DONE" "RANKS;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
   if(NOT T_COMMAND)
     message(FATAL_ERROR "fox_add_test(${name}): COMMAND is required")
   endif()
@@ -37,6 +37,25 @@ function(fox_add_test name)
   endif()
   if(T_RANKS)
     set_tests_properties(${name} PROPERTIES PROCESSORS ${T_RANKS})
+  endif()
+  # On the CUDA emulation every gpu test runs again on the asynchronous engine (each stream on a
+  # thread of its own, the sanitizer on) under three delay seeds: labels async and asyncN, not
+  # gpu, so that the cuda-emu and cuda-emu-async test presets split them (and cuda-emu-asan
+  # takes seed 1 besides the synchronous ones).
+  if(FOXOPT_CUDA_EMU AND "gpu" IN_LIST T_LABELS AND NOT T_ASYNC_DONE)
+    set(async_labels ${T_LABELS})
+    list(REMOVE_ITEM async_labels gpu)
+    list(APPEND async_labels async)
+    foreach(seed 1 2 3)
+      set(extra)
+      if(T_RANKS)
+        set(extra RANKS ${T_RANKS})
+      endif()
+      fox_add_test(${name}_async${seed} COMMAND ${T_COMMAND} ${extra}
+                   LABELS ${async_labels} async${seed}
+                   TIMEOUT ${T_TIMEOUT} ASYNC_DONE
+                   ENV ${T_ENV} FOX_CUDA_EMU_ASYNC=1 FOX_CUDA_EMU_SEED=${seed})
+    endforeach()
   endif()
 endfunction()
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the test suite: the default build (all labels but slow, gpu and
 # slurm), the slurm tests (a one-machine SLURM cluster started by the test, root only), the gpu
-# tests on the host emulation of CUDA (cuda-emu: no GPU needed, none may skip), then the default
-# suite and the emulated gpu tests again under ASan + UBSan. `--quick` skips the sanitizer pass.
+# tests on the host emulation of CUDA (cuda-emu: no GPU needed, none may skip), the same tests
+# on the emulation's asynchronous engine with its stream sanitizer under three delay seeds
+# (cuda-emu-async), then the default suite and the emulated gpu tests again under ASan + UBSan.
+# `--quick` skips the ASan pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 presets=(default cuda-emu asan cuda-emu-asan)
@@ -18,6 +20,10 @@ for p in "${presets[@]}"; do
   if [ "$p" = default ]; then
     echo "== ctest --preset slurm"
     ctest --preset slurm || status=1
+  fi
+  if [ "$p" = cuda-emu ]; then
+    echo "== ctest --preset cuda-emu-async"
+    ctest --preset cuda-emu-async || status=1
   fi
 done
 exit $status

@@ -86,7 +86,8 @@ static void *xmalloc_(size_t bytes) {
 
 static int *copy_ints_(const int *a, int n) {
   int *b = xmalloc_((size_t)n * sizeof *b);
-  memcpy(b, a, (size_t)n * sizeof *b);
+  if (n)
+    memcpy(b, a, (size_t)n * sizeof *b);
   return b;
 }
 
@@ -599,7 +600,8 @@ static cudaError_t launch_(cudaGraphExec_t exec, cudaStream_t stream, int ptds) 
   op->clone = launch_clone_;
   op->on_submit = launch_placed_;
   op->acc = xmalloc_((size_t)exec->nacc * sizeof *op->acc);
-  memcpy(op->acc, exec->acc, (size_t)exec->nacc * sizeof *op->acc);
+  if (exec->nacc)
+    memcpy(op->acc, exec->acc, (size_t)exec->nacc * sizeof *op->acc);
   op->nacc = op->cap_acc = exec->nacc;
   cuda_emu_lock();
   if (exec->last_s) { /* each launch follows the previous one, whatever its stream */

@@ -10,15 +10,18 @@
 #define _GNU_SOURCE
 #define CUDA_EMU_IMPL
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -87,20 +90,40 @@ static void protect_(struct pinned_ *a) {
   }
 }
 
+/* The source line of the faulting instruction, by addr2line on the object that holds it (a
+ * build with debug information names FILE:LINE; otherwise the stack below is all there is). */
+static void access_site_(const void *pc) {
+  Dl_info info;
+  if (!pc || !dladdr(pc, &info) || !info.dli_fname)
+    return;
+  char off[32];
+  snprintf(off, sizeof off, "%#lx", (unsigned long)((const char *)pc - (const char *)info.dli_fbase));
+  /* posix_spawn, not fork: no fork handlers run (the engine's would wait for its locks). */
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, 2, 1);
+  char *argv[] = {"addr2line", "-f", "-C", "-i", "-e", (char *)info.dli_fname, off, NULL};
+  pid_t pid;
+  if (posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ) == 0)
+    waitpid(pid, NULL, 0);
+  posix_spawn_file_actions_destroy(&fa);
+}
+
 static void report_(const struct pinned_ *a, const struct hold_ *h, const void *addr,
-                    int wrote) {
+                    int wrote, const void *pc) {
   char msg[1024];
   int n = snprintf(msg, sizeof msg,
                    "cuda-emu: sanitizer: the host %s %p, inside page-locked memory %p of %zu "
                    "bytes (cudaMallocHost at %s:%d) at offset %zu, while %s given at %s:%d "
                    "%s it and has not finished: synchronise with its stream (or an event "
                    "recorded after it) before the host touches that memory\n"
-                   "cuda-emu:   the host's access, from:\n",
+                   "cuda-emu:   the host's access (its function and line, then its stack):\n",
                    wrote < 0 ? "touches" : wrote ? "writes" : "reads", addr, (void *)a->user,
                    a->size, a->file, a->line, (size_t)((const char *)addr - a->user), h->name,
                    h->file ? h->file : "?", h->line, h->write ? "writes" : "reads");
   if (n > 0 && write(2, msg, (size_t)n) < 0)
     _exit(134);
+  access_site_(pc);
   void *frames[32];
   int depth = backtrace(frames, 32);
   backtrace_symbols_fd(frames, depth, 2);
@@ -132,12 +155,17 @@ static void on_segv_(int sig, siginfo_t *info, void *uc) {
     return;
   }
   int wrote = -1;
+  const void *pc = NULL;
 #if defined(__x86_64__) && defined(REG_ERR)
   wrote = (((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  pc = (const void *)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 #endif
   for (struct hold_ *h = a->holds; h; h = h->next)
-    if ((uintptr_t)addr >= h->lo && (uintptr_t)addr < h->hi && (h->write || wrote != 0))
-      report_(a, h, addr, wrote);
+    if ((uintptr_t)addr >= h->lo && (uintptr_t)addr < h->hi && (h->write || wrote != 0)) {
+      if (locked)
+        pthread_mutex_unlock(&lock_); /* the report ends the process; nothing else changes */
+      report_(a, h, addr, wrote, pc);
+    }
   size_t k = (size_t)((char *)addr - a->user) / page_();
   a->unguarded[k] = 1;
   mprotect(a->user + k * page_(), page_(), PROT_READ | PROT_WRITE);

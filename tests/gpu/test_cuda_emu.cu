@@ -11,17 +11,15 @@
  *   test_cuda_emu nccl     (under mpiexec) ncclAllReduce on MPI: sums, maxima, averages */
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 /* The wrappers foxopt's sources call cudaMalloc, cudaFree and cudaMemcpy through. */
+#include "child.h"
 #include "cuda_check.h"
 #include "fox_check.h"
 #include "fox_launch.h"
@@ -62,49 +60,6 @@ __global__ void rotate_kernel(int *a, int *out, int rounds) {
 #endif
 #endif
 
-/* Runs `misuse` in a child process: it must die (of SIGABRT when `abort_only`) with `want` in
- * its stderr, on a line that names `site` when that is not NULL. */
-static void expect_death_(const char *what, void (*misuse)(void), const char *want,
-                          const char *site, int abort_only) {
-  fflush(stdout);
-  fflush(stderr);
-  int fds[2];
-  if (pipe(fds) != 0) {
-    CHECK(0, "%s: pipe failed", what);
-    return;
-  }
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    misuse();
-    _exit(0);
-  }
-  close(fds[1]);
-  static char out[1 << 16];
-  size_t len = 0;
-  ssize_t got;
-  while ((got = read(fds[0], out + len, sizeof out - 1 - len)) > 0)
-    len += (size_t)got;
-  out[len] = '\0';
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  int died = abort_only ? WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT
-                        : WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
-  CHECK(died, "%s: the child ended with status %#x; its stderr:\n%s", what, status, out);
-  char *hit = strstr(out, want);
-  CHECK(hit != NULL, "%s: stderr lacks \"%s\":\n%s", what, want, out);
-  if (hit) { /* the line that says it */
-    while (hit > out && hit[-1] != '\n')
-      hit--;
-    hit[strcspn(hit, "\n")] = '\0';
-    CHECK(!site || strstr(hit, site), "%s: the message names another call site: %s", what, hit);
-    printf("%-34s %s\n", what, hit);
-  }
-}
-
 static float *device_floats_(int n) {
   float *d = NULL;
   if (cudaMalloc((void **)&d, n * sizeof(float)) != cudaSuccess)
@@ -135,6 +90,7 @@ static void launch_out_of_bounds_(void) {
   float *d = device_floats_(8);
   FOX_LAUNCH(fill_kernel, 1, 32, 0, 0, d, 32, 1.0f);
   cudaGetLastError();
+  cudaDeviceSynchronize(); /* the kernel may run later, on the stream's own thread */
 }
 #endif
 
