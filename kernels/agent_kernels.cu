@@ -18,10 +18,12 @@ static unsigned blocks_(size_t n) { return (unsigned)((n + FOX_CUDA_BLOCK - 1) /
   if (i >= (n))                                                                                \
   return
 
-__global__ void dqn_explore_kernel(const float *q, int n, double eps, uint64_t seed,
-                                   uint64_t step, uint8_t *actions) {
+__global__ void dqn_explore_kernel(const float *q, int n, const struct dqn_clock *clk,
+                                   struct dqn_eps eps, uint64_t seed, uint8_t *actions) {
   ITEM_(n);
-  actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, eps, seed, step, (uint64_t)i);
+  int64_t t = clk->transitions;
+  actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, dqn_epsilon_at(eps, t), seed,
+                                    (uint64_t)t, (uint64_t)i);
 }
 
 __global__ void dqn_dueling_kernel(const float *raw, int n, float *q) {
@@ -34,19 +36,27 @@ __global__ void dqn_dueling_back_kernel(const float *dq, int n, float *draw) {
   dqn_dueling_back_row(dq + (size_t)i * FOX_NACTIONS, draw + (size_t)i * (FOX_NACTIONS + 1));
 }
 
-__global__ void replay_insert_kernel(struct replay_dev rb, size_t pos, int n,
-                                     const int32_t *bars, const float *s, const float *s2,
-                                     const uint8_t *a, const float *r, const uint8_t *dones) {
+__global__ void replay_insert_kernel(struct replay_dev rb, const struct dqn_clock *clk, int skip,
+                                     int n, const int32_t *bars, const float *s,
+                                     const float *s2, const uint8_t *a, const float *r,
+                                     const uint8_t *dones) {
   ITEM_(n);
+  size_t pos = (size_t)clk->pos + (size_t)skip;
   dqn_replay_put(&rb, (pos + (size_t)i) % rb.cap, bars[i], s + (size_t)i * FOX_STATE_DIM,
                  s2 + (size_t)i * FOX_STATE_DIM, a[i], r[i], dones[i]);
 }
 
-__global__ void replay_sample_kernel(struct replay_dev rb, size_t size,
-                                     const float *data_states, uint64_t seed, uint64_t update,
-                                     int b, float *bs, uint8_t *ba, float *br, uint8_t *bterm) {
+__global__ void dqn_tick_kernel(struct dqn_clock *clk, int n, int64_t cap) {
+  ITEM_(1);
+  dqn_tick(clk, n, cap);
+}
+
+__global__ void replay_sample_kernel(struct replay_dev rb, const struct dqn_clock *clk,
+                                     const float *data_states, uint64_t seed, int b, float *bs,
+                                     uint8_t *ba, float *br, uint8_t *bterm) {
   ITEM_(b);
-  dqn_replay_get(&rb, size, data_states, seed, update, b, i, bs, ba, br, bterm);
+  dqn_replay_get(&rb, (size_t)clk->size, data_states, seed, (uint64_t)clk->updates, b, i, bs,
+                 ba, br, bterm);
 }
 
 __global__ void dqn_loss_kernel(const float *q_target, const float *q_next_online,
@@ -59,14 +69,20 @@ __global__ void dqn_loss_kernel(const float *q_target, const float *q_next_onlin
                            r[i], term[i], gamma, b, dq + k);
 }
 
-__global__ void dqn_loss_sum_kernel(const double *terms, int b, long transitions, double *acc) {
+/* The update's loss, then the clock counts the update (one thread: it runs after every
+ * thread of the batch has read the clock). */
+__global__ void dqn_loss_sum_kernel(const double *terms, int b, struct dqn_clock *clk,
+                                    double *acc) {
   ITEM_(1);
-  dqn_loss_sum(terms, b, transitions, acc);
+  dqn_loss_sum(terms, b, (long)clk->transitions, acc);
+  clk->updates++;
 }
 
-__global__ void ppo_sample_kernel(const float *logits, int n, uint64_t seed, uint64_t step,
-                                  uint8_t *actions, float *logp) {
+__global__ void ppo_sample_kernel(const float *logits, int n, const struct ppo_clock *clk,
+                                  int n_steps, int t, uint64_t seed, uint8_t *actions,
+                                  float *logp) {
   ITEM_(n);
+  uint64_t step = (uint64_t)clk->updates * (uint64_t)n_steps + (uint64_t)t;
   actions[i] = (uint8_t)ppo_sample(logits + 3 * (size_t)i, seed, step, (uint64_t)i, &logp[i]);
 }
 
@@ -85,8 +101,10 @@ __global__ void ppo_gae_kernel(int T, int N, struct rollout_dev ro, const float 
               ro.ret);
 }
 
-__global__ void ppo_permute_kernel(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm) {
+__global__ void ppo_permute_kernel(uint32_t n, uint64_t seed, const struct ppo_clock *clk,
+                                   int epochs, int ep, uint32_t *perm) {
   ITEM_((int)n);
+  uint64_t round = (uint64_t)clk->updates * (uint64_t)epochs + (uint64_t)ep;
   perm[i] = ppo_perm_at((uint32_t)i, n, seed, round);
 }
 
@@ -108,9 +126,14 @@ __global__ void ppo_loss_kernel(struct minibatch_dev mb, int m, const double *st
 }
 
 __global__ void ppo_loss_sum_kernel(const double *terms, int m, double ent_coef, double vf_coef,
-                                    long transitions, double *acc) {
+                                    const struct ppo_clock *clk, long rollout, double *acc) {
   ITEM_(1);
-  ppo_loss_sum(terms, m, ent_coef, vf_coef, transitions, acc);
+  ppo_loss_sum(terms, m, ent_coef, vf_coef, (long)(clk->updates + 1) * rollout, acc);
+}
+
+__global__ void ppo_tick_kernel(struct ppo_clock *clk) {
+  ITEM_(1);
+  clk->updates++;
 }
 
 /* The greedy policy over bars [b, e): one block; thread 0 keeps the portfolio and builds each
@@ -167,9 +190,10 @@ __global__ void greedy_eval_kernel(struct market_params p, const float *__restri
     return 0;                                                                                  \
   } while (0)
 
-static int explore_(const float *q, int n, double eps, uint64_t seed, uint64_t step,
-                    uint8_t *actions, struct fox_err *e) {
-  LAUNCH_(dqn_explore_kernel, n, q, n, eps, seed, step, actions);
+static int explore_(const float *q, int n, const struct dqn_clock *clk,
+                    const struct dqn_eps *eps, uint64_t seed, uint8_t *actions,
+                    struct fox_err *e) {
+  LAUNCH_(dqn_explore_kernel, n, q, n, clk, *eps, seed, actions);
 }
 
 static int dueling_(const float *raw, int n, float *q, struct fox_err *e) {
@@ -180,16 +204,21 @@ static int dueling_backward_(const float *dq, int n, float *draw, struct fox_err
   LAUNCH_(dqn_dueling_back_kernel, n, dq, n, draw);
 }
 
-static int replay_insert_(const struct replay_dev *rb, size_t pos, int n, const int32_t *bars,
-                          const float *s, const float *s2, const uint8_t *a, const float *r,
-                          const uint8_t *dones, struct fox_err *e) {
-  LAUNCH_(replay_insert_kernel, n, *rb, pos, n, bars, s, s2, a, r, dones);
+static int replay_insert_(const struct replay_dev *rb, const struct dqn_clock *clk, int skip,
+                          int n, const int32_t *bars, const float *s, const float *s2,
+                          const uint8_t *a, const float *r, const uint8_t *dones,
+                          struct fox_err *e) {
+  LAUNCH_(replay_insert_kernel, n, *rb, clk, skip, n, bars, s, s2, a, r, dones);
 }
 
-static int replay_sample_(const struct replay_dev *rb, size_t size, const float *data_states,
-                          uint64_t seed, uint64_t update, int b, float *bs, uint8_t *ba,
+static int dqn_tick_(struct dqn_clock *clk, int n, int64_t cap, struct fox_err *e) {
+  LAUNCH1_(dqn_tick_kernel, clk, n, cap);
+}
+
+static int replay_sample_(const struct replay_dev *rb, const struct dqn_clock *clk,
+                          const float *data_states, uint64_t seed, int b, float *bs, uint8_t *ba,
                           float *br, uint8_t *bterm, struct fox_err *e) {
-  LAUNCH_(replay_sample_kernel, b, *rb, size, data_states, seed, update, b, bs, ba, br, bterm);
+  LAUNCH_(replay_sample_kernel, b, *rb, clk, data_states, seed, b, bs, ba, br, bterm);
 }
 
 static int dqn_loss_(const float *q_target, const float *q_next_online, const float *q,
@@ -198,14 +227,14 @@ static int dqn_loss_(const float *q_target, const float *q_next_online, const fl
   LAUNCH_(dqn_loss_kernel, b, q_target, q_next_online, q, a, r, term, gamma, b, dq, terms);
 }
 
-static int dqn_loss_sum_(const double *terms, int b, long transitions, double *acc,
+static int dqn_loss_sum_(const double *terms, int b, struct dqn_clock *clk, double *acc,
                          struct fox_err *e) {
-  LAUNCH1_(dqn_loss_sum_kernel, terms, b, transitions, acc);
+  LAUNCH1_(dqn_loss_sum_kernel, terms, b, clk, acc);
 }
 
-static int ppo_sample_(const float *logits, int n, uint64_t seed, uint64_t step,
-                       uint8_t *actions, float *logp, struct fox_err *e) {
-  LAUNCH_(ppo_sample_kernel, n, logits, n, seed, step, actions, logp);
+static int ppo_sample_(const float *logits, int n, const struct ppo_clock *clk, int n_steps,
+                       int t, uint64_t seed, uint8_t *actions, float *logp, struct fox_err *e) {
+  LAUNCH_(ppo_sample_kernel, n, logits, n, clk, n_steps, t, seed, actions, logp);
 }
 
 static int ppo_bootstrap_(int n, const float *r, const uint8_t *d, const float *v_next,
@@ -218,9 +247,9 @@ static int ppo_gae_(int T, int N, const struct rollout_dev *ro, const float *las
   LAUNCH_(ppo_gae_kernel, N, T, N, *ro, last_values, gamma, lambda);
 }
 
-static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
-                        struct fox_err *e) {
-  LAUNCH_(ppo_permute_kernel, n, n, seed, round, perm);
+static int ppo_permute_(uint32_t n, uint64_t seed, const struct ppo_clock *clk, int epochs,
+                        int ep, uint32_t *perm, struct fox_err *e) {
+  LAUNCH_(ppo_permute_kernel, n, n, seed, clk, epochs, ep, perm);
 }
 
 static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,
@@ -238,9 +267,12 @@ static int ppo_loss_(const struct minibatch_dev *mb, int m, const double *stats,
 }
 
 static int ppo_loss_sum_(const double *terms, int m, double ent_coef, double vf_coef,
-                         long transitions, double *acc, struct fox_err *e) {
-  LAUNCH1_(ppo_loss_sum_kernel, terms, m, ent_coef, vf_coef, transitions, acc);
+                         const struct ppo_clock *clk, long rollout, double *acc,
+                         struct fox_err *e) {
+  LAUNCH1_(ppo_loss_sum_kernel, terms, m, ent_coef, vf_coef, clk, rollout, acc);
 }
+
+static int ppo_tick_(struct ppo_clock *clk, struct fox_err *e) { LAUNCH1_(ppo_tick_kernel, clk); }
 
 /* The emulation runs a synchronising block's threads as host threads meeting at a barrier
  * four times a bar: a few of them exercise the sharing of units without a context switch per
@@ -284,7 +316,8 @@ static int greedy_eval_(const struct device_dataset *d, const struct market_para
 }
 
 extern "C" const struct agent_ops agent_cuda_ops = {
-    explore_,     dueling_,      dueling_backward_, replay_insert_, replay_sample_,
-    dqn_loss_,    dqn_loss_sum_, ppo_sample_,       ppo_bootstrap_, ppo_gae_,
-    ppo_permute_, ppo_gather_,   ppo_loss_,         ppo_loss_sum_,  greedy_eval_,
+    explore_,     dueling_,      dueling_backward_, replay_insert_, dqn_tick_,
+    replay_sample_, dqn_loss_,   dqn_loss_sum_,     ppo_sample_,    ppo_bootstrap_,
+    ppo_gae_,     ppo_permute_,  ppo_gather_,       ppo_loss_,      ppo_loss_sum_,
+    ppo_tick_,    greedy_eval_,
 };

@@ -17,6 +17,11 @@ int cuda_backtest(const struct device_dataset *d, const struct bt_request *rq,
 int cuda_portfolio_sim(const struct device_dataset *d, const struct bt_request *rq, float *pf,
                        struct env_state *final_state, struct fox_err *e);
 
+int cuda_graph_begin(struct fox_err *e);
+int cuda_graph_end(void **graph, struct fox_err *e);
+int cuda_graph_launch(void *graph, struct fox_err *e);
+void cuda_graph_free(void *graph);
+
 /* Threads per block for one-thread-per-item kernels. */
 #define FOX_CUDA_BLOCK 128
 

@@ -24,6 +24,7 @@ static inline cudaError_t fox_cuda_free_(void *p) {
 }
 static inline cudaError_t fox_cuda_memcpy_(void *dst, const void *src, size_t bytes,
                                            enum cudaMemcpyKind kind) {
+  counters_copy();
   if (kind == cudaMemcpyHostToDevice) {
     counters_h2d(bytes);
   } else if (kind == cudaMemcpyDeviceToHost) {
@@ -31,6 +32,24 @@ static inline cudaError_t fox_cuda_memcpy_(void *dst, const void *src, size_t by
     counters_sync(); /* the host waits for the stream to reach the copy */
   }
   return cudaMemcpy(dst, src, bytes, kind);
+}
+static inline cudaError_t fox_cuda_memcpy_async_(void *dst, const void *src, size_t bytes,
+                                                 enum cudaMemcpyKind kind, cudaStream_t s) {
+  counters_copy();
+  if (kind == cudaMemcpyHostToDevice)
+    counters_h2d(bytes);
+  else if (kind == cudaMemcpyDeviceToHost)
+    counters_d2h(bytes);
+  return cudaMemcpyAsync(dst, src, bytes, kind, s);
+}
+static inline cudaError_t fox_cuda_memset_(void *p, int value, size_t bytes) {
+  counters_copy();
+  return cudaMemset(p, value, bytes);
+}
+static inline cudaError_t fox_cuda_memset_async_(void *p, int value, size_t bytes,
+                                                 cudaStream_t s) {
+  counters_copy();
+  return cudaMemsetAsync(p, value, bytes, s);
 }
 static inline cudaError_t fox_cuda_sync_(void) {
   counters_sync();
@@ -45,6 +64,9 @@ static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
 #undef cudaMalloc
 #undef cudaFree
 #undef cudaMemcpy
+#undef cudaMemcpyAsync
+#undef cudaMemset
+#undef cudaMemsetAsync
 #undef cudaDeviceSynchronize
 #undef cudaStreamSynchronize
 /* The CUDA emulation (tests/cuda_emu) names the caller's line in its messages, not these
@@ -55,6 +77,9 @@ static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
 #define cudaMalloc(p, bytes) CUDA_EMU_SITE(fox_cuda_malloc_((void **)(p), (bytes)))
 #define cudaFree(p) CUDA_EMU_SITE(fox_cuda_free_(p))
 #define cudaMemcpy(...) CUDA_EMU_SITE(fox_cuda_memcpy_(__VA_ARGS__))
+#define cudaMemcpyAsync(...) CUDA_EMU_SITE(fox_cuda_memcpy_async_(__VA_ARGS__))
+#define cudaMemset(...) CUDA_EMU_SITE(fox_cuda_memset_(__VA_ARGS__))
+#define cudaMemsetAsync(...) CUDA_EMU_SITE(fox_cuda_memset_async_(__VA_ARGS__))
 #define cudaDeviceSynchronize() CUDA_EMU_SITE(fox_cuda_sync_())
 #define cudaStreamSynchronize(s) CUDA_EMU_SITE(fox_cuda_stream_sync_(s))
 
@@ -76,7 +101,7 @@ static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
   } while (0)
 
 /* After every FOX_LAUNCH: launch errors (bad configuration) surface here, not later; and the
- * launch is counted. */
+ * launch is counted (as a graph's node while the thread captures). */
 #define cudaCheckLaunch(e)                                                                    \
   do {                                                                                        \
     counters_launch();                                                                        \

@@ -17,6 +17,35 @@
 
 #define FOX_NACTIONS 3
 
+/* The DQN's counters where the backend keeps them (device memory on CUDA): each step's
+ * operations read them and the step's own ticks advance them, so that a captured chunk of
+ * vector steps replays unchanged. The host keeps mirrors (struct dqn) for its own decisions
+ * (how many updates a step makes) and checkpoints; agent_take holds the two to each other. */
+struct dqn_clock {
+  int64_t transitions; /* stored in the ring so far */
+  int64_t updates;     /* gradient updates done */
+  int64_t pos, size;   /* the ring's next write and fill */
+};
+
+/* Epsilon's linear schedule: start to end over `span` transitions, then flat. */
+struct dqn_eps {
+  double start, end, span;
+};
+
+FOX_HD static inline double dqn_epsilon_at(struct dqn_eps s, int64_t t) {
+  double frac = s.span > 0 ? (double)t / s.span : 1.0;
+  if (frac > 1)
+    frac = 1;
+  return s.start + frac * (s.end - s.start);
+}
+
+/* A vector step's n transitions stored in a ring of cap. */
+FOX_HD static inline void dqn_tick(struct dqn_clock *c, int n, int64_t cap) {
+  c->transitions += n;
+  c->pos = (c->pos + n) % cap;
+  c->size = c->size + n < cap ? c->size + n : cap;
+}
+
 /* argmax over 3 values; ties take the lowest action. */
 FOX_HD static inline int dqn_argmax3(const float *q) {
   int best = 0;

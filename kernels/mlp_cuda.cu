@@ -53,22 +53,35 @@ __global__ void sqnorm_lanes_kernel(const float *g, size_t n, double *lanes, int
   lanes[k] = accumulate ? lanes[k] + s : s;
 }
 
-/* One thread: the lanes in order, then the clip coefficient, which every Adam thread reads. */
-__global__ void clip_coef_kernel(const double *lanes, double max_norm, float *coef) {
+/* The networks of one optimiser step, for the one-thread kernel that prepares it. */
+struct clip_nets_ {
+  struct opt_state *st[FOX_CLIP_NETS];
+  int k;
+};
+
+/* One thread: the lanes in order, the clip coefficient, and each network's step count and
+ * Adam constants at the learning rate of *progress (opt_prepare), which every Adam thread
+ * reads. */
+__global__ void clip_prepare_kernel(const double *lanes, double max_norm, float *coef,
+                                    struct clip_nets_ nets, struct opt_lr lr,
+                                    const int64_t *progress) {
   if (blockIdx.x == 0 && threadIdx.x == 0)
-    *coef = opt_clip_coef(lanes, max_norm);
+    *coef = opt_prepare(lanes, max_norm, lr, progress, nets.st, nets.k);
 }
 
 __global__ void adam_kernel(float *p, const float *g, float *m, float *v, size_t n,
-                            const float *coef, struct opt_adam a) {
+                            const float *coef, const struct opt_state *st) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    opt_adam_elem(&p[i], &m[i], &v[i], g[i], coef ? *coef : 1.0f, a);
+    opt_adam_elem(&p[i], &m[i], &v[i], g[i], *coef, st->a);
 }
 
-__global__ void blend_kernel(float *dst, const float *src, size_t n, float tau) {
+/* A blend whenever *count is a multiple of every (count NULL: always): the decision is read on
+ * the device, so a captured update holds it. */
+__global__ void blend_kernel(float *dst, const float *src, size_t n, float tau,
+                             const int64_t *count, int64_t every) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
+  if (i < n && opt_blend_due(count, every))
     dst[i] = opt_blend_elem(dst[i], src[i], tau);
 }
 
@@ -82,7 +95,7 @@ __global__ void blend_kernel(float *dst, const float *src, size_t n, float tau) 
 static unsigned grid_(size_t n) { return (unsigned)((n + BLK_ - 1) / BLK_); }
 
 static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
-                   int activation, struct fox_err *e) {
+                   int activation, double adam_eps, struct fox_err *e) {
   if (n_hidden < 0 || n_hidden + 1 > FOX_MLP_CUDA_MAX || in < 1 || out < 1)
     return fox_errf(e, FOX_EUSAGE, "mlp_cuda: %d hidden layers, in %d, out %d", n_hidden, in,
                     out);
@@ -100,6 +113,9 @@ static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, 
   cudaCheck(cudaMemset(m->g, 0, bytes), e);
   cudaCheck(cudaMemset(m->adam_m, 0, bytes), e);
   cudaCheck(cudaMemset(m->adam_v, 0, bytes), e);
+  struct opt_state st = {0, adam_eps, {0, 0, 0, 0, 0}};
+  cudaCheck(cudaMalloc((void **)&m->st, sizeof st), e);
+  cudaCheck(cudaMemcpy(m->st, &st, sizeof st, cudaMemcpyHostToDevice), e);
   cublasHandle_t h;
   cublasCheck(cublasCreate(&h), e);
   m->blas = h;
@@ -109,9 +125,9 @@ static int create_(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, 
 }
 
 int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
-                    int activation, struct fox_err *e) {
+                    int activation, double adam_eps, struct fox_err *e) {
   memset(m, 0, sizeof *m);
-  int rc = create_(m, in, hidden, n_hidden, out, activation, e);
+  int rc = create_(m, in, hidden, n_hidden, out, activation, adam_eps, e);
   if (rc != 0)
     mlp_cuda_free(m);
   return rc;
@@ -126,6 +142,7 @@ void mlp_cuda_free(struct mlp_cuda *m) {
   cudaFree(m->g);
   cudaFree(m->adam_m);
   cudaFree(m->adam_v);
+  cudaFree(m->st);
   for (int l = 0; l <= FOX_MLP_CUDA_MAX; l++)
     cudaFree(m->act[l]);
   cudaFree(m->delta[0]);
@@ -172,43 +189,43 @@ int mlp_cuda_reserve(struct mlp_cuda *m, int batch, struct fox_err *e) {
   return 0;
 }
 
+/* The layers read x itself and the last writes out itself: no copies, so that a step is
+ * kernels and GEMMs only; backward reads the input of the last forward from x, which the
+ * caller keeps until then (a batch buffer or the rollout's minibatch). */
 int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
                      struct fox_err *e) {
   FOX_TRY(mlp_cuda_reserve(m, batch, e));
   cublasHandle_t h = (cublasHandle_t)m->blas;
-  cudaCheck(cudaMemcpy(m->act[0], x, (size_t)batch * m->dims[0] * sizeof(float),
-                       cudaMemcpyDeviceToDevice), e);
   const float one = 1.0f, zero = 0.0f;
+  m->input = x;
   for (int l = 0; l < m->n_layers; l++) {
     int in = m->dims[l], o = m->dims[l + 1];
     const float *w = m->w + m->offset[l], *b = w + (size_t)o * in;
+    const float *xl = l == 0 ? x : m->act[l];
+    float *yl = l == m->n_layers - 1 ? out : m->act[l + 1];
     /* Y^T [o, B] = (W^T)^T [o, in] X^T [in, B] */
-    GEMM_(e, h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, m->act[l], in, &zero,
-          m->act[l + 1], o);
+    GEMM_(e, h, CUBLAS_OP_T, CUBLAS_OP_N, o, batch, in, &one, w, in, xl, in, &zero, yl, o);
     size_t n = (size_t)batch * o;
-    FOX_LAUNCH(bias_act_kernel, grid_(n), BLK_, 0, 0, m->act[l + 1], b, batch, o,
+    FOX_LAUNCH(bias_act_kernel, grid_(n), BLK_, 0, 0, yl, b, batch, o,
                l < m->n_layers - 1 ? m->activation : -1);
     cudaCheckLaunch(e);
   }
-  cudaCheck(cudaMemcpy(out, m->act[m->n_layers],
-                       (size_t)batch * m->dims[m->n_layers] * sizeof(float),
-                       cudaMemcpyDeviceToDevice), e);
   return 0;
 }
 
+/* The top layer reads dout itself; the deltas below go to the network's own buffers. */
 int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct fox_err *e) {
   cublasHandle_t h = (cublasHandle_t)m->blas;
   int L = m->n_layers;
-  float *d = m->delta[0], *dn = m->delta[1];
-  cudaCheck(cudaMemcpy(d, dout, (size_t)batch * m->dims[L] * sizeof(float),
-                       cudaMemcpyDeviceToDevice), e);
+  const float *d = dout;
+  float *dn = m->delta[0];
   const float one = 1.0f, zero = 0.0f;
   for (int l = L - 1; l >= 0; l--) {
     int in = m->dims[l], o = m->dims[l + 1];
-    const float *w = m->w + m->offset[l];
+    const float *w = m->w + m->offset[l], *xl = l == 0 ? m->input : m->act[l];
     float *gw = m->g + m->offset[l], *gb = gw + (size_t)o * in;
     /* dW^T [in, o] += X^T [in, B] (dY^T)^T [B, o] */
-    GEMM_(e, h, CUBLAS_OP_N, CUBLAS_OP_T, in, o, batch, &one, m->act[l], in, d, o, &one, gw, in);
+    GEMM_(e, h, CUBLAS_OP_N, CUBLAS_OP_T, in, o, batch, &one, xl, in, d, o, &one, gw, in);
     FOX_LAUNCH(bias_grad_kernel, grid_((size_t)o), BLK_, 0, 0, gb, d, batch, o);
     cudaCheckLaunch(e);
     if (l == 0)
@@ -218,43 +235,65 @@ int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct f
     size_t n = (size_t)batch * in;
     FOX_LAUNCH(act_back_kernel, grid_(n), BLK_, 0, 0, dn, m->act[l], n, m->activation);
     cudaCheckLaunch(e);
-    float *t = d;
     d = dn;
-    dn = t;
+    dn = dn == m->delta[0] ? m->delta[1] : m->delta[0];
   }
   return 0;
 }
 
 int mlp_cuda_zero_grad(struct mlp_cuda *m, struct fox_err *e) {
-  cudaCheck(cudaMemset(m->g, 0, m->n_params * sizeof(float)), e);
+  cudaCheck(cudaMemsetAsync(m->g, 0, m->n_params * sizeof(float), cudaStreamPerThread), e);
   return 0;
 }
 
-int mlp_cuda_sqnorm(struct mlp_cuda *m, double *lanes, int accumulate, struct fox_err *e) {
-  FOX_LAUNCH(sqnorm_lanes_kernel, FOX_SQ_LANES / 64, 64, 0, 0, m->g, m->n_params, lanes,
-             accumulate);
+int mlp_cuda_clip_step(struct mlp_cuda *const *nets, int k, double *lanes, float *coef,
+                       double max_norm, struct opt_lr lr, const int64_t *progress,
+                       struct fox_err *e) {
+  struct clip_nets_ cn = {{NULL, NULL}, k};
+  for (int i = 0; i < k; i++) {
+    FOX_LAUNCH(sqnorm_lanes_kernel, FOX_SQ_LANES / 64, 64, 0, 0, nets[i]->g, nets[i]->n_params,
+               lanes, i > 0);
+    cudaCheckLaunch(e);
+    cn.st[i] = nets[i]->st;
+  }
+  FOX_LAUNCH(clip_prepare_kernel, 1, 1, 0, 0, lanes, max_norm, coef, cn, lr, progress);
   cudaCheckLaunch(e);
-  return 0;
-}
-
-int mlp_cuda_clip_coef(const double *lanes, double max_norm, float *coef, struct fox_err *e) {
-  FOX_LAUNCH(clip_coef_kernel, 1, 1, 0, 0, lanes, max_norm, coef);
-  cudaCheckLaunch(e);
-  return 0;
-}
-
-int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, const float *coef,
-                  struct fox_err *e) {
-  m->adam_t++;
-  FOX_LAUNCH(adam_kernel, grid_(m->n_params), BLK_, 0, 0, m->w, m->g, m->adam_m, m->adam_v,
-             m->n_params, coef, opt_adam_at(m->adam_t, lr, eps));
-  cudaCheckLaunch(e);
+  for (int i = 0; i < k; i++) {
+    struct mlp_cuda *m = nets[i];
+    FOX_LAUNCH(adam_kernel, grid_(m->n_params), BLK_, 0, 0, m->w, m->g, m->adam_m, m->adam_v,
+               m->n_params, coef, m->st);
+    cudaCheckLaunch(e);
+  }
   return 0;
 }
 
 int mlp_cuda_blend(struct mlp_cuda *dst, const struct mlp_cuda *src, float tau,
-                   struct fox_err *e) {
-  FOX_LAUNCH(blend_kernel, grid_(dst->n_params), BLK_, 0, 0, dst->w, src->w, dst->n_params, tau);
+                   const int64_t *count, int64_t every, struct fox_err *e) {
+  FOX_LAUNCH(blend_kernel, grid_(dst->n_params), BLK_, 0, 0, dst->w, src->w, dst->n_params, tau,
+             count, every);
   cudaCheckLaunch(e);
+  return 0;
+}
+
+int mlp_cuda_get_adam(const struct mlp_cuda *m, float *mom, float *vel, long *t,
+                      struct fox_err *e) {
+  size_t bytes = m->n_params * sizeof(float);
+  struct opt_state st;
+  cudaCheck(cudaMemcpy(mom, m->adam_m, bytes, cudaMemcpyDeviceToHost), e);
+  cudaCheck(cudaMemcpy(vel, m->adam_v, bytes, cudaMemcpyDeviceToHost), e);
+  cudaCheck(cudaMemcpy(&st, m->st, sizeof st, cudaMemcpyDeviceToHost), e);
+  *t = (long)st.t;
+  return 0;
+}
+
+int mlp_cuda_set_adam(struct mlp_cuda *m, const float *mom, const float *vel, long t,
+                      struct fox_err *e) {
+  size_t bytes = m->n_params * sizeof(float);
+  struct opt_state st;
+  cudaCheck(cudaMemcpy(&st, m->st, sizeof st, cudaMemcpyDeviceToHost), e);
+  st.t = t;
+  cudaCheck(cudaMemcpy(m->adam_m, mom, bytes, cudaMemcpyHostToDevice), e);
+  cudaCheck(cudaMemcpy(m->adam_v, vel, bytes, cudaMemcpyHostToDevice), e);
+  cudaCheck(cudaMemcpy(m->st, &st, sizeof st, cudaMemcpyHostToDevice), e);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "opt_step.h"
 #include "util/error.h"
 
 #ifdef __cplusplus
@@ -24,13 +25,14 @@ struct mlp_cuda {
   float *w, *g; /* device, CPU layout: W_l [dims[l+1], dims[l]] then b_l */
   int batch_cap;
   float *act[FOX_MLP_CUDA_MAX + 1], *delta[2];
-  void *blas; /* cublasHandle_t */
+  const float *input; /* the last forward's x, which backward reads */
+  void *blas;         /* cublasHandle_t */
   float *adam_m, *adam_v;
-  long adam_t;
+  struct opt_state *st; /* device: Adam's step count and its latest constants */
 };
 
 int mlp_cuda_create(struct mlp_cuda *m, int in, const int *hidden, int n_hidden, int out,
-                    int activation, struct fox_err *e);
+                    int activation, double adam_eps, struct fox_err *e);
 void mlp_cuda_free(struct mlp_cuda *m);
 /* Parameters and gradients to and from host arrays of n_params floats. */
 int mlp_cuda_set_params(struct mlp_cuda *m, const float *host, struct fox_err *e);
@@ -45,16 +47,23 @@ int mlp_cuda_forward(struct mlp_cuda *m, const float *x, int batch, float *out,
                      struct fox_err *e);
 int mlp_cuda_backward(struct mlp_cuda *m, const float *dout, int batch, struct fox_err *e);
 int mlp_cuda_zero_grad(struct mlp_cuda *m, struct fox_err *e);
-/* The gradients' squared norm as opt_step.h's lanes (device [FOX_SQ_LANES] doubles), written
- * or added to; the clip coefficient from them (device float); one Adam step (beta 0.9/0.999)
- * on the gradients times *coef (NULL: 1). Nothing returns to the host. */
-int mlp_cuda_sqnorm(struct mlp_cuda *m, double *lanes, int accumulate, struct fox_err *e);
-int mlp_cuda_clip_coef(const double *lanes, double max_norm, float *coef, struct fox_err *e);
-int mlp_cuda_adam(struct mlp_cuda *m, double lr, double eps, const float *coef,
-                  struct fox_err *e);
-/* dst = tau src + (1 - tau) dst over the parameters (opt_step.h's element). */
+/* One optimiser step of k <= FOX_CLIP_NETS networks together: the gradients' squared norm as
+ * opt_step.h's lanes (device [FOX_SQ_LANES] doubles), the clip coefficient (device float),
+ * each network's step count and Adam constants at the learning rate of *progress (device;
+ * NULL: 0), then Adam on each. Nothing returns to the host; nothing here comes from it but the
+ * schedule's constants. */
+int mlp_cuda_clip_step(struct mlp_cuda *const *nets, int k, double *lanes, float *coef,
+                       double max_norm, struct opt_lr lr, const int64_t *progress,
+                       struct fox_err *e);
+/* dst = tau src + (1 - tau) dst over the parameters (opt_step.h's element; tau 1: a copy)
+ * whenever *count (device) is a multiple of every; count NULL: always. */
 int mlp_cuda_blend(struct mlp_cuda *dst, const struct mlp_cuda *src, float tau,
-                   struct fox_err *e);
+                   const int64_t *count, int64_t every, struct fox_err *e);
+/* Adam's moments (host arrays of n_params floats) and step count, for checkpoints. */
+int mlp_cuda_get_adam(const struct mlp_cuda *m, float *mom, float *vel, long *t,
+                      struct fox_err *e);
+int mlp_cuda_set_adam(struct mlp_cuda *m, const float *mom, const float *vel, long t,
+                      struct fox_err *e);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,13 @@
 #include "fox_hd.h"
 #include "rng_step.h"
 
+/* PPO's counter where the backend keeps it (device memory on CUDA): rollouts learned from.
+ * A vector step's draw, an epoch's permutation, the annealed learning rate and the loss
+ * accumulator's transitions follow from it, so that a captured rollout replays unchanged. */
+struct ppo_clock {
+  int64_t updates;
+};
+
 /* log-softmax of logits z, the probabilities p (may be NULL) and the entropy H; three exp and
  * one log in all. */
 FOX_HD static inline void ppo_softmax3(const double *z, double *logp, double *p,

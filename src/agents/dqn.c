@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static struct dqn_eps eps_(const struct dqn_config *c, long total) {
+  struct dqn_eps s = {c->eps_start, c->eps_end, c->eps_fraction * (double)total};
+  return s;
+}
+
 double dqn_epsilon(const struct dqn_config *c, long t, long total) {
-  double span = c->eps_fraction * (double)total;
-  double frac = span > 0 ? (double)t / span : 1.0;
-  if (frac > 1)
-    frac = 1;
-  return c->eps_start + frac * (c->eps_end - c->eps_start);
+  return dqn_epsilon_at(eps_(c, total), t);
 }
 
 /* Backend buffers of a DQN: acting, one batch, clipping, the loss accumulator. */
@@ -38,18 +39,21 @@ static int alloc_(struct dqn *d, struct fox_err *e) {
       {(void **)&d->bterm, b},
       {(void **)&d->terms, b * sizeof(double)},
       {(void **)&d->lanes, FOX_SQ_LANES * sizeof(double)},
-      {(void **)&d->acc, FOX_ACC_N * sizeof(double)},
+      /* the loss accumulator and, just past it, the clock: one read at an epoch's end */
+      {(void **)&d->acc, FOX_ACC_N * sizeof(double) + sizeof(struct dqn_clock)},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (!(*bufs[i].p = be->mem_alloc(bufs[i].bytes, e)))
       return e->code ? e->code : FOX_EFAIL;
+  d->clk = (struct dqn_clock *)(d->acc + FOX_ACC_N); /* zeroed, as the mirrors */
   return 0;
 }
 
 int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *be, int n_envs,
-               const float *data_states, uint64_t seed, struct fox_err *e) {
+               const float *data_states, long total, uint64_t seed, struct fox_err *e) {
   memset(d, 0, sizeof *d);
   d->cfg = *c;
+  d->eps = eps_(c, total);
   d->be = be;
   d->n_envs = n_envs;
   d->data_states = data_states;
@@ -112,21 +116,23 @@ int dqn_q(struct dqn *d, const float *states, int n, float *q, struct fox_err *e
   return q_of_(d, &d->online, states, n, q, d->raw, e);
 }
 
-int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *actions,
-            struct fox_err *e) {
+int dqn_act(struct dqn *d, const float *states, int n, uint8_t *actions, struct fox_err *e) {
   FOX_TRY(dqn_q(d, states, n, d->q, e));
-  return d->be->agents->dqn_explore(d->q, n, eps, d->seed, (uint64_t)d->transitions, actions, e);
+  return d->be->agents->dqn_explore(d->q, n, d->clk, &d->eps, d->seed, actions, e);
 }
 
 int dqn_sync_target(struct dqn *d, struct fox_err *e) {
   return net_blend(&d->target, &d->online, d->cfg.tau, e);
 }
 
+/* One gradient update, every number from the clock: the batch for its update count, the
+ * transitions its loss is marked with, the step count of Adam, and whether the target follows
+ * now (every target_update updates, decided on the device). */
 static int update_(struct dqn *d, struct fox_err *e) {
   const struct agent_ops *ops = d->be->agents;
   int b = d->cfg.batch_size;
-  FOX_TRY(ops->replay_sample(&d->rb.d, d->rb.size, d->data_states, d->seed,
-                             (uint64_t)d->updates, b, d->bs, d->ba, d->br, d->bterm, e));
+  FOX_TRY(ops->replay_sample(&d->rb.d, d->clk, d->data_states, d->seed, b, d->bs, d->ba, d->br,
+                             d->bterm, e));
   float *s2 = d->bs + (size_t)b * FOX_STATE_DIM;
   FOX_TRY(q_of_(d, &d->target, s2, b, d->bq, d->braw, e));
   /* The online network on s (rows 0..b-1, whose activations backward uses) and, for Double
@@ -134,7 +140,7 @@ static int update_(struct dqn *d, struct fox_err *e) {
   FOX_TRY(q_of_(d, &d->online, d->bs, d->cfg.double_q ? 2 * b : b, d->bqo, d->braw, e));
   FOX_TRY(ops->dqn_loss(d->bq, d->cfg.double_q ? d->bqo + (size_t)b * FOX_NACTIONS : NULL,
                         d->bqo, d->ba, d->br, d->bterm, d->cfg.gamma, b, d->bdq, d->terms, e));
-  FOX_TRY(ops->dqn_loss_sum(d->terms, b, d->transitions, d->acc, e));
+  FOX_TRY(ops->dqn_loss_sum(d->terms, b, d->clk, d->acc, e)); /* the clock counts the update */
   FOX_TRY(net_zero_grad(&d->online, e));
   if (d->cfg.dueling) {
     FOX_TRY(ops->dqn_dueling_backward(d->bdq, b, d->bdraw, e));
@@ -143,23 +149,60 @@ static int update_(struct dqn *d, struct fox_err *e) {
     FOX_TRY(net_backward(&d->online, d->bdq, b, e));
   }
   struct net *nets[1] = {&d->online};
-  FOX_TRY(net_clip_step(nets, 1, d->lanes, d->coef, d->cfg.max_grad_norm, d->cfg.lr, e));
-  d->updates++;
-  if (d->updates % d->cfg.target_update == 0)
-    FOX_TRY(dqn_sync_target(d, e));
+  struct opt_lr lr = {d->cfg.lr, 0, 0};
+  FOX_TRY(net_clip_step(nets, 1, d->lanes, d->coef, d->cfg.max_grad_norm, lr, NULL, e));
+  return net_blend_every(&d->target, &d->online, d->cfg.tau, &d->clk->updates,
+                         d->cfg.target_update, e);
+}
+
+/* train_freq's bookkeeping of one step of n from (transitions, credit): the updates due. */
+static int due_(const struct dqn_config *c, long *transitions, double *credit, int n) {
+  *transitions += n;
+  if (*transitions < c->learning_starts)
+    return 0;
+  *credit += n;
+  int due = 0;
+  while (*credit >= c->train_freq) {
+    *credit -= c->train_freq;
+    due++;
+  }
+  return due;
+}
+
+int dqn_plan(struct dqn *d, int n) {
+  int due = due_(&d->cfg, &d->transitions, &d->credit, n);
+  replay_count(&d->rb, n);
+  d->updates += due;
+  return due;
+}
+
+void dqn_plan_ahead(const struct dqn *d, int n, long steps, int *due) {
+  long transitions = d->transitions;
+  double credit = d->credit;
+  for (long k = 0; k < steps; k++)
+    due[k] = due_(&d->cfg, &transitions, &credit, n);
+}
+
+int dqn_learn(struct dqn *d, int n, int due, const int32_t *bars, const float *s,
+              const float *s2, const uint8_t *a, const float *r, const uint8_t *dones,
+              struct fox_err *e) {
+  FOX_TRY(replay_store(&d->rb, d->clk, n, bars, s, s2, a, r, dones, e));
+  for (int k = 0; k < due; k++)
+    FOX_TRY(update_(d, e));
   return 0;
 }
 
 int dqn_observe(struct dqn *d, int n, const int32_t *bars, const float *s, const float *s2,
                 const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e) {
-  FOX_TRY(replay_push(&d->rb, n, bars, s, s2, a, r, dones, e));
-  d->transitions += n;
-  if (d->transitions < d->cfg.learning_starts)
-    return 0;
-  d->credit += n;
-  while (d->credit >= d->cfg.train_freq) {
-    d->credit -= d->cfg.train_freq;
-    FOX_TRY(update_(d, e));
-  }
-  return 0;
+  return dqn_learn(d, n, dqn_plan(d, n), bars, s, s2, a, r, dones, e);
+}
+
+struct dqn_clock dqn_clock_mirror(const struct dqn *d) {
+  struct dqn_clock c = {d->transitions, d->updates, (int64_t)d->rb.pos, (int64_t)d->rb.size};
+  return c;
+}
+
+int dqn_clock_put(struct dqn *d, struct fox_err *e) {
+  struct dqn_clock c = dqn_clock_mirror(d);
+  return d->be->mem_h2d(d->clk, &c, sizeof c, e);
 }

@@ -24,6 +24,11 @@ struct dqn {
   struct rng rng; /* the initial weights' draws */
   uint64_t seed;  /* the counter-based draws of acting and replay sampling (rng_step.h) */
   const float *data_states; /* the dataset's normalised rows in the backend (replay rebuilds) */
+  struct dqn_eps eps;       /* epsilon's schedule over the run's transitions */
+  /* Where training stands: the device's own (clk, backend memory, just past acc, which the
+   * operations read and advance) and the host's mirrors, which decide how many updates a step
+   * makes and go into checkpoints; agent_take holds them to each other. */
+  struct dqn_clock *clk;
   long transitions, updates;
   double credit; /* transitions not yet paid for by an update (train_freq) */
   /* Backend scratch. Acting: q [n_envs, 3], raw [n_envs, 4]. A batch: bs holds its s then its
@@ -35,25 +40,41 @@ struct dqn {
 };
 
 /* The networks and buffers live in the backend `be`; data_states is its copy of the dataset's
- * normalised features (device_dataset.states), NULL for a policy that only acts (no ring). */
+ * normalised features (device_dataset.states), NULL for a policy that only acts (no ring);
+ * total is the run's transitions (epsilon decays over eps_fraction of them). */
 int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *be, int n_envs,
-               const float *data_states, uint64_t seed, struct fox_err *e);
+               const float *data_states, long total, uint64_t seed, struct fox_err *e);
 void dqn_free(struct dqn *d);
 /* The exploration rate after t of `total` transitions: eps_start to eps_end over
  * eps_fraction * total, then flat. */
 double dqn_epsilon(const struct dqn_config *c, long t, long total);
 /* Q-values [n, 3] of states [n, 54] from the online network; n <= n_envs; backend arrays. */
 int dqn_q(struct dqn *d, const float *states, int n, float *q, struct fox_err *e);
-/* Epsilon-greedy actions for n states (backend arrays). */
-int dqn_act(struct dqn *d, const float *states, int n, double eps, uint8_t *actions,
-            struct fox_err *e);
-/* Stores a vector step's transitions (backend arrays: s shown at bars[i], s2 at bars[i] + 1,
- * FOX_DONE_* flags) and runs the gradient updates now due; their losses go to d->acc. */
+/* Epsilon-greedy actions for n states (backend arrays), epsilon at the clock's transitions. */
+int dqn_act(struct dqn *d, const float *states, int n, uint8_t *actions, struct fox_err *e);
+/* The host's side of a vector step of n transitions: its mirrors advanced (transitions, the
+ * ring's position and fill, train_freq's credit, updates); returns the gradient updates the
+ * step makes. */
+int dqn_plan(struct dqn *d, int n);
+/* ... and what a plan of `due` updates would return, from the mirrors as they stand (they do
+ * not move): steps vector steps of n, due[k] for each. */
+void dqn_plan_ahead(const struct dqn *d, int n, long steps, int *due);
+/* The device's side: stores the step's transitions (backend arrays: s shown at bars[i], s2 at
+ * bars[i] + 1, FOX_DONE_* flags), counts them on the clock and runs `due` gradient updates;
+ * their losses go to d->acc. Reads nothing from the host's mirrors. */
+int dqn_learn(struct dqn *d, int n, int due, const int32_t *bars, const float *s,
+              const float *s2, const uint8_t *a, const float *r, const uint8_t *dones,
+              struct fox_err *e);
+/* Both sides: dqn_learn(dqn_plan()). */
 int dqn_observe(struct dqn *d, int n, const int32_t *bars, const float *s, const float *s2,
                 const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e);
+/* The host's mirrors onto the device's clock (a checkpoint restored). */
+int dqn_clock_put(struct dqn *d, struct fox_err *e);
 
 /* The target network follows the online one: a copy (tau 1) or target = tau online +
  * (1 - tau) target (SB3's soft update). */
 int dqn_sync_target(struct dqn *d, struct fox_err *e);
+/* The clock as a struct on the host's side, from the mirrors. */
+struct dqn_clock dqn_clock_mirror(const struct dqn *d);
 
 #endif

@@ -10,7 +10,8 @@
 
 struct cpu_net_ {
   struct mlp m;
-  struct adam opt;
+  struct adam opt; /* its moments; the step count and constants are st's */
+  struct opt_state st;
 };
 
 static int cpu_create_(void **impl, int in, const int *hidden, int n_hidden, int out,
@@ -21,6 +22,7 @@ static int cpu_create_(void **impl, int in, const int *hidden, int n_hidden, int
   int rc = mlp_create(&c->m, in, hidden, n_hidden, out, activation, e);
   if (rc == 0)
     rc = adam_create(&c->opt, c->m.n_params, adam_eps, e);
+  c->st.eps = adam_eps;
   if (rc != 0) {
     mlp_free(&c->m);
     free(c);
@@ -79,35 +81,36 @@ FOX_CLONES static void sqlanes_(const float *restrict g, size_t n, double *restr
     lanes[k] = accumulate ? lanes[k] + acc[k] : acc[k];
 }
 
-static int cpu_grad_sqnorm_(void *impl, double *lanes, int accumulate, struct fox_err *e) {
-  const struct mlp *m = &((struct cpu_net_ *)impl)->m;
-  sqlanes_(m->g, m->n_params, lanes, accumulate);
-  return 0;
-}
-
-static int cpu_clip_coef_(const double *lanes, double max_norm, float *coef, struct fox_err *e) {
-  *coef = opt_clip_coef(lanes, max_norm);
-  return 0;
-}
-
 FOX_CLONES static void adam_(float *restrict p, float *restrict m, float *restrict v,
                              const float *restrict g, size_t n, float coef, struct opt_adam a) {
   for (size_t i = 0; i < n; i++)
     opt_adam_elem(&p[i], &m[i], &v[i], g[i], coef, a);
 }
 
-static int cpu_step_(void *impl, const float *coef, double lr, struct fox_err *e) {
-  struct cpu_net_ *c = impl;
-  c->opt.t++;
-  adam_(c->m.w, c->opt.m, c->opt.v, c->m.g, c->m.n_params, coef ? *coef : 1.0f,
-        opt_adam_at(c->opt.t, lr, c->opt.eps));
-  mlp_touch(&c->m);
+static int cpu_clip_step_(void *const *impls, int k, double *lanes, float *coef,
+                          double max_norm, struct opt_lr lr, const int64_t *progress,
+                          struct fox_err *e) {
+  struct opt_state *st[FOX_CLIP_NETS];
+  for (int i = 0; i < k; i++) {
+    struct cpu_net_ *c = impls[i];
+    sqlanes_(c->m.g, c->m.n_params, lanes, i > 0);
+    st[i] = &c->st;
+  }
+  *coef = opt_prepare(lanes, max_norm, lr, progress, st, k);
+  for (int i = 0; i < k; i++) {
+    struct cpu_net_ *c = impls[i];
+    adam_(c->m.w, c->opt.m, c->opt.v, c->m.g, c->m.n_params, *coef, c->st.a);
+    mlp_touch(&c->m);
+  }
   return 0;
 }
 
-static int cpu_blend_(void *dst, const void *src, double tau, struct fox_err *e) {
+static int cpu_blend_(void *dst, const void *src, double tau, const int64_t *count,
+                      int64_t every, struct fox_err *e) {
   struct mlp *d = &((struct cpu_net_ *)dst)->m;
   const struct mlp *s = &((const struct cpu_net_ *)src)->m;
+  if (!opt_blend_due(count, every))
+    return 0;
   mlp_touch(d);
   if (tau >= 1.0) {
     memcpy(d->w, s->w, d->n_params * sizeof(float));
@@ -123,7 +126,7 @@ static int cpu_get_adam_(const void *impl, float *m, float *v, long *t, struct f
   const struct cpu_net_ *c = impl;
   memcpy(m, c->opt.m, c->opt.n * sizeof(float));
   memcpy(v, c->opt.v, c->opt.n * sizeof(float));
-  *t = c->opt.t;
+  *t = (long)c->st.t;
   return 0;
 }
 
@@ -131,7 +134,7 @@ static int cpu_set_adam_(void *impl, const float *m, const float *v, long t, str
   struct cpu_net_ *c = impl;
   memcpy(c->opt.m, m, c->opt.n * sizeof(float));
   memcpy(c->opt.v, v, c->opt.n * sizeof(float));
-  c->opt.t = t;
+  c->st.t = t;
   return 0;
 }
 
@@ -143,9 +146,9 @@ static const float *cpu_params_(const void *impl) {
 static int cpu_reserve_(void *impl, int batch, struct fox_err *e) { return 0; }
 
 const struct net_ops net_cpu_ops = {
-    "cpu",          cpu_create_,  cpu_destroy_,    cpu_set_params_, cpu_get_params_, cpu_forward_,
-    cpu_backward_,  cpu_zero_grad_, cpu_grad_sqnorm_, cpu_clip_coef_, cpu_step_,      cpu_blend_,
-    cpu_get_adam_,  cpu_set_adam_,  cpu_params_,     cpu_reserve_,
+    "cpu",          cpu_create_,    cpu_destroy_, cpu_set_params_, cpu_get_params_, cpu_forward_,
+    cpu_backward_,  cpu_zero_grad_, cpu_clip_step_, cpu_blend_,    cpu_get_adam_,   cpu_set_adam_,
+    cpu_params_,    cpu_reserve_,
 };
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
@@ -179,13 +182,16 @@ int net_init(struct net *n, struct rng *r, int init, double head_gain, struct fo
 }
 
 int net_clip_step(struct net *const *nets, int k, double *lanes, float *coef, double max_norm,
-                  double lr, struct fox_err *e) {
-  for (int i = 0; i < k; i++)
-    FOX_TRY(nets[i]->ops->grad_sqnorm(nets[i]->impl, lanes, i > 0, e));
-  FOX_TRY(nets[0]->ops->clip_coef(lanes, max_norm, coef, e));
-  for (int i = 0; i < k; i++)
-    FOX_TRY(nets[i]->ops->step(nets[i]->impl, coef, lr, e));
-  return 0;
+                  struct opt_lr lr, const int64_t *progress, struct fox_err *e) {
+  if (k < 1 || k > FOX_CLIP_NETS)
+    return fox_errf(e, FOX_EUSAGE, "net: %d networks in one step (1 .. %d)", k, FOX_CLIP_NETS);
+  void *impls[FOX_CLIP_NETS];
+  for (int i = 0; i < k; i++) {
+    if (nets[i]->ops != nets[0]->ops)
+      return fox_errf(e, FOX_EUSAGE, "net: one step over networks of two backends");
+    impls[i] = nets[i]->impl;
+  }
+  return nets[0]->ops->clip_step(impls, k, lanes, coef, max_norm, lr, progress, e);
 }
 
 int net_get_params(const struct net *n, float *host, struct fox_err *e) {

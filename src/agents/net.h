@@ -28,15 +28,19 @@ struct net_ops {
   /* Accumulates gradients from dLoss/dy of the last forward. */
   int (*backward)(void *impl, const float *dy, int batch, struct fox_err *e);
   int (*zero_grad)(void *impl, struct fox_err *e);
-  /* The gradients' squared norm as FOX_SQ_LANES partial sums (opt_step.h) into lanes, or
-   * added to them (accumulate): several networks clipped by one global norm. */
-  int (*grad_sqnorm)(void *impl, double *lanes, int accumulate, struct fox_err *e);
-  /* clip_grad_norm_'s coefficient from the lanes, into *coef (one float). */
-  int (*clip_coef)(const double *lanes, double max_norm, float *coef, struct fox_err *e);
-  /* Gradients times *coef (clipping), then one Adam step with lr. */
-  int (*step)(void *impl, const float *coef, double lr, struct fox_err *e);
-  /* dst = tau src + (1 - tau) dst over the parameters (tau 1: a copy). */
-  int (*blend)(void *dst, const void *src, double tau, struct fox_err *e);
+  /* One optimiser step of k networks of this kind together (k <= FOX_CLIP_NETS; one global
+   * norm, as clip_grad_norm_ over all their parameters): the gradients' squared norm as
+   * FOX_SQ_LANES partial sums (opt_step.h) into lanes, clip_grad_norm_'s coefficient into coef
+   * (both backend scratch), then each network's Adam step on its gradients times coef, its
+   * step count advanced where it keeps it and the learning rate lr's at *progress (backend
+   * memory; NULL: 0). Nothing returns to the host. */
+  int (*clip_step)(void *const *impls, int k, double *lanes, float *coef, double max_norm,
+                   struct opt_lr lr, const int64_t *progress, struct fox_err *e);
+  /* dst = tau src + (1 - tau) dst over the parameters (tau 1: a copy) when *count (backend
+   * memory) is a multiple of every: the decision is the backend's, so a captured step holds
+   * it; count NULL: now. */
+  int (*blend)(void *dst, const void *src, double tau, const int64_t *count, int64_t every,
+               struct fox_err *e);
   /* Adam's moments (host arrays of n_params floats) and step count, for checkpoints. */
   int (*get_adam)(const void *impl, float *m, float *v, long *t, struct fox_err *e);
   int (*set_adam)(void *impl, const float *m, const float *v, long t, struct fox_err *e);
@@ -78,13 +82,19 @@ static inline int net_backward(struct net *n, const float *dy, int batch, struct
 static inline int net_zero_grad(struct net *n, struct fox_err *e) {
   return n->ops->zero_grad(n->impl, e);
 }
-/* clip_grad_norm_ over all k networks together (one global norm), then Adam on each; lanes
- * [FOX_SQ_LANES] and coef [1] are the caller's scratch in the backend's memory. */
+/* clip_grad_norm_ over all k networks together (one global norm), then Adam on each at the
+ * learning rate lr's at *progress (NULL: 0); lanes [FOX_SQ_LANES] and coef [1] are the caller's
+ * scratch in the backend's memory. */
 int net_clip_step(struct net *const *nets, int k, double *lanes, float *coef, double max_norm,
-                  double lr, struct fox_err *e);
+                  struct opt_lr lr, const int64_t *progress, struct fox_err *e);
 static inline int net_blend(struct net *dst, const struct net *src, double tau,
                             struct fox_err *e) {
-  return dst->ops->blend(dst->impl, src->impl, tau, e);
+  return dst->ops->blend(dst->impl, src->impl, tau, NULL, 0, e);
+}
+/* The blend when *count (backend memory) is a multiple of every. */
+static inline int net_blend_every(struct net *dst, const struct net *src, double tau,
+                                  const int64_t *count, int64_t every, struct fox_err *e) {
+  return dst->ops->blend(dst->impl, src->impl, tau, count, every, e);
 }
 int net_get_params(const struct net *n, float *host, struct fox_err *e);
 /* Adam's moments and step count (host arrays of n_params floats), for checkpoints. */

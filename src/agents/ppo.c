@@ -38,11 +38,13 @@ static int alloc_(struct ppo *p, struct fox_err *e) {
       {(void **)&p->coef, f},                 {(void **)&p->perm, n * sizeof(uint32_t)},
       {(void **)&p->terms, m * 5 * sizeof(double)}, {(void **)&p->stats, 2 * sizeof(double)},
       {(void **)&p->lanes, FOX_SQ_LANES * sizeof(double)},
-      {(void **)&p->acc, FOX_ACC_N * sizeof(double)},
+      /* the loss accumulator and, just past it, the clock: one read at an epoch's end */
+      {(void **)&p->acc, FOX_ACC_N * sizeof(double) + sizeof(struct ppo_clock)},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (!(*bufs[i].p = be->mem_alloc(bufs[i].bytes, e)))
       return e->code ? e->code : FOX_EFAIL;
+  p->clk = (struct ppo_clock *)(p->acc + FOX_ACC_N); /* zeroed, as the mirror */
   return 0;
 }
 
@@ -100,10 +102,10 @@ int ppo_act(struct ppo *p, const float *states, uint8_t *actions, struct fox_err
   const struct backend *be = p->be;
   size_t N = (size_t)p->n_envs, k = (size_t)p->t * N;
   FOX_TRY(net_forward(&p->actor, states, (int)N, p->logits, e));
-  /* The run's vector step: rollouts done times their length, plus this rollout's steps. */
-  uint64_t step = (uint64_t)p->updates * (uint64_t)p->cfg.n_steps + (uint64_t)p->t;
-  FOX_TRY(be->agents->ppo_sample(p->logits, (int)N, p->seed, step, p->ro.actions + k,
-                                 p->ro.logp + k, e));
+  /* The run's vector step (the clock's rollouts times their length, plus this step of the
+   * rollout) is the device's to know. */
+  FOX_TRY(be->agents->ppo_sample(p->logits, (int)N, p->clk, p->cfg.n_steps, p->t, p->seed,
+                                 p->ro.actions + k, p->ro.logp + k, e));
   FOX_TRY(net_forward(&p->critic, states, (int)N, p->ro.values + k, e));
   FOX_TRY(be->mem_copy(p->ro.obs + k * FOX_STATE_DIM, states, N * FOX_STATE_DIM * sizeof(float),
                        e));
@@ -118,27 +120,38 @@ int ppo_observe(struct ppo *p, const float *next_states, const float *rewards,
   FOX_TRY(net_forward(&p->critic, next_states, (int)N, p->v_next, e));
   FOX_TRY(p->be->agents->ppo_bootstrap((int)N, rewards, dones, p->v_next, p->cfg.gamma,
                                        p->ro.rewards + k, p->ro.dones + k, e));
-  p->t++;
-  return p->t >= p->cfg.n_steps ? ppo_update(p, states, e) : 0;
+  if (p->t + 1 >= p->cfg.n_steps)
+    return ppo_update(p, states, e); /* the rollout is full */
+  ppo_plan(p);
+  return 0;
+}
+
+void ppo_plan(struct ppo *p) {
+  if (++p->t >= p->cfg.n_steps) {
+    p->t = 0;
+    p->updates++;
+  }
+}
+
+int ppo_clock_put(struct ppo *p, struct fox_err *e) {
+  struct ppo_clock c = {p->updates};
+  return p->be->mem_h2d(p->clk, &c, sizeof c, e);
 }
 
 
+/* Every number that depends on where training stands (the permutations' rounds, the learning
+ * rate's annealing, the transitions a loss is marked with) comes from the clock, which counts
+ * the rollout at the end; the host's mirror moves with it. */
 int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e) {
   const struct agent_ops *ops = p->be->agents;
   int T = p->cfg.n_steps, N = p->n_envs;
   size_t n = (size_t)T * N, mbs = mbs_(p);
   FOX_TRY(net_forward(&p->critic, last_states, N, p->v_next, e));
   FOX_TRY(ops->ppo_gae(T, N, &p->ro, p->v_next, p->cfg.gamma, p->cfg.gae_lambda, e));
-  double lr = p->cfg.lr;
-  if (p->cfg.anneal_lr && p->num_updates > 0) {
-    double frac = 1.0 - (double)p->updates / (double)p->num_updates;
-    lr *= frac > 0 ? frac : 0; /* never an ascent, whatever the plan */
-  }
-  long transitions = (long)((p->updates + 1) * (long)n);
+  struct opt_lr lr = {p->cfg.lr, p->cfg.anneal_lr, p->num_updates};
   struct net *nets[2] = {&p->actor, &p->critic};
   for (int ep = 0; ep < p->cfg.epochs; ep++) {
-    uint64_t round = (uint64_t)p->updates * (uint64_t)p->cfg.epochs + (uint64_t)ep;
-    FOX_TRY(ops->ppo_permute((uint32_t)n, p->seed, round, p->perm, e));
+    FOX_TRY(ops->ppo_permute((uint32_t)n, p->seed, p->clk, p->cfg.epochs, ep, p->perm, e));
     for (size_t start = 0; start + mbs <= n; start += mbs) {
       int m = (int)mbs;
       FOX_TRY(ops->ppo_gather(&p->ro, p->perm + start, m, &p->mb, p->stats, e));
@@ -146,16 +159,18 @@ int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e) {
       FOX_TRY(net_forward(&p->critic, p->mb.obs, m, p->mb.values, e));
       FOX_TRY(ops->ppo_loss(&p->mb, m, p->stats, p->cfg.clip, p->cfg.ent_coef, p->cfg.vf_coef,
                             p->terms, e));
-      FOX_TRY(ops->ppo_loss_sum(p->terms, m, p->cfg.ent_coef, p->cfg.vf_coef, transitions,
+      FOX_TRY(ops->ppo_loss_sum(p->terms, m, p->cfg.ent_coef, p->cfg.vf_coef, p->clk, (long)n,
                                 p->acc, e));
       FOX_TRY(net_zero_grad(&p->actor, e));
       FOX_TRY(net_zero_grad(&p->critic, e));
       FOX_TRY(net_backward(&p->actor, p->mb.dlogits, m, e));
       FOX_TRY(net_backward(&p->critic, p->mb.dvalues, m, e));
       /* One global norm over both networks, as clip_grad_norm_(agent.parameters()). */
-      FOX_TRY(net_clip_step(nets, 2, p->lanes, p->coef, p->cfg.max_grad_norm, lr, e));
+      FOX_TRY(net_clip_step(nets, 2, p->lanes, p->coef, p->cfg.max_grad_norm, lr,
+                            &p->clk->updates, e));
     }
   }
+  FOX_TRY(ops->ppo_tick(p->clk, e));
   p->t = 0;
   p->updates++;
   return 0;

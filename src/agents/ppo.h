@@ -11,6 +11,7 @@
 #include "backend/agent_ops.h"
 #include "backend/backend.h"
 #include "config/config.h"
+#include "ppo_step.h"
 
 struct ppo {
   struct ppo_config cfg;
@@ -21,6 +22,9 @@ struct ppo {
   struct rng rng; /* the initial weights' draws */
   uint64_t seed;  /* the counter-based draws of sampling and permutations (rng_step.h) */
   int t;          /* rollout steps filled */
+  /* The device's own count of rollouts learned from (backend memory, just past acc), which the
+   * operations read and advance; `updates` is the host's mirror. */
+  struct ppo_clock *clk;
   /* Backend memory: the rollout [n_steps * n_envs], a minibatch, acting's logits [n_envs, 3]
    * and values of the next states [n_envs], the permutation, the clipping's lanes and
    * coefficient, the loss terms [mbs, 5], the advantages' statistics [2], and acc: the
@@ -45,5 +49,11 @@ int ppo_observe(struct ppo *p, const float *next_states, const float *rewards,
                 const uint8_t *dones, const float *states, struct fox_err *e);
 /* GAE over the rollout and the update; `last_states` are the states after the last step. */
 int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e);
+/* The host's side of a vector step: the rollout's position, and the update count when it
+ * fills (what ppo_observe and ppo_update do to the mirrors), for a step whose device work a
+ * replayed graph did. */
+void ppo_plan(struct ppo *p);
+/* The host's mirror onto the device's clock (a checkpoint restored). */
+int ppo_clock_put(struct ppo *p, struct fox_err *e);
 
 #endif

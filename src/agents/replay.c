@@ -23,17 +23,29 @@ int replay_create(struct replay *b, const struct backend *be, size_t cap, struct
   return 0;
 }
 
-int replay_push(struct replay *b, int n, const int32_t *bars, const float *s, const float *s2,
-                const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e) {
+int replay_store(struct replay *b, struct dqn_clock *clk, int n, const int32_t *bars,
+                 const float *s, const float *s2, const uint8_t *a, const float *r,
+                 const uint8_t *dones, struct fox_err *e) {
   /* More transitions than the ring holds: only the last cap survive (the CPU's last write
    * wins), and on a device two threads must never write one entry's fields. */
   int skip = (size_t)n > b->d.cap ? n - (int)b->d.cap : 0;
   size_t k = (size_t)skip;
-  FOX_TRY(b->be->agents->replay_insert(&b->d, (b->pos + k) % b->d.cap, n - skip, bars + k,
-                                       s + k * FOX_STATE_DIM, s2 + k * FOX_STATE_DIM, a + k,
-                                       r + k, dones + k, e));
+  const struct agent_ops *ops = b->be->agents;
+  FOX_TRY(ops->replay_insert(&b->d, clk, skip, n - skip, bars + k, s + k * FOX_STATE_DIM,
+                             s2 + k * FOX_STATE_DIM, a + k, r + k, dones + k, e));
+  return ops->dqn_tick(clk, n, (int64_t)b->d.cap, e);
+}
+
+void replay_count(struct replay *b, int n) {
   b->pos = (b->pos + (size_t)n) % b->d.cap;
   b->size = b->size + (size_t)n < b->d.cap ? b->size + (size_t)n : b->d.cap;
+}
+
+int replay_push(struct replay *b, struct dqn_clock *clk, int n, const int32_t *bars,
+                const float *s, const float *s2, const uint8_t *a, const float *r,
+                const uint8_t *dones, struct fox_err *e) {
+  FOX_TRY(replay_store(b, clk, n, bars, s, s2, a, r, dones, e));
+  replay_count(b, n);
   return 0;
 }
 

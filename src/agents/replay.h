@@ -1,7 +1,8 @@
 /* The DQN replay buffer: a ring of transitions in the backend's memory (agent_ops.h's compact
  * replay_dev: the bar and portfolio features of s and s', the action, reward and terminal),
- * filled and sampled by backend operations. Only its fill level and write position live on
- * the host, and they follow from the transitions counted there. */
+ * filled and sampled by backend operations, at the position and fill that the DQN's clock
+ * keeps in the backend's memory; the host keeps mirrors of both (size, pos), which follow from
+ * the transitions counted there. */
 #ifndef FOX_REPLAY_H
 #define FOX_REPLAY_H
 
@@ -20,9 +21,20 @@ struct replay {
 };
 
 int replay_create(struct replay *b, const struct backend *be, size_t cap, struct fox_err *e);
-/* n transitions of a vector step (backend arrays, agent_ops.h's replay_insert). */
-int replay_push(struct replay *b, int n, const int32_t *bars, const float *s, const float *s2,
-                const uint8_t *a, const float *r, const uint8_t *dones, struct fox_err *e);
+struct dqn_clock;
+
+/* n transitions of a vector step (backend arrays, agent_ops.h's replay_insert) into the ring
+ * where the clock (backend memory) says, which then counts them (dqn_tick); the host's
+ * mirrors of position and fill stay. */
+int replay_store(struct replay *b, struct dqn_clock *clk, int n, const int32_t *bars,
+                 const float *s, const float *s2, const uint8_t *a, const float *r,
+                 const uint8_t *dones, struct fox_err *e);
+/* The host's mirrors of position and fill after n more. */
+void replay_count(struct replay *b, int n);
+/* Both. */
+int replay_push(struct replay *b, struct dqn_clock *clk, int n, const int32_t *bars,
+                const float *s, const float *s2, const uint8_t *a, const float *r,
+                const uint8_t *dones, struct fox_err *e);
 void replay_free(struct replay *b);
 /* The filled part as host arrays (a checkpoint): entries 0 .. size-1 of the ring, for
  * bar [size], pf [size, 6], r [size], a [size], term [size]; and back. */

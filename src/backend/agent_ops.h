@@ -53,35 +53,49 @@ enum {
   FOX_ACC_N
 };
 
+struct dqn_clock; /* kernels/dqn_step.h */
+struct dqn_eps;
+struct ppo_clock; /* kernels/ppo_step.h */
+
+/* Every operation that depends on where training stands reads it from a clock in the
+ * backend's memory (dqn_clock, ppo_clock) rather than from an argument, and the ticks advance
+ * the clocks there: a chunk of steps is then the same calls every time, which a device can
+ * capture once as a graph and replay. */
 struct agent_ops {
-  /* DQN: epsilon-greedy actions from Q [n, 3] (dqn_explore); step = transitions so far. */
-  int (*dqn_explore)(const float *q, int n, double eps, uint64_t seed, uint64_t step,
-                     uint8_t *actions, struct fox_err *e);
+  /* DQN: epsilon-greedy actions from Q [n, 3] (dqn_explore) at the clock's transitions, epsilon
+   * from its schedule. */
+  int (*dqn_explore)(const float *q, int n, const struct dqn_clock *clk,
+                     const struct dqn_eps *eps, uint64_t seed, uint8_t *actions,
+                     struct fox_err *e);
   /* Dueling head: Q [n, 3] from raw [n, 4], and its backward. */
   int (*dqn_dueling)(const float *raw, int n, float *q, struct fox_err *e);
   int (*dqn_dueling_backward)(const float *dq, int n, float *draw, struct fox_err *e);
-  /* n transitions of a vector step into the ring at pos, pos + 1, ... (mod cap): s [n, 54]
-   * shown at bars[i], s2 [n, 54] at bars[i] + 1, dones FOX_DONE_* (only a terminal stops the
-   * bootstrap). */
-  int (*replay_insert)(const struct replay_dev *rb, size_t pos, int n, const int32_t *bars,
-                       const float *s, const float *s2, const uint8_t *a, const float *r,
-                       const uint8_t *dones, struct fox_err *e);
-  /* Batch of b for gradient update `update` from a ring holding `size`: bs [2b, 54] (s then
+  /* Transitions skip .. skip + n - 1 of a vector step into the ring at the clock's position
+   * + skip, + 1, ... (mod cap): s [n, 54] shown at bars[i], s2 [n, 54] at bars[i] + 1, dones
+   * FOX_DONE_* (only a terminal stops the bootstrap). */
+  int (*replay_insert)(const struct replay_dev *rb, const struct dqn_clock *clk, int skip, int n,
+                       const int32_t *bars, const float *s, const float *s2, const uint8_t *a,
+                       const float *r, const uint8_t *dones, struct fox_err *e);
+  /* The vector step's n transitions counted (dqn_tick: position and fill of a ring of cap). */
+  int (*dqn_tick)(struct dqn_clock *clk, int n, int64_t cap, struct fox_err *e);
+  /* Batch of b for the clock's next gradient update from the ring's fill: bs [2b, 54] (s then
    * s', rebuilt from the dataset's normalised states [n, 51]), actions, rewards, terminals. */
-  int (*replay_sample)(const struct replay_dev *rb, size_t size, const float *data_states,
-                       uint64_t seed, uint64_t update, int b, float *bs, uint8_t *ba, float *br,
-                       uint8_t *bterm, struct fox_err *e);
+  int (*replay_sample)(const struct replay_dev *rb, const struct dqn_clock *clk,
+                       const float *data_states, uint64_t seed, int b, float *bs, uint8_t *ba,
+                       float *br, uint8_t *bterm, struct fox_err *e);
   /* Per sample: the (Double, when q_next_online is not NULL) target from q_target [b, 3],
    * Huber on the taken action's q [b, 3], dq [b, 3] (the mean's 1/b included), terms [b]. */
   int (*dqn_loss)(const float *q_target, const float *q_next_online, const float *q,
                   const uint8_t *a, const float *r, const uint8_t *term, double gamma, int b,
                   float *dq, double *terms, struct fox_err *e);
-  /* The update's loss (the terms' mean, summed in order) into acc (FOX_ACC_*). */
-  int (*dqn_loss_sum)(const double *terms, int b, long transitions, double *acc,
+  /* The update's loss (the terms' mean, summed in order) into acc (FOX_ACC_*), marked with the
+   * clock's transitions when not finite; then the clock counts the update. */
+  int (*dqn_loss_sum)(const double *terms, int b, struct dqn_clock *clk, double *acc,
                       struct fox_err *e);
-  /* PPO: actions sampled from softmax(logits [n, 3]) at vector step `step`, their logp. */
-  int (*ppo_sample)(const float *logits, int n, uint64_t seed, uint64_t step, uint8_t *actions,
-                    float *logp, struct fox_err *e);
+  /* PPO: actions sampled from softmax(logits [n, 3]) at step t of the clock's rollout (the
+   * run's vector step updates * n_steps + t), their logp. */
+  int (*ppo_sample)(const float *logits, int n, const struct ppo_clock *clk, int n_steps, int t,
+                    uint64_t seed, uint8_t *actions, float *logp, struct fox_err *e);
   /* A vector step's rewards and dones into the rollout's slot: a truncation's reward gets
    * gamma V(s') (SB3's time-limit bootstrap). */
   int (*ppo_bootstrap)(int n, const float *r, const uint8_t *d, const float *v_next,
@@ -89,20 +103,24 @@ struct agent_ops {
   /* GAE(lambda), one thread per environment walking back over T steps (ppo_gae_env). */
   int (*ppo_gae)(int T, int N, const struct rollout_dev *ro, const float *last_values,
                  double gamma, double lambda, struct fox_err *e);
-  /* perm [n] = a pseudo-random permutation of 0 .. n-1 drawn for `round` (ppo_perm_at: one
-   * thread per entry). */
-  int (*ppo_permute)(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
-                     struct fox_err *e);
+  /* perm [n] = a pseudo-random permutation of 0 .. n-1 for epoch ep of the clock's update
+   * (round updates * epochs + ep; ppo_perm_at: one thread per entry). */
+  int (*ppo_permute)(uint32_t n, uint64_t seed, const struct ppo_clock *clk, int epochs, int ep,
+                     uint32_t *perm, struct fox_err *e);
   /* Minibatch rows idx[0 .. m-1] of the rollout; stats [2] = the advantages' mean and std
    * (torch's, ddof 1) in the CPU's order. */
   int (*ppo_gather)(const struct rollout_dev *ro, const uint32_t *idx, int m,
                     const struct minibatch_dev *mb, double *stats, struct fox_err *e);
   /* Per sample: normalised advantage, the clipped losses' terms [m, 5] (ppo_loss_sample) and
-   * gradients dlogits, dvalues; then their sums in order into acc. */
+   * gradients dlogits, dvalues; then their sums in order into acc, marked with the rollouts'
+   * transitions so far ((updates + 1) * rollout) when not finite. */
   int (*ppo_loss)(const struct minibatch_dev *mb, int m, const double *stats, double clip,
                   double ent_coef, double vf_coef, double *terms, struct fox_err *e);
   int (*ppo_loss_sum)(const double *terms, int m, double ent_coef, double vf_coef,
-                      long transitions, double *acc, struct fox_err *e);
+                      const struct ppo_clock *clk, long rollout, double *acc,
+                      struct fox_err *e);
+  /* The rollout learned from: the clock counts it. */
+  int (*ppo_tick)(struct ppo_clock *clk, struct fox_err *e);
   /* Evaluation: the greedy policy `pol` over bars [b, e) of the dataset from initial capital,
    * each action decided on the state (the bar's normalised features and the portfolio so far)
    * after that bar's close; actions [e - b] come back to the host (one copy). */

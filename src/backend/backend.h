@@ -78,6 +78,14 @@ struct backend {
   /* Makes `device` (a CUDA ordinal; -1: the default) current for the calling thread; every
    * thread that runs a trial calls it first. A no-op on the CPU. */
   int (*bind)(int device, struct fox_err *e);
+  /* Graphs (CUDA graphs; NULL where a backend has none, as the CPU): the calling thread's work
+   * from graph_begin to graph_end is captured, not run, into a graph that graph_launch runs on
+   * the thread's stream as often as wanted (no host wait); graph_end ends the capture whatever
+   * happened inside it. */
+  int (*graph_begin)(struct fox_err *e);
+  int (*graph_end)(void **graph, struct fox_err *e);
+  int (*graph_launch)(void *graph, struct fox_err *e);
+  void (*graph_free)(void *graph);
 };
 
 const struct backend *backend_cpu(void);

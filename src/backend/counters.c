@@ -6,9 +6,40 @@
 #include <stdlib.h>
 
 static _Thread_local struct backend_counts mine_;
+static _Thread_local struct counters_graph capture_;
+static _Thread_local int capturing_;
 static atomic_uint_fast64_t in_use_, peak_;
 
-void counters_launch(void) { mine_.launches++; }
+void counters_launch(void) {
+  if (capturing_) {
+    capture_.kernels++;
+  } else {
+    mine_.launches++;
+    mine_.nodes++;
+  }
+}
+
+void counters_copy(void) {
+  if (capturing_)
+    capture_.copies++;
+  else
+    mine_.copies++;
+}
+
+void counters_capture_begin(void) {
+  capturing_ = 1;
+  capture_ = (struct counters_graph){0, 0};
+}
+
+struct counters_graph counters_capture_end(void) {
+  capturing_ = 0;
+  return capture_;
+}
+
+void counters_graph_launch(const struct counters_graph *g) {
+  mine_.graph_launches++;
+  mine_.nodes += g->kernels;
+}
 void counters_sync(void) { mine_.syncs++; }
 void counters_h2d(size_t bytes) { mine_.h2d_bytes += bytes; }
 void counters_d2h(size_t bytes) { mine_.d2h_bytes += bytes; }
@@ -99,6 +130,9 @@ struct backend_counts counters_take(void) {
 
 void counters_add(struct backend_counts *sum, const struct backend_counts *c) {
   sum->launches += c->launches;
+  sum->graph_launches += c->graph_launches;
+  sum->copies += c->copies;
+  sum->nodes += c->nodes;
   sum->syncs += c->syncs;
   sum->h2d_bytes += c->h2d_bytes;
   sum->d2h_bytes += c->d2h_bytes;

@@ -1,9 +1,12 @@
 /* What a backend did on the device, for `foxopt train --json` and the tests that hold the
- * training loop to its budget of host round trips: kernel launches, host synchronisations
- * (explicit ones, and blocking device-to-host copies, where the host waits too), bytes copied
- * each way, counted per thread (every trial runs in a thread of its own), and the
- * process's peak of device memory allocated. The CUDA backend counts; the CPU backend has no
- * device and leaves every count 0. */
+ * training loop to its budget: the host's API calls (kernels launched one by one, graphs
+ * launched, copies and memsets given), the kernels the device ran (one by one, or as nodes of
+ * a graph), host synchronisations (explicit ones, and blocking device-to-host copies, where
+ * the host waits too), bytes copied each way, counted per thread (every trial runs in a thread
+ * of its own), and the process's peak of device memory allocated. While a thread captures a
+ * graph its kernels and copies are the graph's, not calls: each launch of the graph counts
+ * them as nodes. The CUDA backend counts; the CPU backend has no device and leaves every count
+ * 0. */
 #ifndef FOX_COUNTERS_H
 #define FOX_COUNTERS_H
 
@@ -15,10 +18,30 @@ extern "C" {
 #endif
 
 struct backend_counts {
-  uint64_t launches, syncs, h2d_bytes, d2h_bytes;
+  uint64_t launches;       /* kernels launched one by one (FOX_LAUNCH, cuBLAS) */
+  uint64_t graph_launches; /* captured graphs launched */
+  uint64_t copies;         /* copies and memsets given one by one */
+  uint64_t nodes;          /* kernels the device ran: launched, or as graph nodes */
+  uint64_t syncs, h2d_bytes, d2h_bytes;
+};
+
+/* The host's API calls of a count: what each one costs the host, graph or not. */
+static inline uint64_t counters_calls(const struct backend_counts *c) {
+  return c->launches + c->graph_launches + c->copies;
+}
+
+/* What a captured graph holds: its kernels and copies. */
+struct counters_graph {
+  uint64_t kernels, copies;
 };
 
 void counters_launch(void);
+void counters_copy(void);
+/* The calling thread captures from now until counters_capture_end, which returns what it
+ * captured; each launch of the graph counts it. */
+void counters_capture_begin(void);
+struct counters_graph counters_capture_end(void);
+void counters_graph_launch(const struct counters_graph *g);
 void counters_sync(void);
 void counters_h2d(size_t bytes);
 void counters_d2h(size_t bytes);

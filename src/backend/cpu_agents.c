@@ -9,10 +9,13 @@
 #include "policy_step.h"
 #include "ppo_step.h"
 
-static int explore_(const float *q, int n, double eps, uint64_t seed, uint64_t step,
-                    uint8_t *actions, struct fox_err *e) {
+static int explore_(const float *q, int n, const struct dqn_clock *clk,
+                    const struct dqn_eps *eps, uint64_t seed, uint8_t *actions,
+                    struct fox_err *e) {
+  double rate = dqn_epsilon_at(*eps, clk->transitions);
+  uint64_t step = (uint64_t)clk->transitions;
   for (int i = 0; i < n; i++)
-    actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, eps, seed, step, (uint64_t)i);
+    actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, rate, seed, step, (uint64_t)i);
   return 0;
 }
 
@@ -28,20 +31,28 @@ static int dueling_backward_(const float *dq, int n, float *draw, struct fox_err
   return 0;
 }
 
-static int replay_insert_(const struct replay_dev *rb, size_t pos, int n, const int32_t *bars,
-                          const float *s, const float *s2, const uint8_t *a, const float *r,
-                          const uint8_t *dones, struct fox_err *e) {
+static int replay_insert_(const struct replay_dev *rb, const struct dqn_clock *clk, int skip,
+                          int n, const int32_t *bars, const float *s, const float *s2,
+                          const uint8_t *a, const float *r, const uint8_t *dones,
+                          struct fox_err *e) {
+  size_t pos = (size_t)clk->pos + (size_t)skip;
   for (int i = 0; i < n; i++)
     dqn_replay_put(rb, (pos + (size_t)i) % rb->cap, bars[i], s + (size_t)i * FOX_STATE_DIM,
                    s2 + (size_t)i * FOX_STATE_DIM, a[i], r[i], dones[i]);
   return 0;
 }
 
-static int replay_sample_(const struct replay_dev *rb, size_t size, const float *data_states,
-                          uint64_t seed, uint64_t update, int b, float *bs, uint8_t *ba,
+static int dqn_tick_(struct dqn_clock *clk, int n, int64_t cap, struct fox_err *e) {
+  dqn_tick(clk, n, cap);
+  return 0;
+}
+
+static int replay_sample_(const struct replay_dev *rb, const struct dqn_clock *clk,
+                          const float *data_states, uint64_t seed, int b, float *bs, uint8_t *ba,
                           float *br, uint8_t *bterm, struct fox_err *e) {
   for (int i = 0; i < b; i++)
-    dqn_replay_get(rb, size, data_states, seed, update, b, i, bs, ba, br, bterm);
+    dqn_replay_get(rb, (size_t)clk->size, data_states, seed, (uint64_t)clk->updates, b, i, bs,
+                   ba, br, bterm);
   return 0;
 }
 
@@ -56,14 +67,16 @@ static int dqn_loss_(const float *q_target, const float *q_next_online, const fl
   return 0;
 }
 
-static int dqn_loss_sum_(const double *terms, int b, long transitions, double *acc,
+static int dqn_loss_sum_(const double *terms, int b, struct dqn_clock *clk, double *acc,
                          struct fox_err *e) {
-  dqn_loss_sum(terms, b, transitions, acc);
+  dqn_loss_sum(terms, b, (long)clk->transitions, acc);
+  clk->updates++;
   return 0;
 }
 
-static int ppo_sample_(const float *logits, int n, uint64_t seed, uint64_t step,
-                       uint8_t *actions, float *logp, struct fox_err *e) {
+static int ppo_sample_(const float *logits, int n, const struct ppo_clock *clk, int n_steps,
+                       int t, uint64_t seed, uint8_t *actions, float *logp, struct fox_err *e) {
+  uint64_t step = (uint64_t)clk->updates * (uint64_t)n_steps + (uint64_t)t;
   for (int i = 0; i < n; i++)
     actions[i] = (uint8_t)ppo_sample(logits + 3 * (size_t)i, seed, step, (uint64_t)i, &logp[i]);
   return 0;
@@ -86,8 +99,9 @@ static int ppo_gae_(int T, int N, const struct rollout_dev *ro, const float *las
   return 0;
 }
 
-static int ppo_permute_(uint32_t n, uint64_t seed, uint64_t round, uint32_t *perm,
-                        struct fox_err *e) {
+static int ppo_permute_(uint32_t n, uint64_t seed, const struct ppo_clock *clk, int epochs,
+                        int ep, uint32_t *perm, struct fox_err *e) {
+  uint64_t round = (uint64_t)clk->updates * (uint64_t)epochs + (uint64_t)ep;
   for (uint32_t i = 0; i < n; i++)
     perm[i] = ppo_perm_at(i, n, seed, round);
   return 0;
@@ -111,8 +125,14 @@ static int ppo_loss_(const struct minibatch_dev *mb, int m, const double *stats,
 }
 
 static int ppo_loss_sum_(const double *terms, int m, double ent_coef, double vf_coef,
-                         long transitions, double *acc, struct fox_err *e) {
-  ppo_loss_sum(terms, m, ent_coef, vf_coef, transitions, acc);
+                         const struct ppo_clock *clk, long rollout, double *acc,
+                         struct fox_err *e) {
+  ppo_loss_sum(terms, m, ent_coef, vf_coef, (long)(clk->updates + 1) * rollout, acc);
+  return 0;
+}
+
+static int ppo_tick_(struct ppo_clock *clk, struct fox_err *e) {
+  clk->updates++;
   return 0;
 }
 
@@ -181,7 +201,8 @@ static int greedy_eval_(const struct device_dataset *d, const struct market_para
 }
 
 const struct agent_ops agent_cpu_ops = {
-    explore_,       dueling_,     dueling_backward_, replay_insert_, replay_sample_,
-    dqn_loss_,      dqn_loss_sum_, ppo_sample_,      ppo_bootstrap_, ppo_gae_,
-    ppo_permute_,   ppo_gather_,  ppo_loss_,         ppo_loss_sum_,  greedy_eval_,
+    explore_,     dueling_,      dueling_backward_, replay_insert_, dqn_tick_,
+    replay_sample_, dqn_loss_,   dqn_loss_sum_,     ppo_sample_,    ppo_bootstrap_,
+    ppo_gae_,     ppo_permute_,  ppo_gather_,       ppo_loss_,      ppo_loss_sum_,
+    ppo_tick_,    greedy_eval_,
 };

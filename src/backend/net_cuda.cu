@@ -11,7 +11,6 @@
 
 struct cuda_net_ {
   struct mlp_cuda m;
-  double eps;
 };
 
 static int create_(void **impl, int in, const int *hidden, int n_hidden, int out,
@@ -19,12 +18,11 @@ static int create_(void **impl, int in, const int *hidden, int n_hidden, int out
   struct cuda_net_ *c = (struct cuda_net_ *)calloc(1, sizeof *c);
   if (!c)
     return fox_errf(e, FOX_EFAIL, "net: out of memory");
-  int rc = mlp_cuda_create(&c->m, in, hidden, n_hidden, out, activation, e);
+  int rc = mlp_cuda_create(&c->m, in, hidden, n_hidden, out, activation, eps, e);
   if (rc != 0) {
     free(c);
     return rc;
   }
-  c->eps = eps;
   *impl = c;
   return 0;
 }
@@ -55,42 +53,26 @@ static int zero_grad_(void *impl, struct fox_err *e) {
   return mlp_cuda_zero_grad(&((struct cuda_net_ *)impl)->m, e);
 }
 
-static int grad_sqnorm_(void *impl, double *lanes, int accumulate, struct fox_err *e) {
-  return mlp_cuda_sqnorm(&((struct cuda_net_ *)impl)->m, lanes, accumulate, e);
+static int clip_step_(void *const *impls, int k, double *lanes, float *coef, double max_norm,
+                      struct opt_lr lr, const int64_t *progress, struct fox_err *e) {
+  struct mlp_cuda *nets[FOX_CLIP_NETS];
+  for (int i = 0; i < k && i < FOX_CLIP_NETS; i++)
+    nets[i] = &((struct cuda_net_ *)impls[i])->m;
+  return mlp_cuda_clip_step(nets, k, lanes, coef, max_norm, lr, progress, e);
 }
 
-static int step_(void *impl, const float *coef, double lr, struct fox_err *e) {
-  struct cuda_net_ *c = (struct cuda_net_ *)impl;
-  return mlp_cuda_adam(&c->m, lr, c->eps, coef, e);
-}
-
-static int blend_(void *dst, const void *src, double tau, struct fox_err *e) {
-  struct cuda_net_ *d = (struct cuda_net_ *)dst;
-  const struct cuda_net_ *s = (const struct cuda_net_ *)src;
-  int n = (int)d->m.n_params;
-  if (tau >= 1.0) {
-    cudaCheck(cudaMemcpy(d->m.w, s->m.w, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice), e);
-    return 0;
-  }
-  return mlp_cuda_blend(&d->m, &s->m, (float)tau, e);
+static int blend_(void *dst, const void *src, double tau, const int64_t *count, int64_t every,
+                  struct fox_err *e) {
+  return mlp_cuda_blend(&((struct cuda_net_ *)dst)->m, &((const struct cuda_net_ *)src)->m,
+                        (float)tau, count, every, e);
 }
 
 static int get_adam_(const void *impl, float *m, float *v, long *t, struct fox_err *e) {
-  const struct cuda_net_ *c = (const struct cuda_net_ *)impl;
-  size_t bytes = c->m.n_params * sizeof(float);
-  cudaCheck(cudaMemcpy(m, c->m.adam_m, bytes, cudaMemcpyDeviceToHost), e);
-  cudaCheck(cudaMemcpy(v, c->m.adam_v, bytes, cudaMemcpyDeviceToHost), e);
-  *t = c->m.adam_t;
-  return 0;
+  return mlp_cuda_get_adam(&((const struct cuda_net_ *)impl)->m, m, v, t, e);
 }
 
 static int set_adam_(void *impl, const float *m, const float *v, long t, struct fox_err *e) {
-  struct cuda_net_ *c = (struct cuda_net_ *)impl;
-  size_t bytes = c->m.n_params * sizeof(float);
-  cudaCheck(cudaMemcpy(c->m.adam_m, m, bytes, cudaMemcpyHostToDevice), e);
-  cudaCheck(cudaMemcpy(c->m.adam_v, v, bytes, cudaMemcpyHostToDevice), e);
-  c->m.adam_t = t;
-  return 0;
+  return mlp_cuda_set_adam(&((struct cuda_net_ *)impl)->m, m, v, t, e);
 }
 
 static const float *params_(const void *impl) {
@@ -102,7 +84,6 @@ static int reserve_(void *impl, int batch, struct fox_err *e) {
 }
 
 extern "C" const struct net_ops net_cuda_ops = {
-    "cuda", create_, destroy_, set_params_, get_params_, forward_,
-    backward_, zero_grad_, grad_sqnorm_, mlp_cuda_clip_coef, step_, blend_, get_adam_,
-    set_adam_, params_, reserve_,
+    "cuda",     create_,    destroy_,   set_params_, get_params_, forward_, backward_,
+    zero_grad_, clip_step_, blend_,     get_adam_,   set_adam_,   params_,  reserve_,
 };

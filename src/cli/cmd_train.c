@@ -20,9 +20,10 @@ static const char usage_[] =
     "  -o OUTDIR     where trial.h5 goes (default .)\n"
     "  --set K=V     override any config key (e.g. --set dqn.lr=1e-4 --set dqn.hidden=[64,64])\n"
     "  --json        print the final metrics as one JSON object (val.sharpe, ...) with a\n"
-    "                \"device\" object: kernel launches, host syncs and bytes copied by the\n"
-    "                training and the evaluations, env_steps, peak_bytes (zeros on the CPU);\n"
-    "                the epoch lines go to stderr\n"
+    "                \"device\" object: for the training and the evaluations, the host's API\n"
+    "                calls (kernels launched one by one, graphs launched, copies), the\n"
+    "                kernels the device ran, host syncs and bytes copied; env_steps,\n"
+    "                peak_bytes (zeros on the CPU); the epoch lines go to stderr\n"
     "\n"
     "exit codes: 0 ok, 1 failure (a diverged trial too: status failed in trial.h5),\n"
     "            2 bad usage or config (FILE:LINE and key named), 3 bad data\n";
@@ -106,9 +107,12 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
       const struct backend_counts *c[2] = {&res->train_counts, &res->eval_counts};
       printf(", \"device\": {");
       for (int k = 0; k < 2; k++)
-        printf("\"%s\": {\"launches\": %llu, \"syncs\": %llu, \"h2d_bytes\": %llu, "
+        printf("\"%s\": {\"launches\": %llu, \"graph_launches\": %llu, \"copies\": %llu, "
+               "\"host_calls\": %llu, \"kernels\": %llu, \"syncs\": %llu, \"h2d_bytes\": %llu, "
                "\"d2h_bytes\": %llu}, ",
                k ? "eval" : "train", (unsigned long long)c[k]->launches,
+               (unsigned long long)c[k]->graph_launches, (unsigned long long)c[k]->copies,
+               (unsigned long long)counters_calls(c[k]), (unsigned long long)c[k]->nodes,
                (unsigned long long)c[k]->syncs, (unsigned long long)c[k]->h2d_bytes,
                (unsigned long long)c[k]->d2h_bytes);
       printf("\"env_steps\": %ld, \"peak_bytes\": %llu}}\n", res->transitions,

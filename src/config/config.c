@@ -75,6 +75,7 @@ static const struct param_ params_[] = {
      "auto or an integer >= 1"},
     {"train.seed", P_SEED, C_(seed), 0, 0, 0, NULL, "an integer >= 0"},
     {"train.backend", P_CHOICE, C_(backend), 0, 0, 0, backend_names_, "auto, cpu or cuda"},
+    {"train.graphs", P_BOOL, C_(graphs), 0, 1, 0, NULL, "true or false"},
     {"dqn.hidden", P_LAYERS, D_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
     {"dqn.lr", P_DOUBLE, D_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
     {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]"},
@@ -197,6 +198,7 @@ void config_defaults(struct config *c) {
   c->steps_per_epoch = 0;
   c->seed = 1;
   c->backend = FOX_BACKEND_AUTO;
+  c->graphs = 1;
   c->dqn = (struct dqn_config){.hidden = {128, 128},
                                .n_hidden = 2,
                                .lr = 2.5e-4,

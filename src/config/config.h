@@ -121,6 +121,7 @@ struct config {
   int64_t steps_per_epoch;     /* 0: auto (the train split's bars) */
   uint64_t seed;
   int backend;
+  int graphs; /* train.graphs: capture repeated chunks of steps as device graphs (CUDA) */
   struct dqn_config dqn;
   struct ppo_config ppo;
   int eval_split; /* eval.split: FOX_SPLIT_* */

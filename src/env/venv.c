@@ -45,15 +45,23 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
 
 int venv_reset(struct venv *v, struct fox_err *e) { return v->be->env_reset(v, e); }
 
-int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e) {
-  if (actions)
-    FOX_TRY(v->be->mem_h2d(v->actions, actions, (size_t)v->shape.num_envs, e));
+void venv_swap(struct venv *v, int outputs) {
   if (outputs & VENV_STATES) {
     float *t = v->states;
     v->states = v->states_prev;
     v->states_prev = t;
   }
+}
+
+int venv_run(struct venv *v, int outputs, struct fox_err *e) {
   return v->be->env_step(v, outputs, e);
+}
+
+int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e) {
+  if (actions)
+    FOX_TRY(v->be->mem_h2d(v->actions, actions, (size_t)v->shape.num_envs, e));
+  venv_swap(v, outputs);
+  return venv_run(v, outputs, e);
 }
 
 int venv_write_states(struct venv *v, const float *states, struct fox_err *e) {

@@ -44,6 +44,11 @@ enum { VENV_STATES = 1, VENV_NEXT = 2 };
  * (actions NULL: nothing crosses to the device); `outputs` is a mask of VENV_*. With
  * VENV_STATES the states acted on move to states_prev (a pointer swap). */
 int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_err *e);
+/* venv_step's two sides with the agent's actions: the host's (with VENV_STATES, the states
+ * acted on move to states_prev: a pointer swap) and the backend's (the step itself). A
+ * replayed graph did the second: the host still does the first. */
+void venv_swap(struct venv *v, int outputs);
+int venv_run(struct venv *v, int outputs, struct fox_err *e);
 /* Puts states [N, 54] back (a checkpoint restored). */
 int venv_write_states(struct venv *v, const float *states, struct fox_err *e);
 /* Copies the latest batch to the host; any pointer may be NULL. */

@@ -9,14 +9,16 @@
 #include "policy_step.h"
 
 int agent_create(struct agent *a, const struct config *cfg, const struct backend *be,
-                 const struct device_dataset *dev, long num_updates, uint64_t seed,
+                 const struct device_dataset *dev, long total, uint64_t seed,
                  struct fox_err *e) {
   memset(a, 0, sizeof *a);
   a->algo = cfg->algo;
   a->be = be;
+  /* PPO's plan: the rollouts that the run's transitions fill. */
+  long num_updates = total / ((long)cfg->num_envs * cfg->ppo.n_steps);
   int rc = a->algo == FOX_ALGO_DQN
                ? dqn_create(&a->dqn, &cfg->dqn, be, cfg->num_envs, dev ? dev->states : NULL,
-                            seed, e)
+                            total, seed, e)
                : ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, be, seed, e);
   if (rc != 0)
     memset(a, 0, sizeof *a);
@@ -31,14 +33,45 @@ void agent_free(struct agent *a) {
   memset(a, 0, sizeof *a);
 }
 
+/* The device's clock against the host's mirrors: every step's numbers came from the one, every
+ * decision from the other, so they agree or the loop is broken. */
+static int clock_check_(const struct agent *a, const unsigned char *got, struct fox_err *e) {
+  if (a->algo == FOX_ALGO_DQN) {
+    struct dqn_clock d, h = dqn_clock_mirror(&a->dqn);
+    memcpy(&d, got, sizeof d);
+    if (memcmp(&d, &h, sizeof d) != 0)
+      return fox_errf(e, FOX_EFAIL, "agent: the device's DQN clock (transitions %lld, updates "
+                                    "%lld, ring at %lld of %lld) is not the host's (%lld, %lld, "
+                                    "%lld, %lld)", (long long)d.transitions,
+                      (long long)d.updates, (long long)d.pos, (long long)d.size,
+                      (long long)h.transitions, (long long)h.updates, (long long)h.pos,
+                      (long long)h.size);
+    return 0;
+  }
+  struct ppo_clock p;
+  memcpy(&p, got, sizeof p);
+  if (p.updates != a->ppo.updates)
+    return fox_errf(e, FOX_EFAIL, "agent: the device's PPO clock (%lld rollouts) is not the "
+                                  "host's (%ld)", (long long)p.updates, a->ppo.updates);
+  return 0;
+}
+
 int agent_take(struct agent *a, struct agent_stats *st, struct fox_err *e) {
-  double *dev = a->algo == FOX_ALGO_DQN ? a->dqn.acc : a->ppo.acc, acc[FOX_ACC_N];
-  FOX_TRY(a->be->mem_d2h(acc, dev, sizeof acc, e));
-  FOX_TRY(a->be->mem_zero(dev, sizeof acc, e));
+  double *dev = a->algo == FOX_ALGO_DQN ? a->dqn.acc : a->ppo.acc;
+  size_t clock = a->algo == FOX_ALGO_DQN ? sizeof(struct dqn_clock) : sizeof(struct ppo_clock);
+  double buf[FOX_ACC_N + (sizeof(struct dqn_clock) + sizeof(double) - 1) / sizeof(double)];
+  double *acc = buf;
+  FOX_TRY(a->be->mem_d2h(buf, dev, FOX_ACC_N * sizeof(double) + clock, e));
+  FOX_TRY(clock_check_(a, (const unsigned char *)(buf + FOX_ACC_N), e));
+  FOX_TRY(a->be->mem_zero(dev, FOX_ACC_N * sizeof(double), e));
   st->updates = (long)acc[FOX_ACC_UPDATES];
   st->loss = st->updates ? acc[FOX_ACC_LOSS] / acc[FOX_ACC_UPDATES] : NAN;
   st->bad_transitions = acc[FOX_ACC_BAD] > 0 ? (long)acc[FOX_ACC_BAD] - 1 : 0;
   return 0;
+}
+
+int agent_clock_put(struct agent *a, struct fox_err *e) {
+  return a->algo == FOX_ALGO_DQN ? dqn_clock_put(&a->dqn, e) : ppo_clock_put(&a->ppo, e);
 }
 
 struct net *agent_policy_net(struct agent *a) {

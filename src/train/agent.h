@@ -24,14 +24,19 @@ struct agent_stats {
 
 /* Builds the networks and buffers of cfg->algo in the backend `be`, initialised from the seed;
  * `dev` is the dataset there (DQN's replay rebuilds states from it; NULL: a policy that
- * only acts, as loaded from trial.h5, with no replay ring); num_updates is PPO's plan. */
+ * only acts, as loaded from trial.h5, with no replay ring); total is the run's transitions
+ * (DQN's epsilon schedule, PPO's plan of rollouts). */
 int agent_create(struct agent *a, const struct config *cfg, const struct backend *be,
-                 const struct device_dataset *dev, long num_updates, uint64_t seed,
+                 const struct device_dataset *dev, long total, uint64_t seed,
                  struct fox_err *e);
-/* Reads the loss accumulator (one copy to the host, the only one of a training epoch) and
- * starts it again. */
+/* Reads the loss accumulator and the agent's clock (one copy to the host, the only one of a
+ * training epoch), holds the clock to the host's mirrors (an error when they differ), and
+ * starts the accumulator again. */
 int agent_take(struct agent *a, struct agent_stats *st, struct fox_err *e);
 void agent_free(struct agent *a);
+/* The host's mirrors of where training stands onto the device's clock: after a checkpoint
+ * (or only its experience) was read into the agent. */
+int agent_clock_put(struct agent *a, struct fox_err *e);
 /* The network that decides: the Q-network (DQN) or the actor (PPO). */
 struct net *agent_policy_net(struct agent *a);
 /* The greedy policy over a split in `nfolds` walk-forward folds, each bar by bar from the

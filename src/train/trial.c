@@ -88,24 +88,6 @@ static int fail_(struct trial_result *out, const char *fmt, int epoch, long tran
   return 0;
 }
 
-/* One vector step of a DQN trial: act, step, store, the updates due. Backend arrays only: no
- * copy to the host, no wait for the device. */
-static int dqn_step_(struct agent *ag, struct venv *v, long total, struct fox_err *e) {
-  int n = v->shape.num_envs;
-  double eps = dqn_epsilon(&ag->dqn.cfg, ag->dqn.transitions, total);
-  FOX_TRY(dqn_act(&ag->dqn, v->states, n, eps, v->actions, e));
-  FOX_TRY(venv_step(v, NULL, VENV_STATES | VENV_NEXT, e));
-  return dqn_observe(&ag->dqn, n, v->bars, v->states_prev, v->next_states, v->actions,
-                     v->rewards, v->dones, e);
-}
-
-/* One vector step of a PPO trial; the update runs when the rollout is full. */
-static int ppo_step_(struct agent *ag, struct venv *v, struct fox_err *e) {
-  FOX_TRY(ppo_act(&ag->ppo, v->states, v->actions, e));
-  FOX_TRY(venv_step(v, NULL, VENV_STATES | VENV_NEXT, e));
-  return ppo_observe(&ag->ppo, v->next_states, v->rewards, v->dones, v->states, e);
-}
-
 int trial_open(struct trial *t, const struct config *cfg, const struct dataset *ds,
                const struct backend *be, const struct device_dataset *dev, struct fox_err *e) {
   memset(t, 0, sizeof *t);
@@ -123,8 +105,7 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
     trial_close(t);
     return fox_errf(e, FOX_EFAIL, "trial: out of memory for %d environments", n);
   }
-  int rc = agent_create(&t->ag, cfg, be, dev, trial_ppo_updates(cfg, ds), trial_seed(cfg, 2),
-                        e);
+  int rc = agent_create(&t->ag, cfg, be, dev, t->total, trial_seed(cfg, 2), e);
   if (rc != 0) {
     trial_close(t);
     return rc;
@@ -140,6 +121,8 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
 }
 
 void trial_close(struct trial *t) {
+  if (t->be)
+    chunk_cache_free(t);
   if (t->ag.dqn.online.ops || t->ag.ppo.actor.ops)
     agent_free(&t->ag);
   venv_free(&t->venv);
@@ -148,18 +131,19 @@ void trial_close(struct trial *t) {
   memset(t, 0, sizeof *t);
 }
 
-/* One epoch of training: vector steps that never wait for the device, then one read of the
- * losses (agent_take), which says whether one went non-finite and when. */
+/* One epoch of training: chunks of vector steps that never wait for the device (launched one
+ * by one, or as graphs), then one read of the losses and the clock (agent_take), which says
+ * whether a loss went non-finite and when. */
 static int train_epoch_(struct trial *t, int ep, const volatile sig_atomic_t *stop,
                         double *loss_mean, struct fox_err *e) {
   struct trial_result *out = &t->r;
   int n = t->cfg.num_envs;
-  for (long k = 0; k < t->vec_steps; k++) {
+  for (long k = 0, steps; k < t->vec_steps; k += steps) {
     if (stop && *stop)
       return fox_errf(e, FOX_ESTOP, "trial stopped by a signal in epoch %d", ep + 1);
-    FOX_TRY(t->ag.algo == FOX_ALGO_DQN ? dqn_step_(&t->ag, &t->venv, t->total, e)
-                                       : ppo_step_(&t->ag, &t->venv, e));
-    out->transitions += n;
+    steps = chunk_steps(t, t->vec_steps - k);
+    FOX_TRY(chunk_run(t, steps, e));
+    out->transitions += steps * n;
   }
   struct agent_stats st;
   FOX_TRY(agent_take(&t->ag, &st, e));

@@ -9,6 +9,7 @@
 #include "backend/counters.h"
 #include "env/venv.h"
 #include "train/agent.h"
+#include "train/chunk.h"
 
 enum { FOX_TRIAL_COMPLETE = 0, FOX_TRIAL_FAILED = 1 };
 
@@ -44,6 +45,7 @@ struct trial {
   long total;            /* transitions of the whole run (train.epochs): epsilon's schedule */
   struct trial_result r; /* curve [cfg.epochs] */
   struct backtest_run last; /* the latest evaluation, with its per-bar series */
+  struct chunk_cache chunks; /* the shapes of its chunks of steps, and their graphs */
 };
 
 /* The agent and the environments of a new trial, from cfg's seed (train.seed). */

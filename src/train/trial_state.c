@@ -492,7 +492,7 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
     IN_GROUP_(a, open_(g, "dqn", file, e), dqn_read_(a, &t->ag.dqn, t->ds->n, file, e));
   else
     IN_GROUP_(a, open_(g, "ppo", file, e), ppo_read_(a, &t->ag.ppo, file, e));
-  return 0;
+  return agent_clock_put(&t->ag, e);
 }
 
 static int save_body_(hid_t f, const void *ctx, struct fox_err *e) {
@@ -563,7 +563,7 @@ static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_
   } else {
     IN_GROUP_(a, open_(f, "ppo", file, e), rollout_read_(a, &t->ag.ppo, file, e));
   }
-  return 0;
+  return agent_clock_put(&t->ag, e);
 }
 
 int trial_state_load_buffers(struct trial *t, const void *buf, size_t len, const char *name,

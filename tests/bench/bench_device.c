@@ -27,8 +27,7 @@ static int fail_(const struct fox_err *e) {
 /* One DQN vector step as trial.c runs it. */
 static int dqn_vstep_(struct trial *t, struct fox_err *e) {
   struct venv *v = &t->venv;
-  double eps = dqn_epsilon(&t->ag.dqn.cfg, t->ag.dqn.transitions, t->total);
-  FOX_TRY(dqn_act(&t->ag.dqn, v->states, v->shape.num_envs, eps, v->actions, e));
+  FOX_TRY(dqn_act(&t->ag.dqn, v->states, v->shape.num_envs, v->actions, e));
   FOX_TRY(venv_step(v, NULL, VENV_STATES | VENV_NEXT, e));
   return dqn_observe(&t->ag.dqn, v->shape.num_envs, v->bars, v->states_prev, v->next_states,
                      v->actions, v->rewards, v->dones, e);

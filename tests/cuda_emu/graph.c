@@ -72,6 +72,9 @@ static int n_active_;
 static struct emu_capture **ended_;
 static int n_ended_;
 static _Thread_local enum cudaStreamCaptureMode thread_mode_ = cudaStreamCaptureModeGlobal;
+/* An executable graph's references: its launches (queued or captured) and the program's
+ * handle. Their own lock: a launch's op may be freed under the engine's. */
+static pthread_mutex_t refs_lock_ = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t execs_[4096]; /* cuda_emu_hide(exec) of the live ones */
 static int n_execs_;
 static uintptr_t graphs_[4096];
@@ -510,13 +513,16 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
   cuda_emu_enter("cudaGraphExecDestroy");
   cuda_emu_lock();
   int live = exec && registered_(execs_, n_execs_, exec);
+  if (live)
+    unregister_(execs_, &n_execs_, exec);
+  cuda_emu_unlock();
   int now = 0;
   if (live) {
-    unregister_(execs_, &n_execs_, exec);
+    pthread_mutex_lock(&refs_lock_);
     exec->destroyed = 1;
     now = exec->refs == 0;
+    pthread_mutex_unlock(&refs_lock_);
   }
-  cuda_emu_unlock();
   if (!live)
     cuda_emu_fail(NULL, "%p is not a live executable graph (destroyed, or never made)",
                   (void *)exec);
@@ -562,18 +568,18 @@ static void launch_run_(struct emu_op *op) {
 
 static void launch_drop_(void *ctx) {
   struct CUgraphExec_st *x = ctx;
-  cuda_emu_lock();
+  pthread_mutex_lock(&refs_lock_);
   int gone = --x->refs == 0 && x->destroyed;
-  cuda_emu_unlock();
+  pthread_mutex_unlock(&refs_lock_);
   if (gone)
     exec_free_(x);
 }
 
 static void *launch_clone_(const void *ctx) {
   struct CUgraphExec_st *x = (struct CUgraphExec_st *)ctx;
-  cuda_emu_lock();
+  pthread_mutex_lock(&refs_lock_);
   x->refs++;
-  cuda_emu_unlock();
+  pthread_mutex_unlock(&refs_lock_);
   return x;
 }
 

@@ -65,16 +65,19 @@ done
 
 # The device counters: the CPU backend has no device, so nothing is launched or copied; a CUDA
 # one (a GPU, or the emulation of a cuda-emu build) launches kernels, and its training loop lives
-# on the device: nothing goes up, and per epoch one read of the loss accumulator (3 doubles,
-# one wait) comes down (2 epochs here); the evaluation copies both ways.
+# on the device: nothing goes up, and per epoch one read of the loss accumulator and the DQN's
+# clock behind it (3 doubles and 4 counters: 56 bytes, one wait) comes down (2 epochs here);
+# the evaluation copies both ways.
 run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/cpu" --set train.backend=cpu --json
-contains "$OUT_TXT" '"device": {"train": {"launches": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "env_steps": 8000, "peak_bytes": 0}}'
+contains "$OUT_TXT" '"device": {"train": {"launches": 0, "graph_launches": 0, "copies": 0, "host_calls": 0, "kernels": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0, "graph_launches": 0, "copies": 0, "host_calls": 0, "kernels": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "env_steps": 8000, "peak_bytes": 0}}'
 if "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/cuda" --set train.backend=cuda --json \
     >"$WORK/cuda.json" 2>/dev/null; then
   echo "device counters on CUDA: $(sed 's/.*"device"/"device"/' "$WORK/cuda.json")"
   check "CUDA training launches kernels" grep -Eq '"train": \{"launches": [1-9]' "$WORK/cuda.json"
-  check "CUDA training: no host-to-device copy, one 24-byte read and one wait per epoch" \
-    grep -Fq '"syncs": 2, "h2d_bytes": 0, "d2h_bytes": 48}' "$WORK/cuda.json"
+  check "CUDA training: no host-to-device copy, one 56-byte read and one wait per epoch" \
+    grep -Fq '"syncs": 2, "h2d_bytes": 0, "d2h_bytes": 112}' "$WORK/cuda.json"
+  check "CUDA training: the kernels ran as graphs (far fewer host calls than kernels)" \
+    grep -Eq '"train": \{"launches": [0-9]+, "graph_launches": [1-9]' "$WORK/cuda.json"
   for k in launches h2d_bytes d2h_bytes; do
     check "CUDA evaluation counts $k" grep -Eq "\"eval\": \{[^}]*\"$k\": [1-9]" "$WORK/cuda.json"
   done

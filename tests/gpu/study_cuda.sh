@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A study on the CUDA backend (DQN and PPO, successive halving, two trials at once sharing the
-# device from their own threads and streams) gives one table however its work interleaves: one
-# trial at a time, two at once, and, on the emulation, the synchronous engine against this run's
-# own (the asynchronous one with its delay seed, in the _async variants: every stream on a
-# thread of its own, the sanitizer on). Skips (77) without a CUDA build or device.
+# device from their own threads and streams) gives one table however its work reaches the
+# device and interleaves there: chunks of steps as graphs (the default) or every kernel launched
+# one by one (train.graphs false), one trial at a time or two at once, and, on the emulation, the
+# synchronous engine against this run's own (the asynchronous one with its delay seed, in the
+# _async variants: every stream on a thread of its own, the sanitizer on). Skips (77) without a
+# CUDA build or device.
 . "$(dirname "$0")/../e2e/lib.sh"
 "$FOXOPT" synth -o "$WORK/s.csv" --bars 6000 --seed 9 >/dev/null
 "$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
@@ -42,4 +44,7 @@ same_table "two trials at once (FOX_CUDA_EMU_ASYNC=${FOX_CUDA_EMU_ASYNC:-0} seed
   "$WORK/ref/trials.csv" "$WORK/two/trials.csv"
 run_rc 0 "$FOXOPT" run "$WORK/c.yaml" -o "$WORK/one" --set study.trials_per_device=1
 same_table "one trial at a time" "$WORK/ref/trials.csv" "$WORK/one/trials.csv"
+run_rc 0 "$FOXOPT" run "$WORK/c.yaml" -o "$WORK/nog" --set train.graphs=false
+same_table "no graphs: every kernel launched one by one" "$WORK/ref/trials.csv" \
+  "$WORK/nog/trials.csv"
 done_

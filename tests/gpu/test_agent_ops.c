@@ -50,14 +50,19 @@ static struct rng rng_;
 static int exact_ = 1;
 
 #define P(t) ((t)->p[s])
+#define P_(t, side) ((t)->p[side])
 /* The call on the CPU backend's table, then on the CUDA one (s names the side for P). */
 #define BOTH(call)                                                                             \
   for (int s = 0; s < 2; s++)                                                                  \
   CHECK(be_[s]->agents->call == 0, "%s: %s", be_[s]->name, e_.msg)
 
+static void push_side_(struct twin *t, int s) {
+  CHECK(be_[s]->mem_h2d(t->p[s], t->in, t->bytes, &e_) == 0, "h2d: %s", e_.msg);
+}
+
 static void push_(struct twin *t) {
   for (int s = 0; s < 2; s++)
-    CHECK(be_[s]->mem_h2d(t->p[s], t->in, t->bytes, &e_) == 0, "h2d: %s", e_.msg);
+    push_side_(t, s);
 }
 
 /* Zeroed on both sides: an output starts the same whatever an op leaves alone. */
@@ -138,6 +143,24 @@ static int32_t *bars_(struct twin *t) { /* s' is at bar + 1: below BARS - 1 */
   return x;
 }
 
+/* The clocks (kernels/dqn_step.h, ppo_step.h) as arrays of int64 on both sides: pushed as set
+ * here, compared bit for bit as doubles would be. */
+static struct twin *dclk_, *pclk_;
+static void dqn_clock_(struct dqn_clock c, int side) {
+  memcpy(dclk_->in, &c, sizeof c);
+  if (side < 0)
+    push_(dclk_);
+  else
+    push_side_(dclk_, side);
+}
+static void ppo_clock_(struct ppo_clock c, int side) {
+  memcpy(pclk_->in, &c, sizeof c);
+  if (side < 0)
+    push_(pclk_);
+  else
+    push_side_(pclk_, side);
+}
+
 /* Two updates' losses into acc (FOX_ACC_*), then a NaN term twice: the first marks BAD with
  * 1 + its transitions, the second keeps it. finite gets the CPU's acc after the first pair. */
 static void acc_(const char *op, struct twin *terms, size_t bad_at, long tr,
@@ -159,11 +182,19 @@ static void acc_(const char *op, struct twin *terms, size_t bad_at, long tr,
           "%s on %s: bad %g updates %g", op, be_[s]->name, a[FOX_ACC_BAD], a[FOX_ACC_UPDATES]);
   }
 }
+/* The transitions a loss is marked with come from the clock: DQN's count, PPO's rollouts
+ * (none done here: the rollout itself is tr). DQN's sum counts the update on the clock. */
 static void dqn_sum_(struct twin *t, struct twin *acc, long tr, int s) {
-  CHECK(be_[s]->agents->dqn_loss_sum(P(t), BATCH, tr, P(acc), &e_) == 0, "%s", e_.msg);
+  dqn_clock_((struct dqn_clock){tr, 41, 0, 0}, s);
+  CHECK(be_[s]->agents->dqn_loss_sum(P(t), BATCH, P(dclk_), P(acc), &e_) == 0, "%s", e_.msg);
+  const struct dqn_clock *c = read_(dclk_, s);
+  CHECK(c->updates == 42 && c->transitions == tr, "dqn_loss_sum on %s: clock %lld %lld",
+        be_[s]->name, (long long)c->transitions, (long long)c->updates);
 }
 static void ppo_sum_(struct twin *t, struct twin *acc, long tr, int s) {
-  CHECK(be_[s]->agents->ppo_loss_sum(P(t), MB, .01, .5, tr, P(acc), &e_) == 0, "%s", e_.msg);
+  ppo_clock_((struct ppo_clock){0}, s);
+  CHECK(be_[s]->agents->ppo_loss_sum(P(t), MB, .01, .5, P(pclk_), tr, P(acc), &e_) == 0, "%s",
+        e_.msg);
 }
 
 static void test_dqn_(void) {
@@ -173,10 +204,12 @@ static void test_dqn_(void) {
   for (int i = 0; i < NENV; i += 10)
     q[3 * i + 1] = q[3 * i + 2] = q[3 * i];
   push_(tq);
-  const double eps[3] = {0, 0.3, 1};
+  /* Epsilon at the clock's 12345 transitions: flat schedules, and one that passes 0.3 there. */
+  const struct dqn_eps eps[3] = {{0, 0, 1}, {1, 0.3, 1000}, {1, 1, 1}};
   const char *names[3] = {"dqn_explore eps 0", "dqn_explore eps 0.3", "dqn_explore eps 1"};
+  dqn_clock_((struct dqn_clock){12345, 0, 0, 0}, -1);
   for (int k = 0; k < 3; k++) {
-    BOTH(dqn_explore(P(tq), NENV, eps[k], 7, 12345, P(ta), &e_));
+    BOTH(dqn_explore(P(tq), NENV, P(dclk_), &eps[k], 7, P(ta), &e_));
     sync_(names[k]);
     const uint8_t *a = ta->h[0];
     int greedy = 0, bad = 0;
@@ -212,7 +245,9 @@ static void test_dqn_(void) {
   const int32_t *bars = bars_(tb);
   const float *st = normal_(ts, 1.0), *st2 = normal_(ts2, 1.0), *ir = normal_(tir, 1.0);
   const uint8_t *ia = draw_(tia, 3), *dn = draw_(tdn, 0);
-  BOTH(replay_insert(&rb[s], POS, NENV, P(tb), P(ts), P(ts2), P(tia), P(tir), P(tdn), &e_));
+  dqn_clock_((struct dqn_clock){0, 0, POS, 0}, -1);
+  BOTH(replay_insert(&rb[s], P(dclk_), 0, NENV, P(tb), P(ts), P(ts2), P(tia), P(tir), P(tdn),
+                     &e_));
   sync_("replay_insert");
   const int32_t *gbar = rt[0]->h[0];
   const float *gpf = rt[1]->h[0], *gr = rt[2]->h[0];
@@ -234,7 +269,9 @@ static void test_dqn_(void) {
   struct twin *tbr = tw_("batch r", 'f', BATCH), *tbt = tw_("batch term", 'u', BATCH);
   const float *data = normal_(tdata, 1.0), *bs = tbs->h[0], *br = tbr->h[0];
   const uint8_t *ba = tba->h[0], *bt = tbt->h[0];
-  BOTH(replay_sample(&rb[s], CAP, P(tdata), 99, 7, BATCH, P(tbs), P(tba), P(tbr), P(tbt), &e_));
+  dqn_clock_((struct dqn_clock){CAP + 100, 7, 100, CAP}, -1); /* update 7, a full ring */
+  BOTH(replay_sample(&rb[s], P(dclk_), P(tdata), 99, BATCH, P(tbs), P(tba), P(tbr), P(tbt),
+                     &e_));
   sync_("replay_sample");
   int terminals = 0;
   bad = 0;
@@ -307,7 +344,8 @@ static void test_ppo_(void) {
   struct twin *tl = tw_("logits", 'f', NENV * 3), *tpa = tw_("sampled", 'u', NENV);
   struct twin *tlp = tw_("sampled logp", 'f', NENV);
   const float *lg = logits_(tl), *slp = tlp->h[0];
-  BOTH(ppo_sample(P(tl), NENV, 5, 42, P(tpa), P(tlp), &e_));
+  ppo_clock_((struct ppo_clock){3}, -1); /* step 3 x 10 + 12 = 42 of the run */
+  BOTH(ppo_sample(P(tl), NENV, P(pclk_), 10, 12, 5, P(tpa), P(tlp), &e_));
   sync_("ppo_sample");
   const uint8_t *pa = tpa->h[0];
   int bad = 0, count[4] = {0};
@@ -347,7 +385,8 @@ static void test_ppo_(void) {
     ro[s] = (struct rollout_dev){P(tob), P(tlg), P(tva), P(trw), P(tadv), P(tret), P(tac), P(tdd)};
   BOTH(ppo_gae(7, NR / 7, &ro[s], P(tlast), .99, .95, &e_));
   sync_("ppo_gae");
-  BOTH(ppo_permute(NR, 5, 3, P(tperm), &e_));
+  ppo_clock_((struct ppo_clock){1}, -1); /* round 1 x 2 + 1 = 3 */
+  BOTH(ppo_permute(NR, 5, P(pclk_), 2, 1, P(tperm), &e_));
   sync_("ppo_permute");
   const uint32_t *perm = tperm->h[0];
   char seen[NR] = {0};
@@ -438,12 +477,22 @@ static void test_hand_(void) {
         dr[0], dr[1], dr[2], dr[3]);
   /* Permutations of 5 and of 1. */
   uint32_t p[5], mask = 0;
-  ops->ppo_permute(5, 9, 0, p, &e_);
+  struct ppo_clock pc = {0};
+  ops->ppo_permute(5, 9, &pc, 1, 0, p, &e_);
   for (int i = 0; i < 5; i++)
     mask |= p[i] < 5 ? 1u << p[i] : 64u;
   CHECK(mask == 31, "permute 5: %u %u %u %u %u", p[0], p[1], p[2], p[3], p[4]);
-  ops->ppo_permute(1, 9, 0, p, &e_);
+  ops->ppo_permute(1, 9, &pc, 1, 0, p, &e_);
   CHECK(p[0] == 0, "permute 1: %u", p[0]);
+  /* The ticks: 7 transitions into a ring of 5 at 3 (fill 4) wrap to 0 and fill it; a rollout
+   * counted. */
+  struct dqn_clock dc = {10, 2, 3, 4};
+  ops->dqn_tick(&dc, 7, 5, &e_);
+  CHECK(dc.transitions == 17 && dc.pos == 0 && dc.size == 5 && dc.updates == 2,
+        "dqn_tick: %lld at %lld of %lld", (long long)dc.transitions, (long long)dc.pos,
+        (long long)dc.size);
+  ops->ppo_tick(&pc, &e_);
+  CHECK(pc.updates == 1, "ppo_tick: %lld", (long long)pc.updates);
 }
 
 /* Elements of y further than rtol relative to x (plus atol) from it. */
@@ -480,7 +529,8 @@ static void test_nets_(void) {
     CHECK(!net_set_params(one, w0, &e_) && !net_zero_grad(one, &e_) &&
               !net_forward(one, P(tx), BATCH, P(ty), &e_) &&
               !net_backward(one, P(tdy), BATCH, &e_) &&
-              !net_clip_step(&one, 1, P(tl), P(tc), 0.5, 1e-3, &e_) &&
+              !net_clip_step(&one, 1, P(tl), P(tc), 0.5, (struct opt_lr){1e-3, 0, 0}, NULL,
+                             &e_) &&
               !net_get_params(one, w[s], &e_),
           "%s: %s", be_[s]->name, e_.msg);
   }
@@ -518,6 +568,61 @@ static void test_nets_(void) {
     CHECK(!net_blend(&tg[s], &on[s], 1.0, &e_) && !net_get_params(&tg[s], b[s], &e_) &&
               !memcmp(b[s], w[0], np * 4),
           "%s: blend 1 is not a copy", be_[s]->name);
+
+  /* A blend every 4 counts (the DQN's target update), decided on the device: the counter at 5
+   * leaves the target alone, at 8 copies. */
+  struct twin *tcount = tw_("count", 'd', 1);
+  for (int k = 0; k < 2; k++) {
+    int64_t count = k ? 8 : 5;
+    memcpy(tcount->in, &count, 8);
+    push_(tcount);
+    for (int s = 0; s < 2; s++)
+      CHECK(!net_set_params(&tg[s], w0, &e_) &&
+                !net_blend_every(&tg[s], &on[s], 1.0, P(tcount), 4, &e_) &&
+                !net_get_params(&tg[s], b[s], &e_) && !memcmp(b[s], k ? w[0] : w0, np * 4),
+            "%s: blend every 4 at count %lld", be_[s]->name, (long long)count);
+  }
+
+  /* A second step at an annealed rate read from the device (progress 2 of 4: half of 1e-3):
+   * the CPU's equals a step at 5e-4 bit for bit, the CUDA side's the CPU's to the GEMMs'
+   * rounding, and Adam's step count is 2 on both. */
+  struct twin *tprog = tw_("progress", 'd', 1);
+  int64_t two = 2;
+  memcpy(tprog->in, &two, 8);
+  push_(tprog);
+  struct net plain;
+  CHECK(!net_create(&plain, be_[0]->nets, SD, hidden, 2, 4, FOX_ACT_RELU, 1e-8, &e_), "%s",
+        e_.msg);
+  struct net *p1 = &plain;
+  long t[2];
+  float *am = malloc(np * 4), *av = malloc(np * 4);
+  CHECK(!net_get_adam(&on[0], am, av, &t[0], &e_) && !net_set_adam(&plain, am, av, t[0], &e_) &&
+            !net_set_params(&plain, w[0], &e_) && !net_zero_grad(&plain, &e_) &&
+            !net_forward(&plain, P_(tx, 0), BATCH, P_(ty, 0), &e_) &&
+            !net_backward(&plain, P_(tdy, 0), BATCH, &e_) &&
+            !net_clip_step(&p1, 1, P_(tl, 0), P_(tc, 0), 0.5, (struct opt_lr){5e-4, 0, 0},
+                           NULL, &e_) &&
+            !net_get_params(&plain, b[0], &e_),
+        "%s", e_.msg);
+  float *start = malloc(np * 4);
+  memcpy(start, w[0], np * 4);
+  for (int s = 0; s < 2; s++) {
+    struct net *one = &on[s];
+    CHECK(!net_set_params(one, start, &e_) && !net_zero_grad(one, &e_) &&
+              !net_forward(one, P(tx), BATCH, P(ty), &e_) &&
+              !net_backward(one, P(tdy), BATCH, &e_) &&
+              !net_clip_step(&one, 1, P(tl), P(tc), 0.5, (struct opt_lr){1e-3, 1, 4}, P(tprog),
+                             &e_) &&
+              !net_get_params(one, w[s], &e_) && !net_get_adam(one, am, av, &t[s], &e_),
+          "%s: %s", be_[s]->name, e_.msg);
+  }
+  CHECK(!memcmp(w[0], b[0], np * 4) && !off_(w[0], w[1], np, 1e-9, 1e-5) && t[0] == 2 &&
+            t[1] == 2,
+        "annealed step: cpu %s the plain step at half the rate; cuda %zu off; Adam steps %ld %ld",
+        memcmp(w[0], b[0], np * 4) ? "differs from" : "equals", off_(w[0], w[1], np, 1e-9, 1e-5),
+        t[0], t[1]);
+  free(am), free(av), free(start);
+  net_free(&plain);
   for (int s = 0; s < 2; s++)
     net_free(&on[s]), net_free(&tg[s]), free(w[s]), free(b[s]);
   free(w0);
@@ -533,6 +638,8 @@ int main(void) {
   exact_ = strstr(name, "emulation") != NULL;
   be_[0] = backend_cpu(), be_[1] = cuda;
   rng_seed(&rng_, 2024);
+  dclk_ = tw_("dqn clock", 'd', sizeof(struct dqn_clock) / 8);
+  pclk_ = tw_("ppo clock", 'd', sizeof(struct ppo_clock) / 8);
   test_dqn_();
   test_ppo_();
   test_hand_();

@@ -32,7 +32,7 @@ int main(void) {
   rng_seed(&r, 11);
   for (int act = FOX_ACT_RELU; act <= FOX_ACT_TANH; act++) {
     CHECK(mlp_create(&cpu, 54, hidden, 2, 4, act, &e) == 0, "%s", e.msg);
-    CHECK(mlp_cuda_create(&gpu, 54, hidden, 2, 4, act, &e) == 0, "%s", e.msg);
+    CHECK(mlp_cuda_create(&gpu, 54, hidden, 2, 4, act, 1e-8, &e) == 0, "%s", e.msg);
     mlp_init(&cpu, &r, act == FOX_ACT_RELU ? FOX_INIT_ORTHOGONAL : FOX_INIT_DEFAULT, 1.0);
     for (size_t i = 0; i < cpu.n_params; i++)
       cpu.w[i] += 0.05f * (float)rng_normal(&r); /* non-zero biases */
@@ -74,10 +74,12 @@ int main(void) {
       CHECK(mlp_cuda_get_grads(&gpu, host, &e) == 0, "%s", e.msg);
       CHECK(differ_(host, cpu.g, np, 1e-4f, 1e-3f) == 0, "step %d: gradients differ", step);
       /* The clip coefficient from the device's lanes, against the CPU norm: the same up to
-       * the sums' order (lanes here, one running sum there). */
+       * the sums' order (lanes here, one running sum there); then Adam (the step counted on
+       * the device). */
       double nc = grad_clip(cpu.g, np, 1.0);
-      CHECK(mlp_cuda_sqnorm(&gpu, lanes, 0, &e) == 0, "%s", e.msg);
-      CHECK(mlp_cuda_clip_coef(lanes, 1.0, coef, &e) == 0, "%s", e.msg);
+      struct mlp_cuda *one = &gpu;
+      struct opt_lr lr = {1e-3, 0, 0};
+      CHECK(mlp_cuda_clip_step(&one, 1, lanes, coef, 1.0, lr, NULL, &e) == 0, "%s", e.msg);
       float cg;
       cudaMemcpy(&cg, coef, sizeof cg, cudaMemcpyDeviceToHost);
       double want = 1.0 / (nc + 1e-6);
@@ -85,7 +87,6 @@ int main(void) {
             "%g", step, cg, want);
       adam_step(&opt, cpu.w, cpu.g, 1e-3);
       mlp_touch(&cpu);
-      CHECK(mlp_cuda_adam(&gpu, 1e-3, 1e-8, coef, &e) == 0, "%s", e.msg);
       CHECK(mlp_cuda_get_params(&gpu, host, &e) == 0, "%s", e.msg);
       CHECK(differ_(host, cpu.w, np, 1e-5f, 1e-4f) == 0, "step %d: parameters after Adam differ",
             step);

@@ -1,7 +1,9 @@
 /* The training loop on the device, held to its budget: (1) the host round trips of training
  * (synchronisations and device-to-host bytes) do not grow with train.steps_per_epoch, only
- * with epochs, and nothing goes up; (2) two trials in two threads on one device give exactly
- * what each gives alone (every launch and copy in the thread's own stream). Skips (77)
+ * with epochs, and nothing goes up; (2) chunks of steps captured as graphs and replayed
+ * (train.graphs) give the trial of kernels launched one by one bit for bit, the device running
+ * the same kernels for far fewer host calls; (3) two trials in two threads on one device give
+ * exactly what each gives alone (every launch and copy in the thread's own stream). Skips (77)
  * without a device. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "data/synth.h"
 #include "backend/agent_ops.h"
+#include "dqn_step.h"
 #include "fox_check.h"
 #include "train/trial.h"
 
@@ -46,21 +49,75 @@ static struct backend_counts train_counts_(int algo, int64_t steps) {
 
 static void counts_flat_(int algo, const char *name) {
   struct backend_counts a = train_counts_(algo, 800), b = train_counts_(algo, 2400);
-  printf("%s: steps_per_epoch 800: %llu launches, %llu syncs, %llu B down, %llu B up; 2400: "
-         "%llu launches, %llu syncs, %llu B down, %llu B up\n", name,
-         (unsigned long long)a.launches, (unsigned long long)a.syncs,
-         (unsigned long long)a.d2h_bytes, (unsigned long long)a.h2d_bytes,
-         (unsigned long long)b.launches, (unsigned long long)b.syncs,
+  printf("%s: steps_per_epoch 800: %llu host calls, %llu kernels, %llu syncs, %llu B down, "
+         "%llu B up; 2400: %llu calls, %llu kernels, %llu syncs, %llu B down, %llu B up\n", name,
+         (unsigned long long)counters_calls(&a), (unsigned long long)a.nodes,
+         (unsigned long long)a.syncs, (unsigned long long)a.d2h_bytes,
+         (unsigned long long)a.h2d_bytes, (unsigned long long)counters_calls(&b),
+         (unsigned long long)b.nodes, (unsigned long long)b.syncs,
          (unsigned long long)b.d2h_bytes, (unsigned long long)b.h2d_bytes);
-  CHECK(b.launches > 2 * a.launches, "%s: launches %llu then %llu: the loop did not run on the "
-        "device", name, (unsigned long long)a.launches, (unsigned long long)b.launches);
+  CHECK(b.nodes > 2 * a.nodes, "%s: kernels %llu then %llu: the loop did not run on the device",
+        name, (unsigned long long)a.nodes, (unsigned long long)b.nodes);
   CHECK(a.syncs == 2 && b.syncs == 2, "%s: %llu and %llu syncs in 2 epochs (want 1 per epoch)",
         name, (unsigned long long)a.syncs, (unsigned long long)b.syncs);
-  CHECK(a.d2h_bytes == b.d2h_bytes && a.d2h_bytes == 2 * FOX_ACC_N * sizeof(double),
+  /* The epoch's one read: the loss accumulator and the agent's clock behind it. */
+  size_t clock = algo == FOX_ALGO_DQN ? sizeof(struct dqn_clock) : sizeof(struct ppo_clock);
+  CHECK(a.d2h_bytes == b.d2h_bytes && a.d2h_bytes == 2 * (FOX_ACC_N * sizeof(double) + clock),
         "%s: %llu and %llu bytes to the host", name, (unsigned long long)a.d2h_bytes,
         (unsigned long long)b.d2h_bytes);
   CHECK(a.h2d_bytes == 0 && b.h2d_bytes == 0, "%s: %llu and %llu bytes to the device", name,
         (unsigned long long)a.h2d_bytes, (unsigned long long)b.h2d_bytes);
+}
+
+/* A trial with graphs and without: the same losses, weights and evaluations bit for bit, the
+ * device running the same kernels, far fewer host calls. */
+static void graphs_same_(const char *name, struct config *cfg) {
+  struct fox_err e = {0};
+  struct trial t[2];
+  float *w[2];
+  size_t np = 0;
+  for (int g = 0; g < 2; g++) {
+    cfg->graphs = g;
+    CHECK(trial_run(&t[g], cfg, &ds_, cuda_, &dev_, NULL, &e) == 0, "%s: %s", name, e.msg);
+    struct net *p = agent_policy_net(&t[g].ag);
+    np = p->n_params;
+    w[g] = malloc(np * sizeof *w[g]);
+    CHECK(net_get_params(p, w[g], &e) == 0, "%s", e.msg);
+  }
+  const struct backend_counts *off = &t[0].r.train_counts, *on = &t[1].r.train_counts;
+  int same = t[0].r.status == FOX_TRIAL_COMPLETE && t[1].r.status == FOX_TRIAL_COMPLETE &&
+             !memcmp(w[0], w[1], np * sizeof *w[0]);
+  for (int ep = 0; ep < cfg->epochs; ep++)
+    same &= !memcmp(&t[0].r.curve[ep].loss, &t[1].r.curve[ep].loss, sizeof(double)) &&
+            !memcmp(&t[0].r.curve[ep].eval, &t[1].r.curve[ep].eval, sizeof(struct metrics));
+  CHECK(same, "%s: graphs change the trial (losses %.17g / %.17g)", name, t[0].r.curve[0].loss,
+        t[1].r.curve[0].loss);
+  CHECK(on->nodes == off->nodes && on->graph_launches > 0 && off->graph_launches == 0 &&
+            t[1].chunks.replayed > 0,
+        "%s: kernels %llu with graphs, %llu without; %llu graph launches, %ld replays", name,
+        (unsigned long long)on->nodes, (unsigned long long)off->nodes,
+        (unsigned long long)on->graph_launches, t[1].chunks.replayed);
+  CHECK(2 * counters_calls(on) < counters_calls(off), "%s: %llu host calls with graphs, %llu "
+        "without", name, (unsigned long long)counters_calls(on),
+        (unsigned long long)counters_calls(off));
+  printf("%s: %llu kernels; host calls %llu one by one, %llu with graphs (%llu launches of %ld "
+         "graphs)\n", name, (unsigned long long)on->nodes, (unsigned long long)counters_calls(off),
+         (unsigned long long)counters_calls(on), (unsigned long long)on->graph_launches,
+         t[1].chunks.captured);
+  for (int g = 0; g < 2; g++)
+    trial_close(&t[g]), free(w[g]);
+}
+
+static void graphs_(void) {
+  struct config c;
+  small_(&c, FOX_ALGO_DQN, 3200);
+  graphs_same_("dqn (Double)", &c);
+  small_(&c, FOX_ALGO_DQN, 3200);
+  c.dqn.dueling = 1, c.dqn.tau = 0.3, c.dqn.train_freq = 5, c.dqn.double_q = 0;
+  graphs_same_("dqn (dueling, soft target, train_freq 5)", &c);
+  small_(&c, FOX_ALGO_PPO, 3200);
+  c.epochs = 3;
+  graphs_same_("ppo (annealed)", &c);
 }
 
 struct job_ {
@@ -127,6 +184,7 @@ int main(void) {
   CHECK(cuda_->dataset_upload(&ds_, &dev_, &e) == 0, "%s", e.msg);
   counts_flat_(FOX_ALGO_DQN, "dqn");
   counts_flat_(FOX_ALGO_PPO, "ppo");
+  graphs_();
   two_threads_();
   cuda_->dataset_release(&dev_);
   dataset_free(&ds_);

@@ -81,11 +81,21 @@ int main(void) {
     float rs[5 * FOX_STATE_DIM] = {0}, rs2[5 * FOX_STATE_DIM] = {0}, rr5[5] = {0, 1, 2, 3, 4};
     int32_t bars5[5] = {10, 11, 12, 13, 14};
     uint8_t a5[5] = {0, 1, 2, 0, 1}, d5[5] = {0};
-    CHECK(replay_push(&rb, 5, bars5, rs, rs2, a5, rr5, d5, &re) == 0, "%s", re.msg);
+    struct dqn_clock clk = {0, 0, 0, 0}; /* the CPU backend's memory is the host's */
+    CHECK(replay_push(&rb, &clk, 5, bars5, rs, rs2, a5, rr5, d5, &re) == 0, "%s", re.msg);
     CHECK(rb.size == 3 && rb.pos == 2 && rb.d.bar[0] == 13 && rb.d.bar[1] == 14 &&
               rb.d.bar[2] == 12 && rb.d.r[0] == 3 && rb.d.a[1] == 1,
           "ring of 3 after 5: size %zu pos %zu bars %d %d %d", rb.size, rb.pos, rb.d.bar[0],
           rb.d.bar[1], rb.d.bar[2]);
+    CHECK(clk.transitions == 5 && clk.pos == 2 && clk.size == 3 && clk.updates == 0,
+          "the clock after 5 into 3: transitions %lld at %lld of %lld",
+          (long long)clk.transitions, (long long)clk.pos, (long long)clk.size);
+    /* Two more land where the clock says: slots 2 and 0. */
+    CHECK(replay_push(&rb, &clk, 2, bars5, rs, rs2, a5, rr5, d5, &re) == 0, "%s", re.msg);
+    CHECK(rb.d.bar[2] == 10 && rb.d.bar[0] == 11 && rb.d.bar[1] == 14 && clk.pos == 1 &&
+              rb.pos == 1 && clk.transitions == 7,
+          "two more: bars %d %d %d, clock at %lld", rb.d.bar[0], rb.d.bar[1], rb.d.bar[2],
+          (long long)clk.pos);
     replay_free(&rb);
   }
   /* Epsilon: 1 -> 0.05 over half of 1000 transitions, then flat. */
@@ -95,7 +105,7 @@ int main(void) {
   struct fox_err te = {0};
   struct dqn dqa;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 8, cfg.dqn.buffer_size = 16, cfg.dqn.batch_size = 4;
-  CHECK(dqn_create(&dqa, &cfg.dqn, backend_cpu(), 4, NULL, 1, &te) == 0, "%s", te.msg);
+  CHECK(dqn_create(&dqa, &cfg.dqn, backend_cpu(), 4, NULL, 1000, 1, &te) == 0, "%s", te.msg);
   size_t np = dqa.online.n_params;
   float *w2 = malloc(np * sizeof *w2), *w0 = calloc(np, sizeof *w0), *wt = malloc(np * sizeof *wt);
   for (size_t i = 0; i < np; i++)
@@ -117,6 +127,33 @@ int main(void) {
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 250, 1000), 0.525, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 500, 1000), 0.05, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 900, 1000), 0.05, 0, 1e-12);
+
+  /* The updates a step makes, planned ahead (a chunk's shape) and step by step, agree: 10
+   * envs and train_freq 4 pay 2 and 3 updates alternately once learning_starts 25 is crossed
+   * (in the third step); planning ahead moves no mirror. */
+  {
+    struct dqn dp;
+    struct fox_err pe = {0};
+    config_defaults(&cfg);
+    cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 4, cfg.dqn.buffer_size = 16;
+    cfg.dqn.learning_starts = 25, cfg.dqn.train_freq = 4;
+    CHECK(dqn_create(&dp, &cfg.dqn, backend_cpu(), 10, NULL, 1000, 1, &pe) == 0, "%s", pe.msg);
+    int ahead[8], one[8], want[8] = {0, 0, 2, 3, 2, 3, 2, 3};
+    dqn_plan_ahead(&dp, 10, 8, ahead);
+    CHECK(dp.transitions == 0 && dp.updates == 0, "planning ahead moved the mirrors");
+    int same = 1;
+    for (int k = 0; k < 8; k++) {
+      one[k] = dqn_plan(&dp, 10);
+      same &= one[k] == ahead[k] && one[k] == want[k];
+    }
+    CHECK(same, "due ahead %d %d %d %d %d, step by step %d %d %d %d %d", ahead[0], ahead[1],
+          ahead[2], ahead[3], ahead[4], one[0], one[1], one[2], one[3], one[4]);
+    CHECK(dp.transitions == 80 && dp.updates == 15 && dp.rb.size == 1 && dp.rb.pos == 0,
+          "mirrors after 8 steps (a ring of 1: no dataset): %ld transitions, %ld updates, ring "
+          "at %zu of %zu",
+          dp.transitions, dp.updates, dp.rb.pos, dp.rb.size);
+    dqn_free(&dp);
+  }
 
   /* Counter-based draws (rng_step.h): a pure function of (seed, stream, step, index), so any
    * order of evaluation gives the same numbers; uniform (chi-square over 10 bins, 1e5 draws,
