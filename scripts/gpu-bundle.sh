@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Packs what scripts/gpu-check.sh needs on the device machine, which has CUDA but no package
 # registry: the CUDA-built test and benchmark binaries and every shared library they load that
-# is neither glibc nor CUDA's, into build/gpu-bundle (under the 64 MiB that travels). Then:
+# is neither glibc nor CUDA's, into build/gpu-bundle (under the 64 MiB that travels), and the
+# device-time model's prediction of the headline, computed here on the CUDA emulation from this
+# tree (model.json: gpu-check prints it beside the measured headline). Then:
 #   device run:  carry build/gpu-bundle,  command  bash scripts/gpu-check.sh --bundle build/gpu-bundle
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --preset default >/dev/null
+bash scripts/setup.sh --preset default --preset cuda-emu >/dev/null
 out=build/gpu-bundle
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-cp build/default/tests/gpu/test_gpu_* build/default/tests/bench/bench_gpu build/default/tests/bench/bench_device build/default/foxopt \
-  "$out/bin/"
+cp build/default/tests/gpu/test_gpu_* build/default/tests/bench/bench_gpu build/default/tests/bench/bench_device \
+  build/default/tests/bench/bench_device_model build/default/foxopt "$out/bin/"
+build/cuda-emu/tests/bench/bench_device_model "$out/model.json" >"$out/model.txt"
 ldd "$out"/bin/* | awk '/=> \// { print $3 }' | sort -u |
   grep -vE '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda|libcuda|libcudart|libcublas' |
   while read -r lib; do cp -L "$lib" "$out/lib/"; done

@@ -4,7 +4,9 @@
 # step results go through NCCL, and configs/l4-5trials.yaml's five trials at once on one GPU,
 # each in its own thread and stream), and the headline run: five DQN trials at the defaults x
 # 300,000 train bars x 1 epoch at once on one GPU, with its wall time, each trial's env-steps/s
-# and the GPU's utilisation sampled by nvidia-smi while it runs; a short table last. Two ways:
+# and the GPU's utilisation sampled by nvidia-smi while it runs, printed beside the device-time
+# model's prediction for this GPU (tests/bench/bench_device_model, computed on the emulation);
+# the model's counts measured on the device too (calibration); a short table last. Two ways:
 #   bash scripts/gpu-check.sh                      build here with CUDA (needs the packages)
 #   bash scripts/gpu-check.sh --bundle DIR         run binaries packed by scripts/gpu-bundle.sh
 #                                                  (the lent device machine has no registry)
@@ -19,9 +21,13 @@ if [ "${1:-}" = --bundle ]; then
   export LD_LIBRARY_PATH="$PWD/$dir/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}"
   bin=$dir/bin
 else
-  bash scripts/setup.sh --preset default >"$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+  bash scripts/setup.sh --preset default --preset cuda-emu >"$out/setup.log" 2>&1 ||
+    { tail -30 "$out/setup.log"; exit 1; }
   bin=""
+  build/cuda-emu/tests/bench/bench_device_model "$out/model.json" >"$out/model.txt" 2>&1
 fi
+model=${dir:+$dir/model.json}
+model=${model:-$out/model.json}
 status=0
 rows=()
 if [ -n "$bin" ]; then
@@ -44,6 +50,9 @@ timeout 300 "$bench" "$out/bench_gpu.json" >"$out/bench_gpu.txt" 2>&1 || status=
 # The device-resident loop's launches, syncs and memory (tests/bench/bench_device.c).
 timeout 300 "${bench%/*}/bench_device" "$out/bench_device.json" >"$out/bench_device.txt" 2>&1 ||
   status=1
+# The model's counts on the device, and each window timed (tests/bench/bench_device_model.c).
+timeout 300 "${bench%/*}/bench_device_model" "$out/bench_device_model.json" \
+  >"$out/bench_device_model.txt" 2>&1 || status=1
 
 # Studies on the device: a small synthetic dataset, the l4 config cut down to a minute.
 if [ -n "$bin" ]; then
@@ -104,11 +113,22 @@ YAML
     c { printf "%s%.0f", NR > 2 ? ", " : "", 300000 / $c }' "$out/headline/trials.csv" 2>/dev/null)
   rows+=("$(printf '  %-24s %s in %ss; env-steps/s per trial: %s; GPU busy %s; peak %s' headline \
     "$([ $rc -eq 0 ] && echo passed || echo "FAILED ($rc)")" "$wall" "$sps" "$util" "$mem")")
+  # The model's prediction for this GPU (graphs, the default), from model.json's one line.
+  local kind pred
+  kind=$(grep -oE 'H200|L4' "$out/gpu.txt" | head -1)
+  if [ -n "$kind" ] && [ -f "$model" ]; then
+    pred=$(grep -oE "\"${kind}_graphs\": \{[^}]*\}" "$model" |
+      sed -E 's/.*"wall_lo": ([0-9.]+), "wall_hi": ([0-9.]+).*/\1 - \2/')
+    rows+=("$(printf '  %-24s predicted %s s (%s, graphs; tests/bench/bench_device_model), measured %s s' \
+      "headline model" "$pred" "$kind" "$wall")")
+  else
+    rows+=("  headline model           no prediction for this GPU (model.json: L4 and H200)")
+  fi
 }
 headline
 
 echo "== gpu-check on $(cat "$out/gpu.txt")"
 printf '%s\n' "${rows[@]}"
-cat "$out/bench_gpu.txt" "$out/bench_device.txt"
+cat "$out/bench_gpu.txt" "$out/bench_device.txt" "$out/bench_device_model.txt"
 [ $status -eq 0 ] && echo "gpu-check: all passed" || echo "gpu-check: FAILED (logs in $out)"
 exit $status

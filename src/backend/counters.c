@@ -10,20 +10,20 @@ static _Thread_local struct counters_graph capture_;
 static _Thread_local int capturing_;
 static atomic_uint_fast64_t in_use_, peak_;
 
+/* Captured, a launch is still a host call (the capture costs the host what launching would),
+ * but the device runs nothing until the graph is launched. */
 void counters_launch(void) {
-  if (capturing_) {
+  mine_.launches++;
+  if (capturing_)
     capture_.kernels++;
-  } else {
-    mine_.launches++;
+  else
     mine_.nodes++;
-  }
 }
 
 void counters_copy(void) {
+  mine_.copies++;
   if (capturing_)
     capture_.copies++;
-  else
-    mine_.copies++;
 }
 
 void counters_capture_begin(void) {

@@ -4,9 +4,9 @@
  * a graph), host synchronisations (explicit ones, and blocking device-to-host copies, where
  * the host waits too), bytes copied each way, counted per thread (every trial runs in a thread
  * of its own), and the process's peak of device memory allocated. While a thread captures a
- * graph its kernels and copies are the graph's, not calls: each launch of the graph counts
- * them as nodes. The CUDA backend counts; the CPU backend has no device and leaves every count
- * 0. */
+ * graph its launches and copies are host calls still (a capture costs the host what launching
+ * does) but run nothing: each launch of the graph counts its kernels as run. The CUDA backend
+ * counts; the CPU backend has no device and leaves every count 0. */
 #ifndef FOX_COUNTERS_H
 #define FOX_COUNTERS_H
 

@@ -108,11 +108,15 @@ static void graphs_same_(const char *name, struct config *cfg) {
     trial_close(&t[g]), free(w[g]);
 }
 
+/* Epochs enough for most chunks to be replays: a chunk's shape runs as it is the first time,
+ * is captured (its launches still host calls) the second. */
 static void graphs_(void) {
   struct config c;
   small_(&c, FOX_ALGO_DQN, 3200);
+  c.epochs = 4;
   graphs_same_("dqn (Double)", &c);
   small_(&c, FOX_ALGO_DQN, 3200);
+  c.epochs = 4;
   c.dqn.dueling = 1, c.dqn.tau = 0.3, c.dqn.train_freq = 5, c.dqn.double_q = 0;
   graphs_same_("dqn (dueling, soft target, train_freq 5)", &c);
   small_(&c, FOX_ALGO_PPO, 3200);

@@ -1,0 +1,414 @@
+/* The device-time model. What a GPU would take for the headline (five DQN trials at the
+ * defaults, 300,000 train bars, one epoch, all at once on one device), from what is counted
+ * here and a small table of published device figures: measured, on the CUDA backend at the
+ * defaults, with graphs (train.graphs) and without (the reference run), per 1,000 env steps of
+ * one trial: the host's API calls, the kernels the device runs, and (on the emulation) each
+ * kernel's runs, threads, flops and bytes; for DQN before learning starts (acting only) and
+ * after (16 updates a vector step), for PPO a whole rollout with its update.
+ *
+ * The model, per device: host time = calls x the host cost of one (launch or copy; a graph
+ * launch its own), serialised over the process's trials (one context); device time = each
+ * trial's chain of kernels, each at least the per-node floor of a small kernel, else its
+ * flops at half the FP32 peak or its bytes at 60% of the bandwidth (the trials' chains overlap:
+ * their kernels are a few blocks each), and no less than all trials' arithmetic and traffic
+ * back to back; the headline = max(host, device) + the evaluation (the greedy policy bar by bar
+ * over the validation split, one block a trial). Every time here is a prediction; the counts
+ * are measured. On a real device the bench also times its windows (calibration): a device
+ * lent runs it from scripts/gpu-check.sh beside the measured headline.
+ * Fixed-width table; JSON to argv[1].   bench_device_model [OUT.json] [BARS] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/counters.h"
+#include "data/synth.h"
+#include "train/trial.h"
+#ifdef FOX_EMU_PROFILE
+#include "cuda_emu_profile.h"
+#endif
+
+#define TRIALS 5
+#define MAXK 64
+
+/* Published figures. FP32 peak, memory bandwidth, SMs: NVIDIA's L4 and H200 (SXM) datasheets.
+ * Host cost of an API call: 4 us (a kernel launch measured at ~4-6 us with CUDA 13:
+ * susun-blog.com, "pegainfer (3): From Launch Overhead to CUDA Graph"; 2.5-5 us in the issue's
+ * survey; a graph's launch 3.5 us of CPU in CUDA.jl's graphs guide, taken as one call); a small
+ * kernel's floor on the device: 0.9 us a node (CUDA.jl's graphs guide: 80 small kernels in
+ * 70 us as a graph, 260 us launched one by one). */
+struct device_fig_ {
+  const char *name;
+  double tflops, gbs, sms, call_us, node_us;
+};
+static const struct device_fig_ devices_[] = {
+    {"L4", 30.3, 300.0, 58, 4.0, 0.9},
+    {"H200", 67.0, 4800.0, 132, 4.0, 0.9},
+};
+#define NDEV ((int)(sizeof devices_ / sizeof *devices_))
+#define GEMM_EFF 0.5
+#define BW_EFF 0.6
+#define EVAL_BAR_US 1.0 /* the greedy policy's bar: 3 layers and the portfolio, 4 barriers */
+
+/* A kernel's bytes per thread, read off its code (the step headers' arithmetic at the
+ * defaults): what it reads and writes of device memory. cuBLAS's come from the emulation. */
+static const struct {
+  const char *name;
+  double bytes;
+} bytes_per_thread_[] = {
+    {"fused_experience_kernel", 1000}, {"env_reset_kernel", 700},
+    {"dqn_explore_kernel", 13},        {"replay_insert_kernel", 60},
+    {"dqn_tick_kernel", 32},           {"replay_sample_kernel", 900},
+    {"dqn_loss_kernel", 60},           {"dqn_loss_sum_kernel", 1100},
+    {"dqn_dueling_kernel", 28},        {"dqn_dueling_back_kernel", 28},
+    {"bias_act_kernel", 12},           {"act_back_kernel", 12},
+    {"bias_grad_kernel", 700},         {"sqnorm_lanes_kernel", 400},
+    {"clip_prepare_kernel", 2200},     {"adam_kernel", 28},
+    {"blend_kernel", 12},              {"ppo_sample_kernel", 20},
+    {"ppo_bootstrap_kernel", 14},      {"ppo_gae_kernel", 1800},
+    {"ppo_permute_kernel", 4},         {"ppo_gather_kernel", 470},
+    {"ppo_adv_stats_kernel", 4100},    {"ppo_loss_kernel", 100},
+    {"ppo_loss_sum_kernel", 20500},    {"ppo_tick_kernel", 8},
+};
+
+struct kern_ {
+  char name[64];
+  double runs, threads, flops, bytes; /* per 1,000 env steps of one trial */
+};
+
+/* What one trial did per 1,000 env steps in a window. */
+struct rate_ {
+  double calls, launches, graph_launches, copies, nodes, syncs, seconds;
+  struct kern_ k[MAXK];
+  int nk;
+};
+
+static int fail_(const struct fox_err *e) {
+  fprintf(stderr, "bench_device_model: %s\n", e->msg);
+  return 1;
+}
+
+static double now_(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void clear_(void) {
+  counters_take();
+#ifdef FOX_EMU_PROFILE
+  struct cuda_emu_kernel_stat k[MAXK];
+  cuda_emu_profile_take(k, MAXK);
+#endif
+}
+
+/* Runs `chunks` chunks of t and says what they cost per 1,000 env steps. */
+static int window_(struct trial *t, int chunks, struct rate_ *r, struct fox_err *e) {
+  memset(r, 0, sizeof *r);
+  FOX_TRY(t->be->mem_d2h(&(double){0}, t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.acc : t->ag.ppo.acc,
+                         sizeof(double), e)); /* the device idle: the clock starts clean */
+  clear_();
+  double t0 = now_(), steps = 0;
+  for (int c = 0; c < chunks; c++) {
+    long k = chunk_steps(t, 1L << 30);
+    FOX_TRY(chunk_run(t, k, e));
+    steps += (double)k * t->cfg.num_envs;
+  }
+  FOX_TRY(t->be->mem_d2h(&(double){0}, t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.acc : t->ag.ppo.acc,
+                         sizeof(double), e));
+  double k1000 = 1000.0 / steps;
+  r->seconds = (now_() - t0) * k1000;
+  struct backend_counts c = counters_take();
+  c.syncs--, c.copies--; /* the closing read */
+  r->launches = c.launches * k1000, r->graph_launches = c.graph_launches * k1000;
+  r->copies = c.copies * k1000, r->nodes = c.nodes * k1000, r->syncs = c.syncs * k1000;
+  r->calls = r->launches + r->graph_launches + r->copies;
+#ifdef FOX_EMU_PROFILE
+  struct cuda_emu_kernel_stat ks[MAXK];
+  int n = cuda_emu_profile_take(ks, MAXK);
+  for (int i = 0; i < n && i < MAXK; i++) {
+    struct kern_ *k = &r->k[r->nk++];
+    snprintf(k->name, sizeof k->name, "%s", ks[i].name);
+    k->runs = (double)(ks[i].launches + ks[i].nodes) * k1000;
+    k->threads = (double)ks[i].threads * k1000;
+    k->flops = ks[i].flops * k1000;
+    k->bytes = ks[i].bytes * k1000;
+    if (!ks[i].flops) /* not cuBLAS: the table's bytes per thread */
+      for (size_t j = 0; j < sizeof bytes_per_thread_ / sizeof *bytes_per_thread_; j++)
+        if (!strcmp(bytes_per_thread_[j].name, ks[i].name))
+          k->bytes = k->threads * bytes_per_thread_[j].bytes;
+  }
+#endif
+  return 0;
+}
+
+/* Device time (us) per 1,000 env steps of one trial: the chain of its kernels, each at least the
+ * floor, else its flops and (DRAM) bytes (chain), and its flops and bytes alone (work). */
+static void device_us_(const struct rate_ *r, const struct device_fig_ *d, double *chain,
+                       double *work) {
+  *chain = *work = 0;
+  for (int i = 0; i < r->nk; i++) {
+    const struct kern_ *k = &r->k[i];
+    double us = fmax(k->flops / (GEMM_EFF * d->tflops * 1e6), k->bytes / (BW_EFF * d->gbs * 1e3));
+    *work += us;
+    *chain += fmax(k->runs * d->node_us, us);
+  }
+  if (!r->nk) /* a real device: no profile, the floors of the kernels counted */
+    *chain = r->nodes * d->node_us;
+}
+
+/* The headline on device d (seconds): TRIALS trials of the first epoch `first` over `total`
+ * transitions, `warm` of them acting (rate w), the rest learning (l); `val` bars evaluated.
+ * device_lo: every trial's chain at the floors (the data in the L2); device_hi: the chains with
+ * every byte from DRAM, and no less than all trials' work back to back. */
+struct headline_ {
+  double host, device_lo, device_hi, eval, wall_lo, wall_hi;
+};
+
+static struct headline_ headline_(const struct rate_ *first, const struct rate_ *w,
+                                  const struct rate_ *l, double total, double warm, double val,
+                                  const struct device_fig_ *d) {
+  double cw, ww, cl, wl, k = total / 1000.0, kw = warm / 1000.0, kl = k - kw;
+  device_us_(w, d, &cw, &ww);
+  device_us_(l, d, &cl, &wl);
+  struct headline_ h;
+  h.host = TRIALS * k * first->calls * d->call_us * 1e-6;
+  h.device_lo = k * first->nodes * d->node_us * 1e-6;
+  h.device_hi = fmax((kw * cw + kl * cl) * 1e-6, TRIALS * (kw * ww + kl * wl) * 1e-6);
+  h.eval = val * EVAL_BAR_US * 1e-6;
+  h.wall_lo = fmax(h.host, h.device_lo) + h.eval;
+  h.wall_hi = fmax(h.host, h.device_hi) + h.eval;
+  return h;
+}
+
+static void rate_row_(const char *what, const struct rate_ *r) {
+  printf("%-34s %10.1f %10.1f %10.2f %10.1f %10.3f\n", what, r->calls, r->launches + r->copies,
+         r->graph_launches, r->nodes, r->syncs);
+}
+
+static void json_rate_(FILE *f, const char *key, const struct rate_ *r) {
+  fprintf(f, "\"%s\": {\"host_calls\": %.3f, \"launches_and_copies\": %.3f, "
+             "\"graph_launches\": %.4f, \"kernels\": %.3f, \"syncs\": %.4f, "
+             "\"seconds_per_1000\": %.6f}", key, r->calls, r->launches + r->copies,
+          r->graph_launches, r->nodes, r->syncs, r->seconds);
+}
+
+/* A trial at the defaults (one epoch over the train split; graphs on or off). */
+static int open_(struct trial *t, int algo, int graphs, const struct dataset *ds,
+                 const struct backend *be, const struct device_dataset *dev,
+                 struct fox_err *e) {
+  struct config cfg;
+  config_defaults(&cfg);
+  cfg.algo = algo;
+  cfg.epochs = 1;
+  cfg.graphs = graphs;
+  return trial_open(t, &cfg, ds, be, dev, e);
+}
+
+/* Adds what a window counted (per 1,000 of its steps) to a running total of host calls and
+ * kernels (absolute). */
+static void add_(double *calls, double *nodes, const struct rate_ *r, double steps) {
+  *calls += r->calls * steps / 1000.0;
+  *nodes += r->nodes * steps / 1000.0;
+}
+
+static int run_(struct trial *t, int chunks, struct rate_ *r, double *steps, struct fox_err *e) {
+  long before = t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.transitions
+                                           : t->ag.ppo.updates * t->cfg.ppo.n_steps + t->ag.ppo.t;
+  FOX_TRY(window_(t, chunks, r, e));
+  long after = t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.transitions
+                                          : t->ag.ppo.updates * t->cfg.ppo.n_steps + t->ag.ppo.t;
+  *steps = (double)(after - before) * (t->ag.algo == FOX_ALGO_DQN ? 1 : t->cfg.num_envs);
+  return 0;
+}
+
+/* DQN from its first step: the first chunks of each shape (run as they are, then captured),
+ * acting up to learning_starts, the chunk that crosses it, the first learning chunks; then a
+ * window of learning in the steady state. first: the first epoch of `total` transitions, its
+ * start measured, its rest at the learning window's rate (every later chunk replays the one
+ * learning shape: 4,688 vector steps are 293 chunks of 16). */
+static int dqn_rates_(int graphs, const struct dataset *ds, const struct backend *be,
+                      const struct device_dataset *dev, double total, struct rate_ *warm,
+                      struct rate_ *learn, struct rate_ *first, struct fox_err *e) {
+  struct trial t;
+  FOX_TRY(open_(&t, FOX_ALGO_DQN, graphs, ds, be, dev, e));
+  double calls = 0, nodes = 0, steps, done = 0;
+  struct rate_ r;
+  int rc = run_(&t, 2, &r, &steps, e);
+  if (rc == 0) {
+    add_(&calls, &nodes, &r, steps), done += steps;
+    rc = run_(&t, 6, warm, &steps, e);
+  }
+  if (rc == 0)
+    add_(&calls, &nodes, warm, steps), done += steps;
+  while (rc == 0 && t.ag.dqn.transitions < t.ag.dqn.cfg.learning_starts + 3 * 1024) {
+    rc = run_(&t, 1, &r, &steps, e);
+    if (rc == 0)
+      add_(&calls, &nodes, &r, steps), done += steps;
+  }
+  if (rc == 0)
+    rc = run_(&t, 4, learn, &steps, e);
+  if (rc == 0) {
+    double rest = (total - done) / 1000.0;
+    *first = *learn;
+    first->nk = 0;
+    first->calls = 1000.0 * (calls + rest * learn->calls) / total;
+    first->nodes = 1000.0 * (nodes + rest * learn->nodes) / total;
+    first->graph_launches = first->launches = first->copies = first->syncs = 0;
+  }
+  trial_close(&t);
+  return rc;
+}
+
+/* PPO: two rollouts (the shape run, then captured), a window of two more (replays); the first
+ * epoch of `total` transitions: those four, the rollouts after them at the window's rate, and
+ * the epoch's last part of a rollout (run as it is: a shape seen once), measured. */
+static int ppo_rates_(int graphs, const struct dataset *ds, const struct backend *be,
+                      const struct device_dataset *dev, double total, struct rate_ *win,
+                      struct rate_ *first, struct fox_err *e) {
+  struct trial t;
+  FOX_TRY(open_(&t, FOX_ALGO_PPO, graphs, ds, be, dev, e));
+  double calls = 0, nodes = 0, steps, done = 0;
+  struct rate_ r;
+  long n = t.cfg.num_envs;
+  long vec = (long)((total + (double)n - 1) / (double)n), tail = vec % t.cfg.ppo.n_steps;
+  int rc = run_(&t, 2, &r, &steps, e);
+  if (rc == 0) {
+    add_(&calls, &nodes, &r, steps), done += steps;
+    rc = run_(&t, 2, win, &steps, e);
+  }
+  if (rc == 0) {
+    add_(&calls, &nodes, win, steps), done += steps;
+    if (tail) {
+      clear_();
+      rc = chunk_run(&t, tail, e);
+      struct backend_counts c = counters_take();
+      calls += (double)counters_calls(&c);
+      nodes += (double)c.nodes;
+      done += (double)(tail * n);
+    }
+  }
+  if (rc == 0) {
+    double rest = (double)vec * n - done;
+    *first = *win;
+    first->nk = 0;
+    first->calls = 1000.0 * (calls + rest / 1000.0 * win->calls) / ((double)vec * n);
+    first->nodes = 1000.0 * (nodes + rest / 1000.0 * win->nodes) / ((double)vec * n);
+    first->graph_launches = first->launches = first->copies = first->syncs = 0;
+  }
+  trial_close(&t);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  const char *json = argc > 1 ? argv[1] : "bench_device_model.json";
+  long bars = argc > 2 ? atol(argv[2]) : 430013; /* train = floor(0.7 (bars - 1441)) */
+  const struct backend *cuda = backend_cuda();
+  char name[256];
+  if (!cuda || backend_cuda_devices(name, sizeof name) == 0) {
+    printf("skipped: no CUDA device\n");
+    return 77;
+  }
+  struct fox_err e = {0};
+  struct dataset ds;
+  struct device_dataset dev;
+  if (synth_dataset(&ds, bars, 1, &e) != 0 || cuda->dataset_upload(&ds, &dev, &e) != 0)
+    return fail_(&e);
+  struct config def;
+  config_defaults(&def);
+  double total = (double)(ds.split[FOX_SPLIT_TRAIN][1] - ds.split[FOX_SPLIT_TRAIN][0]);
+  double val = (double)(ds.split[FOX_SPLIT_VAL][1] - ds.split[FOX_SPLIT_VAL][0]);
+  double warm_tr = def.dqn.learning_starts;
+  struct rate_ dw[2], dl[2], df[2], pr[2], pf[2];
+  for (int g = 0; g < 2; g++)
+    if (dqn_rates_(g, &ds, cuda, &dev, total, &dw[g], &dl[g], &df[g], &e) != 0 ||
+        ppo_rates_(g, &ds, cuda, &dev, total, &pr[g], &pf[g], &e) != 0)
+      return fail_(&e);
+  cuda->dataset_release(&dev);
+  dataset_free(&ds);
+
+  printf("# device: %s; headline: %d DQN trials at the defaults x %.0f train bars x 1 epoch "
+         "(learning from %.0f), %.0f validation bars\n", name, TRIALS, total, warm_tr, val);
+  printf("# per 1,000 env steps of one trial (measured; a first epoch: its start measured, the "
+         "rest at the steady rate)\n");
+  printf("%-36s %10s %10s %10s %10s %10s\n", "window", "host calls", "launch+cp", "graphs",
+         "kernels", "syncs");
+  const char *gname[2] = {"no graphs", "graphs"};
+  for (int g = 0; g < 2; g++) {
+    char what[64];
+    snprintf(what, sizeof what, "dqn acting (%s)", gname[g]);
+    rate_row_(what, &dw[g]);
+    snprintf(what, sizeof what, "dqn learning (%s)", gname[g]);
+    rate_row_(what, &dl[g]);
+    snprintf(what, sizeof what, "dqn first epoch (%s)", gname[g]);
+    rate_row_(what, &df[g]);
+    snprintf(what, sizeof what, "ppo rollout + update (%s)", gname[g]);
+    rate_row_(what, &pr[g]);
+    snprintf(what, sizeof what, "ppo first epoch (%s)", gname[g]);
+    rate_row_(what, &pf[g]);
+  }
+  printf("%-36s %10.5f\n", "dqn learning: calls, graphs / none", dl[1].calls / dl[0].calls);
+  printf("%-36s %10.5f\n", "dqn first epoch: calls, graphs / none", df[1].calls / df[0].calls);
+  printf("%-36s %10.5f\n", "ppo: calls, graphs / none", pr[1].calls / pr[0].calls);
+  printf("%-36s %10.5f\n", "ppo first epoch: calls, graphs / none", pf[1].calls / pf[0].calls);
+  if (dl[1].nk) {
+    printf("# dqn learning per 1,000 env steps, by kernel (emulation's profile; bytes of the "
+           "non-cuBLAS kernels from their bytes per thread)\n");
+    printf("%-28s %10s %12s %12s %12s\n", "kernel", "runs", "threads", "MFLOP", "MB");
+    for (int i = 0; i < dl[1].nk; i++)
+      printf("%-28s %10.1f %12.0f %12.2f %12.3f\n", dl[1].k[i].name, dl[1].k[i].runs,
+             dl[1].k[i].threads, dl[1].k[i].flops / 1e6, dl[1].k[i].bytes / 1e6);
+  }
+  printf("# predicted headline (seconds; host calls serialised over the %d trials; device: the "
+         "trials' chains overlapping, at the floors (lo) or with every byte from DRAM (hi))\n",
+         TRIALS);
+  printf("%-8s %-10s %10s %10s %10s %10s %10s %10s\n", "device", "mode", "host", "device lo",
+         "device hi", "eval", "wall lo", "wall hi");
+  struct headline_ h[NDEV][2];
+  for (int d = 0; d < NDEV; d++)
+    for (int g = 0; g < 2; g++) {
+      h[d][g] = headline_(&df[g], &dw[g], &dl[g], total, warm_tr, val, &devices_[d]);
+      printf("%-8s %-10s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n", devices_[d].name,
+             gname[g], h[d][g].host, h[d][g].device_lo, h[d][g].device_hi, h[d][g].eval,
+             h[d][g].wall_lo, h[d][g].wall_hi);
+    }
+  for (int d = 0; d < NDEV; d++)
+    printf("%-8s %-10s %10s %10s %10s %10s %10.3f %10.3f\n", devices_[d].name, "ratio", "", "",
+           "", "", h[d][1].wall_lo / h[d][0].wall_lo, h[d][1].wall_hi / h[d][0].wall_hi);
+  if (!dl[1].nk)
+    printf("# measured on this device: %.4f s (graphs) and %.4f s (none) per 1,000 DQN "
+           "learning env steps of one trial alone\n", dl[1].seconds, dl[0].seconds);
+
+  FILE *f = fopen(json, "w");
+  if (!f) {
+    perror(json);
+    return 1;
+  }
+  fprintf(f, "{\"device\": \"%s\", \"bars\": %ld, \"train_bars\": %.0f, \"val_bars\": %.0f, "
+             "\"trials\": %d, ", name, bars, total, val, TRIALS);
+  const char *keys[2] = {"no_graphs", "graphs"};
+  for (int g = 0; g < 2; g++) {
+    fprintf(f, "\"%s\": {", keys[g]);
+    json_rate_(f, "dqn_acting", &dw[g]);
+    fprintf(f, ", ");
+    json_rate_(f, "dqn_learning", &dl[g]);
+    fprintf(f, ", ");
+    json_rate_(f, "dqn_first_epoch", &df[g]);
+    fprintf(f, ", ");
+    json_rate_(f, "ppo", &pr[g]);
+    fprintf(f, ", ");
+    json_rate_(f, "ppo_first_epoch", &pf[g]);
+    fprintf(f, "}, ");
+  }
+  fprintf(f, "\"predicted_headline_seconds\": {");
+  for (int d = 0; d < NDEV; d++)
+    for (int g = 0; g < 2; g++)
+      fprintf(f, "%s\"%s_%s\": {\"host\": %.3f, \"device_lo\": %.3f, \"device_hi\": %.3f, "
+                 "\"eval\": %.3f, \"wall_lo\": %.3f, \"wall_hi\": %.3f}", d || g ? ", " : "",
+              devices_[d].name, keys[g], h[d][g].host, h[d][g].device_lo, h[d][g].device_hi,
+              h[d][g].eval, h[d][g].wall_lo, h[d][g].wall_hi);
+  fprintf(f, "}}\n");
+  fclose(f);
+  return 0;
+}
