@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "backend/counters.h"
+#include "bench_cuda.h"
 #include "data/synth.h"
 #include "train/trial.h"
 #ifdef FOX_EMU_PROFILE
@@ -304,17 +305,14 @@ static int ppo_rates_(int graphs, const struct dataset *ds, const struct backend
 int main(int argc, char **argv) {
   const char *json = argc > 1 ? argv[1] : "bench_device_model.json";
   long bars = argc > 2 ? atol(argv[2]) : 430013; /* train = floor(0.7 (bars - 1441)) */
-  const struct backend *cuda = backend_cuda();
+  const struct backend *cuda;
   char name[256];
-  if (!cuda || backend_cuda_devices(name, sizeof name) == 0) {
-    printf("skipped: no CUDA device\n");
-    return 77;
-  }
-  struct fox_err e = {0};
   struct dataset ds;
   struct device_dataset dev;
-  if (synth_dataset(&ds, bars, 1, &e) != 0 || cuda->dataset_upload(&ds, &dev, &e) != 0)
-    return fail_(&e);
+  int open = bench_cuda_open("bench_device_model", bars, &cuda, name, sizeof name, &ds, &dev);
+  if (open != 0)
+    return open;
+  struct fox_err e = {0};
   struct config def;
   config_defaults(&def);
   double total = (double)(ds.split[FOX_SPLIT_TRAIN][1] - ds.split[FOX_SPLIT_TRAIN][0]);

@@ -49,6 +49,15 @@ int cuda_emu_async(void);
 uint64_t cuda_emu_seed(void);
 int cuda_emu_sanitize(void);
 
+/* An API that names the NULL stream, defined three times: the plain name (ptds 0: the legacy
+ * stream) and its _ptds and _ptsz twins (ptds 1: the calling thread's own), impl(args, ptds). */
+#define CUDA_EMU_TWINS(ret, name, impl, params, ...)                                          \
+  ret name params { return impl(__VA_ARGS__, 0); }                                            \
+  ret name##_ptds params { return impl(__VA_ARGS__, 1); }                                     \
+  ret name##_ptsz params { return impl(__VA_ARGS__, 1); }
+/* A table's lock around fork() (phase 0: before, 1: after in the parent, 2: in the child). */
+void cuda_emu_fork_lock(pthread_mutex_t *m, int phase);
+
 /* ---- memory.c: device allocations ---- */
 
 struct emu_region {

@@ -762,17 +762,12 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
 
 /* ---- the NULL-stream twins ---- */
 
-#define TWINS_(ret, name, params, args)                                                        \
-  ret name params { return name##_(args, 0); }                                                 \
-  ret name##_ptds params { return name##_(args, 1); }                                          \
-  ret name##_ptsz params { return name##_(args, 1); }
-#define cudaStreamSynchronize_(s, p) sync_("cudaStreamSynchronize", s, p)
-#define cudaStreamQuery_(s, p) query_(s, p)
-#define cudaEventRecord_(e, s, p) record_(e, s, p)
-#define cudaStreamWaitEvent_(s, e, f, p) wait_event_(s, e, f, p)
-#define A_(...) __VA_ARGS__
-TWINS_(cudaError_t, cudaStreamSynchronize, (cudaStream_t stream), A_(stream))
-TWINS_(cudaError_t, cudaStreamQuery, (cudaStream_t stream), A_(stream))
-TWINS_(cudaError_t, cudaEventRecord, (cudaEvent_t event, cudaStream_t stream), A_(event, stream))
-TWINS_(cudaError_t, cudaStreamWaitEvent,
-       (cudaStream_t stream, cudaEvent_t event, unsigned int flags), A_(stream, event, flags))
+static cudaError_t sync_api_(cudaStream_t stream, int ptds) {
+  return sync_("cudaStreamSynchronize", stream, ptds);
+}
+CUDA_EMU_TWINS(cudaError_t, cudaStreamSynchronize, sync_api_, (cudaStream_t stream), stream)
+CUDA_EMU_TWINS(cudaError_t, cudaStreamQuery, query_, (cudaStream_t stream), stream)
+CUDA_EMU_TWINS(cudaError_t, cudaEventRecord, record_, (cudaEvent_t event, cudaStream_t stream),
+               event, stream)
+CUDA_EMU_TWINS(cudaError_t, cudaStreamWaitEvent, wait_event_,
+               (cudaStream_t stream, cudaEvent_t event, unsigned int flags), stream, event, flags)

@@ -621,15 +621,11 @@ static cudaError_t launch_(cudaGraphExec_t exec, cudaStream_t stream, int ptds) 
   return cudaSuccess;
 }
 
-#define TWINS_(ret, name, impl, params, ...)                                                  \
-  ret name params { return impl(__VA_ARGS__, 0); }                                            \
-  ret name##_ptds params { return impl(__VA_ARGS__, 1); }                                     \
-  ret name##_ptsz params { return impl(__VA_ARGS__, 1); }
-TWINS_(cudaError_t, cudaStreamBeginCapture, begin_,
+CUDA_EMU_TWINS(cudaError_t, cudaStreamBeginCapture, begin_,
        (cudaStream_t stream, enum cudaStreamCaptureMode mode), stream, mode)
-TWINS_(cudaError_t, cudaStreamEndCapture, end_, (cudaStream_t stream, cudaGraph_t *graph),
+CUDA_EMU_TWINS(cudaError_t, cudaStreamEndCapture, end_, (cudaStream_t stream, cudaGraph_t *graph),
        stream, graph)
-TWINS_(cudaError_t, cudaStreamIsCapturing, is_capturing_,
+CUDA_EMU_TWINS(cudaError_t, cudaStreamIsCapturing, is_capturing_,
        (cudaStream_t stream, enum cudaStreamCaptureStatus *status), stream, status)
-TWINS_(cudaError_t, cudaGraphLaunch, launch_, (cudaGraphExec_t exec, cudaStream_t stream), exec,
+CUDA_EMU_TWINS(cudaError_t, cudaGraphLaunch, launch_, (cudaGraphExec_t exec, cudaStream_t stream), exec,
        stream)

@@ -47,14 +47,7 @@ struct pinned_ {
 
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-void cuda_emu_hostmem_fork(int phase) {
-  if (phase == 0)
-    pthread_mutex_lock(&lock_);
-  else if (phase == 1)
-    pthread_mutex_unlock(&lock_);
-  else
-    pthread_mutex_init(&lock_, NULL);
-}
+void cuda_emu_hostmem_fork(int phase) { cuda_emu_fork_lock(&lock_, phase); }
 static struct pinned_ *table_[1024];
 static int n_table_;
 static struct sigaction old_segv_;

@@ -27,14 +27,7 @@ struct alloc_ {
 
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-void cuda_emu_memory_fork(int phase) {
-  if (phase == 0)
-    pthread_mutex_lock(&lock_);
-  else if (phase == 1)
-    pthread_mutex_unlock(&lock_);
-  else
-    pthread_mutex_init(&lock_, NULL);
-}
+void cuda_emu_memory_fork(int phase) { cuda_emu_fork_lock(&lock_, phase); }
 static struct alloc_ *live_; /* sorted by base */
 static size_t n_live_, cap_live_, used_bytes_;
 static struct alloc_ freed_[FREED_]; /* the most recent frees, a ring */

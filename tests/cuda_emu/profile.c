@@ -13,14 +13,7 @@
 
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-void cuda_emu_profile_fork(int phase) {
-  if (phase == 0)
-    pthread_mutex_lock(&lock_);
-  else if (phase == 1)
-    pthread_mutex_unlock(&lock_);
-  else
-    pthread_mutex_init(&lock_, NULL);
-}
+void cuda_emu_profile_fork(int phase) { cuda_emu_fork_lock(&lock_, phase); }
 static struct cuda_emu_kernel_stat stats_[MAX_];
 static int n_stats_, more_; /* more_: kernels past the table's room */
 

@@ -78,6 +78,15 @@ int cuda_emu_sanitize(void) {
   return sanitize_;
 }
 
+void cuda_emu_fork_lock(pthread_mutex_t *m, int phase) {
+  if (phase == 0)
+    pthread_mutex_lock(m);
+  else if (phase == 1)
+    pthread_mutex_unlock(m);
+  else
+    pthread_mutex_init(m, NULL);
+}
+
 /* ---- calls and failures ---- */
 
 void cuda_emu_site(const char *file, int line) {
@@ -543,19 +552,15 @@ static cudaError_t memset_(void *ptr, int value, size_t count, cudaStream_t stre
   return cudaSuccess;
 }
 
-#define TWINS_(ret, name, impl, params, ...)                                                  \
-  ret name params { return impl(__VA_ARGS__, 0); }                                            \
-  ret name##_ptds params { return impl(__VA_ARGS__, 1); }                                     \
-  ret name##_ptsz params { return impl(__VA_ARGS__, 1); }
-TWINS_(cudaError_t, cudaMemcpy, memcpy_,
+CUDA_EMU_TWINS(cudaError_t, cudaMemcpy, memcpy_,
        (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind), dst, src, count,
        kind, NULL, 0)
-TWINS_(cudaError_t, cudaMemcpyAsync, memcpy_,
+CUDA_EMU_TWINS(cudaError_t, cudaMemcpyAsync, memcpy_,
        (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
         cudaStream_t stream), dst, src, count, kind, stream, 1)
-TWINS_(cudaError_t, cudaMemset, memset_, (void *ptr, int value, size_t count), ptr, value, count,
+CUDA_EMU_TWINS(cudaError_t, cudaMemset, memset_, (void *ptr, int value, size_t count), ptr, value, count,
        NULL, 0)
-TWINS_(cudaError_t, cudaMemsetAsync, memset_,
+CUDA_EMU_TWINS(cudaError_t, cudaMemsetAsync, memset_,
        (void *ptr, int value, size_t count, cudaStream_t stream), ptr, value, count, stream, 1)
 
 /* ---- launches (cuda_emu_launch.h builds and gives the op) ---- */
