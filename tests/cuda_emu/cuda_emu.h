@@ -65,8 +65,12 @@ struct emu_region {
   size_t size;
   const char *file; /* the allocating call's site */
   int line;
-  int pinned; /* page-locked host memory (hostmem.c), else device memory */
+  int pinned;      /* page-locked host memory (hostmem.c), else device memory */
+  uint64_t serial; /* which allocation: an address freed and reused is another */
 };
+
+/* A new allocation's serial (memory.c and hostmem.c draw from one count). */
+uint64_t cuda_emu_serial(void);
 
 /* 1 when p lies inside a live device allocation (or, with pinned, page-locked host memory too)
  * and then its region in *r (r may be NULL). */
@@ -117,6 +121,7 @@ enum { EMU_OP_KERNEL, EMU_OP_COPY, EMU_OP_SET, EMU_OP_BLAS, EMU_OP_COLL, EMU_OP_
 /* One access of an op: [lo, hi) inside one region (device memory or pinned host memory). */
 struct emu_access {
   uintptr_t lo, hi;
+  uint64_t serial; /* the region's (emu_region.serial) when the access was made */
   int write;
   const char *arg; /* what it is to the op ("argument 2", "the destination") */
   const char *node, *node_file; /* a graph launch's: the node that made it */

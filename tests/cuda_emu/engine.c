@@ -25,6 +25,7 @@
 
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t progress_ = PTHREAD_COND_INITIALIZER; /* an op finished */
+static int running_; /* ops running outside the lock (a worker's or run_here_'s) */
 static struct CUstream_st legacy_ = {.kind = EMU_STREAM_LEGACY,
                                      .label = "the legacy default stream"};
 /* Every stream ever made but the legacy one, complemented (cuda_emu_hide): the default
@@ -45,8 +46,12 @@ static struct CUstream_st *unhide_(uintptr_t h) { return (struct CUstream_st *)~
 /* fork(): only the forking thread goes on in the child, so no worker serves a stream there; the
  * engine is forked unlocked, and the child starts workers again for what is queued (tests fork
  * to watch a misuse abort). */
+/* A fork waits for the ops running to finish: the child inherits the queues, and an op half
+ * run when the address space is copied would run again there, over what it half wrote. */
 static void fork_prepare_(void) {
   pthread_mutex_lock(&lock_); /* the engine's lock first, as everywhere */
+  while (running_)
+    pthread_cond_wait(&progress_, &lock_);
   cuda_emu_memory_fork(0);
   cuda_emu_hostmem_fork(0);
   cuda_emu_profile_fork(0);
@@ -64,6 +69,7 @@ static void fork_child_(void) {
   cuda_emu_memory_fork(2);
   pthread_mutex_init(&lock_, NULL);
   pthread_cond_init(&progress_, NULL);
+  running_ = 0;
   struct CUstream_st *streams[1] = {&legacy_};
   for (int i = -1; i < n_all_; i++) {
     struct CUstream_st *s = i < 0 ? streams[0] : unhide_(all_[i]);
@@ -211,7 +217,7 @@ void cuda_emu_op_access(struct emu_op *op, const void *p, size_t bytes, int writ
     op->cap_acc = op->cap_acc ? 2 * op->cap_acc : 8;
     op->acc = xrealloc_(op->acc, (size_t)op->cap_acc * sizeof *op->acc);
   }
-  op->acc[op->nacc++] = (struct emu_access){lo, hi, write, arg, NULL, NULL, 0};
+  op->acc[op->nacc++] = (struct emu_access){lo, hi, r.serial, write, arg, NULL, NULL, 0};
 }
 
 void cuda_emu_op_free(struct emu_op *op) {
@@ -337,10 +343,12 @@ static void *worker_(void *arg) {
     struct emu_op *op = s->head;
     while (!ready_(op))
       pthread_cond_wait(&progress_, &lock_);
+    running_++;
     pthread_mutex_unlock(&lock_);
     delay_(s);
     run_(op);
     pthread_mutex_lock(&lock_);
+    running_--;
     s->head = op->next;
     if (!s->head)
       s->tail = NULL;
@@ -386,9 +394,11 @@ static void enqueue_worker_(struct CUstream_st *s) {
 static void run_here_(struct CUstream_st *s, struct emu_op *op) {
   while (s->done + 1 != op->seq || !ready_(op))
     pthread_cond_wait(&progress_, &lock_);
+  running_++;
   pthread_mutex_unlock(&lock_);
   run_(op);
   pthread_mutex_lock(&lock_);
+  running_--;
   finish_(s, op);
 }
 

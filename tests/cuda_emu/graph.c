@@ -590,6 +590,24 @@ static void launch_placed_(struct emu_op *op) {
   vc_copy(&x->last_vc, &op->stream->vc);
 }
 
+/* A node's memory must be the allocation it was captured with: freed since (or freed and its
+ * address given to another allocation), a replay would write where nothing of the graph's
+ * lives. */
+static void still_there_(const struct CUgraphExec_st *x) {
+  for (int i = 0; i < x->nacc; i++) {
+    const struct emu_access *a = &x->acc[i];
+    struct emu_region r;
+    if (cuda_emu_region_of((const void *)a->lo, 1, &r) && r.serial == a->serial &&
+        a->hi <= (uintptr_t)r.base + r.size)
+      continue;
+    cuda_emu_fail((const void *)a->lo, "the graph captured at %s:%d: its node %s given at %s:%d "
+                                       "uses memory (%s) freed since the capture: a replay "
+                                       "would %s memory that is no longer the graph's",
+                  x->file ? x->file : "?", x->line, a->node, a->node_file ? a->node_file : "?",
+                  a->node_line, a->arg ? a->arg : "an argument", a->write ? "write" : "read");
+  }
+}
+
 static cudaError_t launch_(cudaGraphExec_t exec, cudaStream_t stream, int ptds) {
   cuda_emu_enter("cudaGraphLaunch");
   cuda_emu_lock();
@@ -598,6 +616,7 @@ static cudaError_t launch_(cudaGraphExec_t exec, cudaStream_t stream, int ptds) 
   if (!live)
     cuda_emu_fail(NULL, "%p is not a live executable graph (destroyed, or never made)",
                   (void *)exec);
+  still_there_(exec);
   struct emu_op *op = cuda_emu_op_new(EMU_OP_GRAPH, "the graph captured at %s:%d (%d nodes)",
                                       exec->file ? exec->file : "?", exec->line, exec->n);
   op->ctx = launch_clone_(exec);

@@ -5,8 +5,11 @@
  * copy holds them (PROT_NONE under a pending destination, PROT_READ under a pending source),
  * and the emulation's own alias, never protected, through which the copy itself runs. A host
  * access to a protected page lands in the SIGSEGV handler below, which names the pending copy
- * and aborts; a fault on the same page outside every pending range is the page's bad luck, not
- * the program's: that page is left unguarded and the access goes on. */
+ * and aborts. A page is protected only when its every byte of the allocation lies under holds
+ * (PROT_NONE when each byte is some pending copy's destination, PROT_READ otherwise), so a
+ * fault is always a hazard and the host's legal accesses (and system calls such as read(2))
+ * to the rest of a page never fault: a copy of a whole small buffer is guarded, a copy of part
+ * of a page that the host also uses is not. */
 #define _GNU_SOURCE
 #define CUDA_EMU_IMPL
 
@@ -39,10 +42,11 @@ struct hold_ {
 struct pinned_ {
   char *user, *alias;
   size_t size, mapped;
+  uint64_t serial;
   const char *file;
   int line;
   struct hold_ *holds;
-  unsigned char *unguarded; /* per page: a fault outside every hold was seen there */
+  unsigned char *prot; /* per page: its protection now (PROT_ bits) */
 };
 
 static pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
@@ -69,17 +73,32 @@ static struct pinned_ *find_(const void *p) {
   return NULL;
 }
 
-/* Each page's protection from the holds on it (lock held). */
+/* Whether holds (only write holds, with writes) cover [lo, hi) without a gap (lock held). */
+static int covered_(const struct pinned_ *a, uintptr_t lo, uintptr_t hi, int writes) {
+  while (lo < hi) {
+    uintptr_t reach = lo;
+    for (const struct hold_ *h = a->holds; h; h = h->next)
+      if ((h->write || !writes) && h->lo <= lo && lo < h->hi && h->hi > reach)
+        reach = h->hi;
+    if (reach == lo)
+      return 0;
+    lo = reach;
+  }
+  return 1;
+}
+
+/* Each page's protection from the holds on it (lock held): the allocation's bytes on the page
+ * all held, or none of the page guarded. */
 static void protect_(struct pinned_ *a) {
   size_t pg = page_(), pages = a->mapped / pg;
+  uintptr_t end = (uintptr_t)a->user + a->size;
   for (size_t k = 0; k < pages; k++) {
-    uintptr_t lo = (uintptr_t)a->user + k * pg, hi = lo + pg;
+    uintptr_t lo = (uintptr_t)a->user + k * pg, hi = lo + pg < end ? lo + pg : end;
     int prot = PROT_READ | PROT_WRITE;
-    if (!a->unguarded[k])
-      for (struct hold_ *h = a->holds; h; h = h->next)
-        if (h->lo < hi && lo < h->hi)
-          prot &= h->write ? 0 : PROT_READ;
-    mprotect((void *)lo, pg, prot);
+    if (lo < end && a->holds && covered_(a, lo, hi, 0))
+      prot = covered_(a, lo, hi, 1) ? PROT_NONE : PROT_READ;
+    if (prot != a->prot[k] && mprotect((void *)lo, pg, prot) == 0)
+      a->prot[k] = (unsigned char)prot;
   }
 }
 
@@ -159,9 +178,15 @@ static void on_segv_(int sig, siginfo_t *info, void *uc) {
         pthread_mutex_unlock(&lock_); /* the report ends the process; nothing else changes */
       report_(a, h, addr, wrote, pc);
     }
+  /* No hold names the access: a release changed the page before the lock was ours (the
+   * access, repeated, now goes through). The page's protection is brought up to date and
+   * opened if it still stands, so that a fault never loops. */
   size_t k = (size_t)((char *)addr - a->user) / page_();
-  a->unguarded[k] = 1;
-  mprotect(a->user + k * page_(), page_(), PROT_READ | PROT_WRITE);
+  if (locked)
+    protect_(a);
+  if (a->prot[k] != (PROT_READ | PROT_WRITE) &&
+      mprotect(a->user + k * page_(), page_(), PROT_READ | PROT_WRITE) == 0)
+    a->prot[k] = PROT_READ | PROT_WRITE;
   if (locked)
     pthread_mutex_unlock(&lock_);
 }
@@ -196,18 +221,18 @@ static cudaError_t alloc_(void **ptr, size_t size) {
     alias = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   }
   close(fd);
-  if (a)
-    a->unguarded = calloc(mapped / pg, 1);
+  if (a && (a->prot = malloc(mapped / pg)))
+    memset(a->prot, PROT_READ | PROT_WRITE, mapped / pg);
   pthread_mutex_lock(&lock_);
   int room = n_table_ < (int)(sizeof table_ / sizeof *table_);
-  if (!a || !a->unguarded || user == MAP_FAILED || alias == MAP_FAILED || !room) {
+  if (!a || !a->prot || user == MAP_FAILED || alias == MAP_FAILED || !room) {
     pthread_mutex_unlock(&lock_);
     if (user != MAP_FAILED)
       munmap(user, mapped);
     if (alias != MAP_FAILED)
       munmap(alias, mapped);
     if (a)
-      free(a->unguarded);
+      free(a->prot);
     free(a);
     if (!room)
       cuda_emu_note("more than %d page-locked allocations live at once are not emulated",
@@ -216,6 +241,7 @@ static cudaError_t alloc_(void **ptr, size_t size) {
   }
   const char *file = cuda_emu_call_file();
   a->user = user, a->alias = alias, a->size = size, a->mapped = mapped;
+  a->serial = cuda_emu_serial();
   a->file = file ? file : "?", a->line = cuda_emu_call_line();
   table_[n_table_++] = a;
   install_();
@@ -265,7 +291,7 @@ cudaError_t cudaFreeHost(void *ptr) {
    * copies, which release them. */
   munmap(a->user, a->mapped);
   munmap(a->alias, a->mapped);
-  free(a->unguarded);
+  free(a->prot);
   free(a);
   return cudaSuccess;
 }
@@ -282,7 +308,7 @@ int cuda_emu_pinned_region(const void *p, struct emu_region *r) {
   pthread_mutex_lock(&lock_);
   struct pinned_ *a = find_(p);
   if (a)
-    *r = (struct emu_region){a->user, a->size, a->file, a->line, 1};
+    *r = (struct emu_region){a->user, a->size, a->file, a->line, 1, a->serial};
   pthread_mutex_unlock(&lock_);
   return a != NULL;
 }

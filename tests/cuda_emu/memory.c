@@ -7,6 +7,7 @@
 #define CUDA_EMU_IMPL
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 struct alloc_ {
   uintptr_t hidden; /* cuda_emu_hide(base) */
   size_t size;
+  uint64_t serial;
   const char *file, *free_file;
   int line, free_line;
 };
@@ -34,6 +36,10 @@ static struct alloc_ freed_[FREED_]; /* the most recent frees, a ring */
 static size_t n_freed_;
 
 static char *base_(const struct alloc_ *a) { return (char *)~a->hidden; }
+
+static atomic_uint_fast64_t serials_;
+
+uint64_t cuda_emu_serial(void) { return atomic_fetch_add(&serials_, 1) + 1; }
 
 /* Index of the live allocation with the largest base <= p, or -1 (lock held). */
 static long find_(const void *p) {
@@ -98,7 +104,8 @@ static int device_region_(const void *p, struct emu_region *r) {
   long i = find_(p);
   int yes = i >= 0 && inside_(&live_[i], p);
   if (yes && r)
-    *r = (struct emu_region){base_(&live_[i]), live_[i].size, live_[i].file, live_[i].line, 0};
+    *r = (struct emu_region){base_(&live_[i]), live_[i].size, live_[i].file, live_[i].line, 0,
+                             live_[i].serial};
   pthread_mutex_unlock(&lock_);
   return yes;
 }
@@ -154,7 +161,8 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
     return cuda_emu_error(cudaErrorMemoryAllocation);
   memset(p, GARBAGE_, size);
   const char *file = cuda_emu_call_file();
-  struct alloc_ a = {cuda_emu_hide(p), size, file ? file : "?", NULL, cuda_emu_call_line(), 0};
+  struct alloc_ a = {cuda_emu_hide(p),      size, cuda_emu_serial(), file ? file : "?", NULL,
+                     cuda_emu_call_line(), 0};
   pthread_mutex_lock(&lock_);
   if (n_live_ == cap_live_) {
     size_t cap = cap_live_ ? 2 * cap_live_ : 64;

@@ -360,10 +360,52 @@ struct copy_ {
   unsigned char *stage; /* a pageable source staged at the call */
   uint64_t sum;        /* a pageable source read later: its checksum at the call */
   int check_src, poisoned; /* ... and a pageable destination poisoned until the copy lands */
+  int pending;             /* its host range is in pend_ */
+  int dst_pinned, src_pinned;
   void *hold_dst, *hold_src;
 };
 
-static uint64_t checksum_(const unsigned char *p, size_t n) {
+/* The pageable ranges of copies not yet run. Stream order may legally pass one pageable buffer
+ * through several copies (into it from the device, then out of it again); the checks at the
+ * call (a source's checksum, a destination's poison) hold only while nothing queued before
+ * touches the range, so a copy overlapping a pending one goes unchecked. */
+static pthread_mutex_t pend_lock_ = PTHREAD_MUTEX_INITIALIZER;
+static struct pend_ {
+  uintptr_t lo, hi;
+  const void *copy;
+} *pend_;
+static size_t n_pend_, cap_pend_;
+
+/* Registers [p, p+n) for copy c; returns 1 when it overlaps a pending copy's range. */
+static int pend_add_(const void *p, size_t n, const void *c) {
+  uintptr_t lo = (uintptr_t)p, hi = lo + n;
+  int overlap = 0;
+  pthread_mutex_lock(&pend_lock_);
+  for (size_t i = 0; i < n_pend_; i++)
+    overlap |= pend_[i].lo < hi && lo < pend_[i].hi;
+  if (n_pend_ == cap_pend_) {
+    cap_pend_ = cap_pend_ ? 2 * cap_pend_ : 16;
+    pend_ = realloc(pend_, cap_pend_ * sizeof *pend_);
+    if (!pend_)
+      cuda_emu_die("out of host memory for pending copies");
+  }
+  pend_[n_pend_++] = (struct pend_){lo, hi, c};
+  pthread_mutex_unlock(&pend_lock_);
+  return overlap;
+}
+
+static void pend_remove_(const void *c) {
+  pthread_mutex_lock(&pend_lock_);
+  for (size_t i = 0; i < n_pend_; i++)
+    if (pend_[i].copy == c) {
+      pend_[i] = pend_[--n_pend_];
+      break;
+    }
+  pthread_mutex_unlock(&pend_lock_);
+}
+
+static uint64_t checksum_(const void *v, size_t n) {
+  const unsigned char *p = v;
   uint64_t h = 1469598103934665603ULL;
   for (size_t i = 0; i < n; i++)
     h = (h ^ p[i]) * 1099511628211ULL;
@@ -376,25 +418,29 @@ static void copy_run_(struct emu_op *op) {
     memset(c->dst, c->value, c->n);
     return;
   }
-  if (c->check_src && checksum_((const unsigned char *)c->src, c->n) != c->sum)
-    cuda_emu_die("sanitizer: the host wrote into %p .. +%zu bytes, the pageable source of %s "
-                 "given at %s:%d, before the copy ran: an asynchronous copy from pageable "
-                 "memory may read it whenever its stream gets there; keep the source unchanged "
-                 "until the stream is synchronised (or copy from page-locked memory)",
-                 (const void *)c->src, c->n, op->name, op->file ? op->file : "?", op->line);
+  /* Page-locked memory is read and written through the emulation's alias: the program's view
+   * may be guarded. */
+  char *dst = c->dst_pinned ? cuda_emu_pinned_alias(c->dst) : c->dst;
+  const char *src = c->stage        ? (const char *)c->stage
+                    : c->src_pinned ? (const char *)cuda_emu_pinned_alias(c->src)
+                                    : c->src;
+  const char *kind = c->src_pinned || c->dst_pinned ? "page-locked" : "pageable";
+  if (c->check_src && checksum_(src, c->n) != c->sum)
+    cuda_emu_die("sanitizer: the host wrote into %p .. +%zu bytes, the %s source of %s "
+                 "given at %s:%d, before the copy ran: an asynchronous copy may read its source "
+                 "whenever its stream gets there; keep the source unchanged until the stream is "
+                 "synchronised", (const void *)c->src, c->n, kind, op->name,
+                 op->file ? op->file : "?", op->line);
   if (c->poisoned)
     for (size_t i = 0; i < c->n; i++)
-      if ((unsigned char)c->dst[i] != POISON_)
-        cuda_emu_die("sanitizer: the host wrote into %p .. +%zu bytes, the pageable "
-                     "destination of %s given at %s:%d, before the copy landed: synchronise "
-                     "with its stream before the host touches that memory",
-                     (const void *)c->dst, c->n, op->name, op->file ? op->file : "?",
-                     op->line);
-  char *dst = c->hold_dst ? cuda_emu_pinned_alias(c->dst) : c->dst;
-  const char *src = c->stage             ? (const char *)c->stage
-                    : c->hold_src        ? (const char *)cuda_emu_pinned_alias(c->src)
-                                         : c->src;
+      if ((unsigned char)dst[i] != POISON_)
+        cuda_emu_die("sanitizer: the host wrote into %p .. +%zu bytes, the %s destination "
+                     "of %s given at %s:%d, before the copy landed: synchronise with its "
+                     "stream before the host touches that memory", (const void *)c->dst, c->n,
+                     kind, op->name, op->file ? op->file : "?", op->line);
   memcpy(dst, src, c->n);
+  if (c->pending)
+    pend_remove_(c), c->pending = 0;
   cuda_emu_pinned_release(c->hold_dst);
   cuda_emu_pinned_release(c->hold_src);
   c->hold_dst = c->hold_src = NULL;
@@ -402,6 +448,8 @@ static void copy_run_(struct emu_op *op) {
 
 static void copy_drop_(void *ctx) {
   struct copy_ *c = ctx;
+  if (c->pending)
+    pend_remove_(c);
   cuda_emu_pinned_release(c->hold_dst);
   cuda_emu_pinned_release(c->hold_src);
   free(c->stage);
@@ -416,6 +464,7 @@ static void *copy_clone_(const void *ctx) {
   *c = *(const struct copy_ *)ctx;
   c->stage = NULL;
   c->hold_dst = c->hold_src = NULL;
+  c->pending = 0;
   return c;
 }
 
@@ -494,6 +543,7 @@ static cudaError_t memcpy_(void *dst, const void *src, size_t count, enum cudaMe
   if (!c)
     cuda_emu_die("out of host memory for a copy");
   c->dst = dst, c->src = src, c->n = count;
+  c->dst_pinned = dst_pinned, c->src_pinned = src_pinned;
   const char *what = dst_dev && src_dev ? "device to device"
                      : dst_dev          ? "host to device"
                                         : "device to host";
@@ -514,12 +564,19 @@ static cudaError_t memcpy_(void *dst, const void *src, size_t count, enum cudaMe
       memcpy(c->stage, src, count);
     } /* within the device: no wait at all */
   } else if (!s->cap) {
-    if (!src_dev && !src_pinned) {
+    /* The host side, pageable or page-locked: a source's checksum and a destination's
+     * poison catch the host's writes before the copy runs, and a pending destination reads as
+     * garbage (the page guard below also catches what it covers). */
+    const void *host = !src_dev ? src : !dst_dev ? dst : NULL;
+    int unchecked = host && pend_add_(host, count, c); /* stream order decides then */
+    c->pending = host != NULL;
+    if (!host) {
+      /* within the device: nothing of the host's to watch */
+    } else if (!unchecked && host == src) {
       c->check_src = 1;
-      c->sum = checksum_((const unsigned char *)src, count);
-    }
-    if (!dst_dev && !dst_pinned) {
-      memset(dst, POISON_, count);
+      c->sum = checksum_(src_pinned ? cuda_emu_pinned_alias(src) : src, count);
+    } else if (!unchecked) {
+      memset(dst_pinned ? cuda_emu_pinned_alias(dst) : dst, POISON_, count);
       c->poisoned = 1;
     }
     if (src_pinned)

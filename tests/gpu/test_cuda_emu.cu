@@ -6,13 +6,16 @@
  * a host pointer, a launch nobody checked, host matrices or device scalars given to cuBLAS;
  * under ASan, a kernel writing past the end of its allocation is AddressSanitizer's report;
  * FOX_LAUNCH_SYNC runs a block's threads to a real barrier at each __syncthreads, and a plain
- * launch of a kernel that calls it aborts naming it.
+ * launch of a kernel that calls it aborts naming it; a fork while a kernel runs (on the
+ * asynchronous engine) leaves it run once in parent and child alike.
  *   test_cuda_emu          the above
  *   test_cuda_emu nccl     (under mpiexec) ncclAllReduce on MPI: sums, maxima, averages */
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -328,6 +331,42 @@ static void plain_launch_of_sync_kernel_(void) {
   cudaDeviceSynchronize(); /* the kernel may run later, on the stream's own thread */
 }
 
+/* Adds one, then holds its stream, so that a fork lands while it runs. */
+__global__ void add_then_sleep_kernel(float *x) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    x[0] += 1.0f;
+    usleep(200 * 1000);
+  }
+}
+
+/* fork() copies the queues: an op half run at that moment must not run again in the child
+ * (on the synchronous engine nothing is running when the launch returns). */
+static void fork_mid_kernel_(void) {
+  float *d = NULL, h = 0.0f;
+  cudaStream_t s;
+  CHECK(cudaMalloc((void **)&d, sizeof(float)) == cudaSuccess, "cudaMalloc");
+  CHECK(cudaMemset(d, 0, sizeof(float)) == cudaSuccess && cudaStreamCreate(&s) == cudaSuccess,
+        "memset, stream");
+  CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
+  FOX_LAUNCH(add_then_sleep_kernel, 1, 1, 0, s, d);
+  CHECK(cudaGetLastError() == cudaSuccess, "launch");
+  usleep(50 * 1000); /* the kernel is running now */
+  fflush(NULL);
+  pid_t pid = fork();
+  CHECK(pid >= 0, "fork");
+  int ok = cudaStreamSynchronize(s) == cudaSuccess &&
+           cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost) == cudaSuccess && h == 1.0f;
+  if (pid == 0)
+    _exit(ok ? 0 : 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(ok, "fork while a kernel runs: the parent's value is %g, want 1", (double)h);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "fork while a kernel runs: the child saw the kernel run twice (or failed)");
+  cudaStreamDestroy(s);
+  cudaFree(d);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "nccl") == 0)
     return nccl_(&argc, &argv);
@@ -337,6 +376,7 @@ int main(int argc, char **argv) {
                 NULL, 1);
   device_();
   launches_();
+  fork_mid_kernel_();
   gemm_();
   expect_abort_("host pointer to a launch", launch_host_pointer_,
                 "launch of fill_kernel: argument 1 (");

@@ -443,6 +443,74 @@ static void capture_copy_(int good) {
 static void capture_copy_bad_(void) { capture_copy_(0); }
 static void capture_copy_good_(void) { capture_copy_(1); }
 
+/* 19. A graph launched after memory its nodes use was freed (and perhaps given out again):
+ * a GPU's replay writes wherever the captured address now points. */
+static void stale_graph_(int good) {
+  float *x = dev_(), *out = dev_();
+  cudaStream_t s = stream_(cudaStreamNonBlocking);
+  cudaGraph_t g;
+  cudaGraphExec_t ex;
+  OK_(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  write_(x, 26.0f, s);
+  OK_(cudaStreamEndCapture(s, &g));
+  OK_(cudaGraphInstantiate(&ex, g, 0));
+  OK_(cudaGraphDestroy(g));
+  OK_(cudaGraphLaunch(ex, s));
+  OK_(cudaStreamSynchronize(s));
+  if (good) { /* the graph goes first, then its memory */
+    OK_(cudaGraphExecDestroy(ex));
+    OK_(cudaFree(x));
+    x = dev_();
+    write_(x, 26.0f, s);
+  } else {
+    OK_(cudaFree(x));
+    x = dev_(); /* may well be the freed address: the serial, not the address, tells */
+    OK_(cudaGraphLaunch(ex, s));
+  }
+  read_(x, out, s);
+  expect_(out, 27.0f);
+}
+static void stale_graph_bad_(void) { stale_graph_(0); }
+static void stale_graph_good_(void) { stale_graph_(1); }
+
+/* 20. The host writes page-locked memory that a copy of part of the buffer is still filling
+ * (the page is shared with memory the host may use, so no page guard: the poison tells).
+ * The twin uses that rest of the page meanwhile, by hand and by read(2), and passes one
+ * pageable buffer through two stream-ordered copies (legal, and unchecked by the poison). */
+static void partial_pinned_(int good) {
+  enum { BIG = 4096 }; /* floats: several pages, the copy's 256 share the first */
+  float *x = dev_(), *y = dev_(), *h = NULL, round[N_];
+  OK_(cudaMallocHost((void **)&h, BIG * sizeof(float)));
+  write_(x, 28.0f, cudaStreamLegacy);
+  OK_(cudaDeviceSynchronize());
+  cudaStream_t s = stream_(cudaStreamNonBlocking);
+  sleep_(s, 200);
+  OK_(cudaMemcpyAsync(h, x, N_ * sizeof(float), cudaMemcpyDeviceToHost, s));
+  if (good) {
+    h[800] = 1.0f; /* beside the copy: legal */
+    int fds[2];
+    float v = 2.0f;
+    if (pipe(fds) != 0 || write(fds[1], &v, sizeof v) != sizeof v ||
+        read(fds[0], &h[900], sizeof v) != sizeof v) {
+      fprintf(stderr, "read(2) into page-locked memory beside a pending copy failed\n");
+      exit(5);
+    }
+    OK_(cudaMemcpyAsync(round, x, sizeof round, cudaMemcpyDeviceToHost, s));
+    OK_(cudaMemcpyAsync(y, round, sizeof round, cudaMemcpyHostToDevice, s));
+  } else {
+    h[3] = 1.0f; /* inside the copy */
+  }
+  OK_(cudaStreamSynchronize(s));
+  if (h[3] != 28.0f || h[800] != 1.0f || h[900] != 2.0f)
+    exit(4);
+  float *out = dev_();
+  read_(y, out, s);
+  expect_(out, 29.0f);
+  OK_(cudaFreeHost(h));
+}
+static void partial_pinned_bad_(void) { partial_pinned_(0); }
+static void partial_pinned_good_(void) { partial_pinned_(1); }
+
 struct hazard_ {
   const char *name;
   void (*bad)(void), (*good)(void);
@@ -490,6 +558,11 @@ static const struct hazard_ hazards_[] = {
      {"a race inside the graph captured from", "with no edge between them"}, 3},
     {"synchronous copy inside a capture", capture_copy_bad_, capture_copy_good_,
      {"cudaMemcpy during the stream capture", "potentially unsafe call"}, 2},
+    {"graph launched after its memory was freed", stale_graph_bad_, stale_graph_good_,
+     {"its node kernel write_kernel given at", "freed since the capture"}, 3},
+    {"host write beside a partial page-locked copy", partial_pinned_bad_, partial_pinned_good_,
+     {"the page-locked destination of cudaMemcpyAsync (device to host)",
+      "before the copy landed"}, 1},
 };
 
 static int count_(const char *s, const char *what) {
