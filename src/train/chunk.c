@@ -1,54 +1,91 @@
-/* The training steps of a trial and their chunks (chunk.h): each step's host side (the
- * environments' state buffers swap, the agent's counters advance) always runs; its device side
- * runs when the step is issued, which a replayed graph has done instead. */
+/* The training steps of a population and their chunks (chunk.h): each member's host side of a
+ * step (the environments' state buffers swap, the agent's counters advance) always runs; the
+ * device side runs when the step is issued, which a replayed graph has done instead. */
 #include "train/chunk.h"
 
 #include <string.h>
 
+#include "train/pop.h"
 #include "train/trial.h"
 
-/* One DQN vector step: act, step the environments, store and learn (the updates now due). */
-static int dqn_step_(struct trial *t, int issue, struct fox_err *e) {
-  struct dqn *d = &t->ag.dqn;
-  struct venv *v = &t->venv;
-  int n = v->shape.num_envs, out = VENV_STATES | VENV_NEXT;
-  if (issue)
-    FOX_TRY(dqn_act(d, v->states, n, v->actions, e));
-  venv_swap(v, out);
-  if (issue)
-    FOX_TRY(venv_run(v, out, e));
-  int due = dqn_plan(d, n);
+/* Every member t of population p, in slot order. */
+#define EACH_(p, t)                                                                             \
+  for (int k_ = 0; k_ < (p)->cap; k_++)                                                         \
+    for (struct trial *t = (p)->m[k_]; t; t = NULL)
+
+/* One DQN vector step of every member: act, step the environments, store and learn (the
+ * updates now due, the same for every member: they are in phase). */
+static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
+  int out = VENV_STATES | VENV_NEXT, due = -1;
+  if (issue) {
+    EACH_(p, t)
+    FOX_TRY(dqn_act(&t->ag.dqn, t->venv.states, t->venv.shape.num_envs, t->venv.actions, e));
+  }
+  EACH_(p, t) {
+    venv_swap(&t->venv, out);
+    if (issue)
+      FOX_TRY(venv_run(&t->venv, out, e));
+  }
+  EACH_(p, t) {
+    int d = dqn_plan(&t->ag.dqn, t->venv.shape.num_envs);
+    if (due >= 0 && d != due)
+      return fox_errf(e, FOX_EFAIL, "population: members out of phase (%d and %d updates in "
+                                    "one step)", due, d);
+    due = d;
+  }
   if (!issue)
     return 0;
-  return dqn_learn(d, n, due, v->bars, v->states_prev, v->next_states, v->actions, v->rewards,
-                   v->dones, e);
-}
-
-/* One PPO vector step; the update runs when the rollout is full. */
-static int ppo_step_(struct trial *t, int issue, struct fox_err *e) {
-  struct ppo *p = &t->ag.ppo;
-  struct venv *v = &t->venv;
-  int out = VENV_STATES | VENV_NEXT;
-  if (issue)
-    FOX_TRY(ppo_act(p, v->states, v->actions, e));
-  venv_swap(v, out);
-  if (!issue) {
-    ppo_plan(p);
-    return 0;
+  EACH_(p, t) {
+    struct venv *v = &t->venv;
+    FOX_TRY(dqn_learn(&t->ag.dqn, v->shape.num_envs, due, v->bars, v->states_prev,
+                      v->next_states, v->actions, v->rewards, v->dones, e));
   }
-  FOX_TRY(venv_run(v, out, e));
-  return ppo_observe(p, v->next_states, v->rewards, v->dones, v->states, e);
+  return 0;
 }
 
-static int steps_(struct trial *t, long steps, int issue, struct fox_err *e) {
+/* One PPO vector step of every member; the update runs when the rollout is full. */
+static int ppo_step_(struct pop *p, int issue, struct fox_err *e) {
+  int out = VENV_STATES | VENV_NEXT;
+  if (issue) {
+    EACH_(p, t)
+    FOX_TRY(ppo_act(&t->ag.ppo, t->venv.states, t->venv.actions, e));
+  }
+  EACH_(p, t) {
+    venv_swap(&t->venv, out);
+    if (!issue) {
+      ppo_plan(&t->ag.ppo);
+      continue;
+    }
+    FOX_TRY(venv_run(&t->venv, out, e));
+  }
+  if (!issue)
+    return 0;
+  EACH_(p, t) {
+    struct venv *v = &t->venv;
+    FOX_TRY(ppo_observe(&t->ag.ppo, v->next_states, v->rewards, v->dones, v->states, e));
+  }
+  return 0;
+}
+
+/* The first member: every member's shape and phase is its. */
+static const struct trial *first_(const struct pop *p) {
+  for (int k = 0; k < p->cap; k++)
+    if (p->m[k])
+      return p->m[k];
+  return NULL;
+}
+
+static int steps_(struct pop *p, long steps, int issue, struct fox_err *e) {
+  int dqn = first_(p)->ag.algo == FOX_ALGO_DQN;
   for (long k = 0; k < steps; k++)
-    FOX_TRY(t->ag.algo == FOX_ALGO_DQN ? dqn_step_(t, issue, e) : ppo_step_(t, issue, e));
+    FOX_TRY(dqn ? dqn_step_(p, issue, e) : ppo_step_(p, issue, e));
   return 0;
 }
 
 static long gcd_(long a, long b) { return b ? gcd_(b, a % b) : a; }
 
-long chunk_steps(const struct trial *t, long left) {
+long chunk_steps(const struct pop *p, long left) {
+  const struct trial *t = first_(p);
   long k;
   if (t->ag.algo == FOX_ALGO_DQN) {
     /* About 1,024 transitions, a whole number of train_freq's periods (the steps after which
@@ -67,7 +104,8 @@ long chunk_steps(const struct trial *t, long left) {
   return k < left ? k : left;
 }
 
-static void shape_(const struct trial *t, long steps, struct chunk_shape *s) {
+static void shape_(const struct pop *p, long steps, struct chunk_shape *s) {
+  const struct trial *t = first_(p);
   memset(s, 0, sizeof *s);
   s->algo = t->ag.algo;
   s->steps = steps;
@@ -84,8 +122,8 @@ static int same_(const struct chunk_shape *a, const struct chunk_shape *b) {
 }
 
 /* The cache's entry for shape s: found, or made (seen once), the least used one giving way. */
-static struct chunk_graph *entry_(struct trial *t, const struct chunk_shape *s, int *fresh) {
-  struct chunk_cache *c = &t->chunks;
+static struct chunk_graph *entry_(struct pop *p, const struct chunk_shape *s, int *fresh) {
+  struct chunk_cache *c = &p->chunks;
   c->tick++;
   for (int i = 0; i < c->n; i++)
     if (same_(&c->g[i].shape, s)) {
@@ -101,7 +139,7 @@ static struct chunk_graph *entry_(struct trial *t, const struct chunk_shape *s, 
     for (int i = 1; i < c->n; i++)
       at = c->g[i].used < c->g[at].used ? i : at;
     if (c->g[at].graph)
-      t->be->graph_free(c->g[at].graph);
+      p->be->graph_free(c->g[at].graph);
   }
   c->g[at] = (struct chunk_graph){*s, NULL, c->tick};
   *fresh = 1;
@@ -110,10 +148,10 @@ static struct chunk_graph *entry_(struct trial *t, const struct chunk_shape *s, 
 
 /* Captures the chunk's steps (they advance the host's side as they are captured), then
  * launches the graph, which does their device side. */
-static int capture_(struct trial *t, struct chunk_graph *g, long steps, struct fox_err *e) {
-  const struct backend *be = t->be;
+static int capture_(struct pop *p, struct chunk_graph *g, long steps, struct fox_err *e) {
+  const struct backend *be = p->be;
   FOX_TRY(be->graph_begin(e));
-  int rc = steps_(t, steps, 1, e);
+  int rc = steps_(p, steps, 1, e);
   void *graph = NULL;
   struct fox_err quiet = {0};
   int end = be->graph_end(&graph, rc == 0 ? e : &quiet); /* the capture ends either way */
@@ -125,30 +163,32 @@ static int capture_(struct trial *t, struct chunk_graph *g, long steps, struct f
     return rc;
   }
   g->graph = graph;
-  t->chunks.captured++;
+  p->chunks.captured++;
   return be->graph_launch(graph, e);
 }
 
-int chunk_run(struct trial *t, long steps, struct fox_err *e) {
-  if (!t->cfg.graphs || !t->be->graph_begin)
-    return steps_(t, steps, 1, e);
+int chunk_run(struct pop *p, long steps, struct fox_err *e) {
+  if (!first_(p)->cfg.graphs || !p->be->graph_begin)
+    return steps_(p, steps, 1, e);
   struct chunk_shape s;
-  shape_(t, steps, &s);
+  shape_(p, steps, &s);
   int fresh;
-  struct chunk_graph *g = entry_(t, &s, &fresh);
+  struct chunk_graph *g = entry_(p, &s, &fresh);
   if (fresh) /* a shape seen once is run as it is: it may never come again */
-    return steps_(t, steps, 1, e);
+    return steps_(p, steps, 1, e);
   if (!g->graph)
-    return capture_(t, g, steps, e);
-  FOX_TRY(t->be->graph_launch(g->graph, e));
-  t->chunks.replayed++;
-  return steps_(t, steps, 0, e);
+    return capture_(p, g, steps, e);
+  FOX_TRY(p->be->graph_launch(g->graph, e));
+  p->chunks.replayed++;
+  return steps_(p, steps, 0, e);
 }
 
-void chunk_cache_free(struct trial *t) {
-  struct chunk_cache *c = &t->chunks;
+void chunk_cache_free(struct pop *p) {
+  struct chunk_cache *c = &p->chunks;
   for (int i = 0; i < c->n; i++)
     if (c->g[i].graph)
-      t->be->graph_free(c->g[i].graph);
+      p->be->graph_free(c->g[i].graph);
+  long captured = c->captured, replayed = c->replayed; /* what the population did stays */
   memset(c, 0, sizeof *c);
+  c->captured = captured, c->replayed = replayed;
 }

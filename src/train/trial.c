@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "env/venv.h"
+#include "train/pop.h"
 
 static double now_(void) {
   struct timespec ts;
@@ -82,15 +83,15 @@ void trial_result_free(struct trial_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-static int fail_(struct trial_result *out, const char *fmt, int epoch, long transitions) {
-  out->status = FOX_TRIAL_FAILED;
-  snprintf(out->reason, sizeof out->reason, fmt, epoch, transitions);
-  return 0;
+void trial_fail(struct trial *t, const char *fmt, int epoch, long transitions) {
+  t->r.status = FOX_TRIAL_FAILED;
+  snprintf(t->r.reason, sizeof t->r.reason, fmt, epoch, transitions);
 }
 
 int trial_open(struct trial *t, const struct config *cfg, const struct dataset *ds,
                const struct backend *be, const struct device_dataset *dev, struct fox_err *e) {
   memset(t, 0, sizeof *t);
+  t->loss = NAN;
   t->cfg = *cfg;
   FOX_TRY(trial_resolve_reward(&t->cfg, ds, e));
   cfg = &t->cfg;
@@ -121,8 +122,6 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
 }
 
 void trial_close(struct trial *t) {
-  if (t->be)
-    chunk_cache_free(t);
   if (t->ag.dqn.online.ops || t->ag.ppo.actor.ops)
     agent_free(&t->ag);
   venv_free(&t->venv);
@@ -131,76 +130,62 @@ void trial_close(struct trial *t) {
   memset(t, 0, sizeof *t);
 }
 
-/* One epoch of training: chunks of vector steps that never wait for the device (launched one
- * by one, or as graphs), then one read of the losses and the clock (agent_take), which says
- * whether a loss went non-finite and when. */
-static int train_epoch_(struct trial *t, int ep, const volatile sig_atomic_t *stop,
-                        double *loss_mean, struct fox_err *e) {
+int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e) {
+  const struct config *cfg = &t->cfg;
   struct trial_result *out = &t->r;
-  int n = t->cfg.num_envs;
-  for (long k = 0, steps; k < t->vec_steps; k += steps) {
-    if (stop && *stop)
-      return fox_errf(e, FOX_ESTOP, "trial stopped by a signal in epoch %d", ep + 1);
-    steps = chunk_steps(t, t->vec_steps - k);
-    FOX_TRY(chunk_run(t, steps, e));
-    out->transitions += steps * n;
+  if (out->status != FOX_TRIAL_COMPLETE)
+    return 0;
+  int ep = out->epochs_done, finite;
+  double t0 = now_();
+  FOX_TRY(agent_finite(&t->ag, &finite, e));
+  if (!finite) {
+    trial_fail(t, "diverged: a weight is not finite after epoch %d (%ld transitions)", ep + 1,
+               out->transitions);
+    return 0;
   }
-  struct agent_stats st;
-  FOX_TRY(agent_take(&t->ag, &st, e));
-  *loss_mean = st.loss;
-  if (st.bad_transitions)
-    return fail_(out, "diverged: the loss is not finite in epoch %d after %ld transitions",
-                 ep + 1, st.bad_transitions);
+  struct backtest_run run;
+  int rc = agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, cfg->eval_folds,
+                          &run, e);
+  struct backend_counts c = counters_take();
+  counters_add(&out->eval_counts, &c);
+  FOX_TRY(rc);
+  struct epoch_row *row = &out->curve[ep];
+  row->epoch = ep + 1;
+  row->seconds = train_seconds + (now_() - t0);
+  row->env_steps_per_s = (double)(t->vec_steps * cfg->num_envs) / train_seconds;
+  row->loss = t->loss;
+  row->eval = run.mean;
+  out->final = run.mean;
+  out->epochs_done = ep + 1;
+  backtest_free(&t->last);
+  t->last = run;
+  if (log)
+    fprintf(log, "epoch %3d/%d  %10.0f env-steps/s  loss %-11.5g  %s.sharpe %-9.4g  "
+                 "%s.total_return %.5g\n",
+            ep + 1, cfg->epochs, row->env_steps_per_s, row->loss,
+            dataset_split_name(cfg->eval_split), row->eval.sharpe,
+            dataset_split_name(cfg->eval_split), row->eval.total_return);
   return 0;
 }
 
+/* A trial alone is a population of one: the one training path. */
 int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
                   struct fox_err *e) {
-  const struct config *cfg = &t->cfg;
-  struct trial_result *out = &t->r;
-  if (to_epoch > cfg->epochs)
-    to_epoch = cfg->epochs;
-  for (int ep = out->epochs_done; ep < to_epoch && out->status == FOX_TRIAL_COMPLETE; ep++) {
-    double t0 = now_(), loss = NAN;
-    struct backend_counts c = counters_take(); /* whatever the thread did before */
-    int rc = train_epoch_(t, ep, stop, &loss, e);
-    c = counters_take();
-    counters_add(&out->train_counts, &c);
-    FOX_TRY(rc);
-    if (out->status != FOX_TRIAL_COMPLETE)
-      break;
-    int finite;
-    FOX_TRY(agent_finite(&t->ag, &finite, e));
-    if (!finite) {
-      fail_(out, "diverged: a weight is not finite after epoch %d (%ld transitions)", ep + 1,
-            out->transitions);
-      break;
-    }
-    double t1 = now_();
-    struct backtest_run run;
-    rc = agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, cfg->eval_folds, &run,
-                        e);
-    c = counters_take();
-    counters_add(&out->eval_counts, &c);
-    FOX_TRY(rc);
-    struct epoch_row *row = &out->curve[ep];
-    row->epoch = ep + 1;
-    row->seconds = now_() - t0;
-    row->env_steps_per_s = (double)(t->vec_steps * cfg->num_envs) / (t1 - t0);
-    row->loss = loss;
-    row->eval = run.mean;
-    out->final = run.mean;
-    out->epochs_done = ep + 1;
-    backtest_free(&t->last);
-    t->last = run;
-    if (log)
-      fprintf(log, "epoch %3d/%d  %10.0f env-steps/s  loss %-11.5g  %s.sharpe %-9.4g  "
-                   "%s.total_return %.5g\n",
-              ep + 1, cfg->epochs, row->env_steps_per_s, row->loss,
-              dataset_split_name(cfg->eval_split), row->eval.sharpe,
-              dataset_split_name(cfg->eval_split), row->eval.total_return);
+  if (to_epoch > t->cfg.epochs)
+    to_epoch = t->cfg.epochs;
+  if (t->r.epochs_done >= to_epoch || t->r.status != FOX_TRIAL_COMPLETE)
+    return 0;
+  struct pop p;
+  pop_init(&p, t->be, 1);
+  int rc = pop_add(&p, t, e);
+  while (rc == 0 && t->r.epochs_done < to_epoch && t->r.status == FOX_TRIAL_COMPLETE) {
+    double seconds;
+    rc = pop_train_epoch(&p, stop, &seconds, e);
+    if (rc == 0)
+      rc = trial_epoch_end(t, seconds, log, e);
   }
-  return 0;
+  pop_free(&p);
+  return rc;
 }
 
 int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,

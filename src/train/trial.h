@@ -9,7 +9,6 @@
 #include "backend/counters.h"
 #include "env/venv.h"
 #include "train/agent.h"
-#include "train/chunk.h"
 
 enum { FOX_TRIAL_COMPLETE = 0, FOX_TRIAL_FAILED = 1 };
 
@@ -29,6 +28,8 @@ struct trial_result {
   /* The device work of the training loops and of the evaluations (backend/counters.h; zeros
    * on the CPU backend). */
   struct backend_counts train_counts, eval_counts;
+  int pop_members; /* the population it trained in at its last epoch (train/pop.h), itself too */
+  long graphs_captured, graphs_replayed; /* by its populations (their chunks: train/chunk.h) */
 };
 
 /* A trial in progress: its environments, its agent and where its loop stands. It runs in
@@ -45,7 +46,7 @@ struct trial {
   long total;            /* transitions of the whole run (train.epochs): epsilon's schedule */
   struct trial_result r; /* curve [cfg.epochs] */
   struct backtest_run last; /* the latest evaluation, with its per-bar series */
-  struct chunk_cache chunks; /* the shapes of its chunks of steps, and their graphs */
+  double loss;              /* the mean loss of its latest epoch of training (NAN: none) */
 };
 
 /* The agent and the environments of a new trial, from cfg's seed (train.seed). */
@@ -59,6 +60,13 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
 int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
                   struct fox_err *e);
 void trial_close(struct trial *t);
+/* After an epoch of training (pop_train_epoch, `train_seconds` of it): the weights' check, the
+ * evaluation on eval.split, the curve's row and a line to `log` (not NULL). A trial that has
+ * failed is left as it is. */
+int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e);
+/* The trial has failed: status FOX_TRIAL_FAILED, the reason from fmt (an epoch, then a count
+ * of transitions). */
+void trial_fail(struct trial *t, const char *fmt, int epoch, long transitions);
 /* open + advance to train.epochs; the result moves to `out` (free with trial_result_free) and
  * the trained agent stays in t until trial_close. */
 int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,

@@ -25,6 +25,7 @@
 #include "backend/counters.h"
 #include "bench_cuda.h"
 #include "data/synth.h"
+#include "train/pop.h"
 #include "train/trial.h"
 #ifdef FOX_EMU_PROFILE
 #include "cuda_emu_profile.h"
@@ -104,21 +105,29 @@ static void clear_(void) {
 #endif
 }
 
-/* Runs `chunks` chunks of t and says what they cost per 1,000 env steps. */
-static int window_(struct trial *t, int chunks, struct rate_ *r, struct fox_err *e) {
+/* The trials measured together: a population of `m` (members differ in seed). */
+struct group_ {
+  struct trial t[TRIALS];
+  int m;
+  struct pop p;
+};
+
+/* Runs `chunks` chunks of g and says what they cost per 1,000 env steps of one trial. */
+static int window_(struct group_ *g, int chunks, struct rate_ *r, struct fox_err *e) {
+  struct trial *t = &g->t[0];
   memset(r, 0, sizeof *r);
   FOX_TRY(t->be->mem_d2h(&(double){0}, t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.acc : t->ag.ppo.acc,
                          sizeof(double), e)); /* the device idle: the clock starts clean */
   clear_();
   double t0 = now_(), steps = 0;
   for (int c = 0; c < chunks; c++) {
-    long k = chunk_steps(t, 1L << 30);
-    FOX_TRY(chunk_run(t, k, e));
+    long k = chunk_steps(&g->p, 1L << 30);
+    FOX_TRY(chunk_run(&g->p, k, e));
     steps += (double)k * t->cfg.num_envs;
   }
   FOX_TRY(t->be->mem_d2h(&(double){0}, t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.acc : t->ag.ppo.acc,
                          sizeof(double), e));
-  double k1000 = 1000.0 / steps;
+  double k1000 = 1000.0 / (steps * g->m);
   r->seconds = (now_() - t0) * k1000;
   struct backend_counts c = counters_take();
   c.syncs--, c.copies--; /* the closing read */
@@ -195,16 +204,34 @@ static void json_rate_(FILE *f, const char *key, const struct rate_ *r) {
           r->graph_launches, r->nodes, r->syncs, r->seconds);
 }
 
-/* A trial at the defaults (one epoch over the train split; graphs on or off). */
-static int open_(struct trial *t, int algo, int graphs, const struct dataset *ds,
+static void close_(struct group_ *g) {
+  pop_free(&g->p);
+  for (int i = 0; i < g->m; i++)
+    trial_close(&g->t[i]);
+}
+
+/* m trials at the defaults (one epoch over the train split; graphs on or off), seeds 1 .. m,
+ * as one population. */
+static int open_(struct group_ *g, int m, int algo, int graphs, const struct dataset *ds,
                  const struct backend *be, const struct device_dataset *dev,
                  struct fox_err *e) {
+  memset(g, 0, sizeof *g);
+  pop_init(&g->p, be, m);
   struct config cfg;
   config_defaults(&cfg);
   cfg.algo = algo;
   cfg.epochs = 1;
   cfg.graphs = graphs;
-  return trial_open(t, &cfg, ds, be, dev, e);
+  int rc = 0;
+  for (; rc == 0 && g->m < m; g->m++) {
+    cfg.seed = (uint64_t)g->m + 1;
+    rc = trial_open(&g->t[g->m], &cfg, ds, be, dev, e);
+    if (rc == 0)
+      rc = pop_add(&g->p, &g->t[g->m], e);
+  }
+  if (rc != 0)
+    close_(g);
+  return rc;
 }
 
 /* Adds what a window counted (per 1,000 of its steps) to a running total of host calls and
@@ -214,10 +241,12 @@ static void add_(double *calls, double *nodes, const struct rate_ *r, double ste
   *nodes += r->nodes * steps / 1000.0;
 }
 
-static int run_(struct trial *t, int chunks, struct rate_ *r, double *steps, struct fox_err *e) {
+static int run_(struct group_ *g, int chunks, struct rate_ *r, double *steps,
+                struct fox_err *e) {
+  const struct trial *t = &g->t[0];
   long before = t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.transitions
                                            : t->ag.ppo.updates * t->cfg.ppo.n_steps + t->ag.ppo.t;
-  FOX_TRY(window_(t, chunks, r, e));
+  FOX_TRY(window_(g, chunks, r, e));
   long after = t->ag.algo == FOX_ALGO_DQN ? t->ag.dqn.transitions
                                           : t->ag.ppo.updates * t->cfg.ppo.n_steps + t->ag.ppo.t;
   *steps = (double)(after - before) * (t->ag.algo == FOX_ALGO_DQN ? 1 : t->cfg.num_envs);
@@ -229,27 +258,28 @@ static int run_(struct trial *t, int chunks, struct rate_ *r, double *steps, str
  * window of learning in the steady state. first: the first epoch of `total` transitions, its
  * start measured, its rest at the learning window's rate (every later chunk replays the one
  * learning shape: 4,688 vector steps are 293 chunks of 16). */
-static int dqn_rates_(int graphs, const struct dataset *ds, const struct backend *be,
+static int dqn_rates_(int m, int graphs, const struct dataset *ds, const struct backend *be,
                       const struct device_dataset *dev, double total, struct rate_ *warm,
                       struct rate_ *learn, struct rate_ *first, struct fox_err *e) {
-  struct trial t;
-  FOX_TRY(open_(&t, FOX_ALGO_DQN, graphs, ds, be, dev, e));
+  static struct group_ g;
+  FOX_TRY(open_(&g, m, FOX_ALGO_DQN, graphs, ds, be, dev, e));
+  const struct trial *t = &g.t[0];
   double calls = 0, nodes = 0, steps, done = 0;
   struct rate_ r;
-  int rc = run_(&t, 2, &r, &steps, e);
+  int rc = run_(&g, 2, &r, &steps, e);
   if (rc == 0) {
     add_(&calls, &nodes, &r, steps), done += steps;
-    rc = run_(&t, 6, warm, &steps, e);
+    rc = run_(&g, 6, warm, &steps, e);
   }
   if (rc == 0)
     add_(&calls, &nodes, warm, steps), done += steps;
-  while (rc == 0 && t.ag.dqn.transitions < t.ag.dqn.cfg.learning_starts + 3 * 1024) {
-    rc = run_(&t, 1, &r, &steps, e);
+  while (rc == 0 && t->ag.dqn.transitions < t->ag.dqn.cfg.learning_starts + 3 * 1024) {
+    rc = run_(&g, 1, &r, &steps, e);
     if (rc == 0)
       add_(&calls, &nodes, &r, steps), done += steps;
   }
   if (rc == 0)
-    rc = run_(&t, 4, learn, &steps, e);
+    rc = run_(&g, 4, learn, &steps, e);
   if (rc == 0) {
     double rest = (total - done) / 1000.0;
     *first = *learn;
@@ -258,32 +288,33 @@ static int dqn_rates_(int graphs, const struct dataset *ds, const struct backend
     first->nodes = 1000.0 * (nodes + rest * learn->nodes) / total;
     first->graph_launches = first->launches = first->copies = first->syncs = 0;
   }
-  trial_close(&t);
+  close_(&g);
   return rc;
 }
 
 /* PPO: two rollouts (the shape run, then captured), a window of two more (replays); the first
  * epoch of `total` transitions: those four, the rollouts after them at the window's rate, and
  * the epoch's last part of a rollout (run as it is: a shape seen once), measured. */
-static int ppo_rates_(int graphs, const struct dataset *ds, const struct backend *be,
+static int ppo_rates_(int m, int graphs, const struct dataset *ds, const struct backend *be,
                       const struct device_dataset *dev, double total, struct rate_ *win,
                       struct rate_ *first, struct fox_err *e) {
-  struct trial t;
-  FOX_TRY(open_(&t, FOX_ALGO_PPO, graphs, ds, be, dev, e));
+  static struct group_ g;
+  FOX_TRY(open_(&g, m, FOX_ALGO_PPO, graphs, ds, be, dev, e));
+  const struct trial *t = &g.t[0];
   double calls = 0, nodes = 0, steps, done = 0;
   struct rate_ r;
-  long n = t.cfg.num_envs;
-  long vec = (long)((total + (double)n - 1) / (double)n), tail = vec % t.cfg.ppo.n_steps;
-  int rc = run_(&t, 2, &r, &steps, e);
+  long n = t->cfg.num_envs;
+  long vec = (long)((total + (double)n - 1) / (double)n), tail = vec % t->cfg.ppo.n_steps;
+  int rc = run_(&g, 2, &r, &steps, e);
   if (rc == 0) {
     add_(&calls, &nodes, &r, steps), done += steps;
-    rc = run_(&t, 2, win, &steps, e);
+    rc = run_(&g, 2, win, &steps, e);
   }
   if (rc == 0) {
     add_(&calls, &nodes, win, steps), done += steps;
     if (tail) {
       clear_();
-      rc = chunk_run(&t, tail, e);
+      rc = chunk_run(&g.p, tail, e);
       struct backend_counts c = counters_take();
       calls += (double)counters_calls(&c);
       nodes += (double)c.nodes;
@@ -298,7 +329,7 @@ static int ppo_rates_(int graphs, const struct dataset *ds, const struct backend
     first->nodes = 1000.0 * (nodes + rest / 1000.0 * win->nodes) / ((double)vec * n);
     first->graph_launches = first->launches = first->copies = first->syncs = 0;
   }
-  trial_close(&t);
+  close_(&g);
   return rc;
 }
 
@@ -320,8 +351,8 @@ int main(int argc, char **argv) {
   double warm_tr = def.dqn.learning_starts;
   struct rate_ dw[2], dl[2], df[2], pr[2], pf[2];
   for (int g = 0; g < 2; g++)
-    if (dqn_rates_(g, &ds, cuda, &dev, total, &dw[g], &dl[g], &df[g], &e) != 0 ||
-        ppo_rates_(g, &ds, cuda, &dev, total, &pr[g], &pf[g], &e) != 0)
+    if (dqn_rates_(1, g, &ds, cuda, &dev, total, &dw[g], &dl[g], &df[g], &e) != 0 ||
+        ppo_rates_(1, g, &ds, cuda, &dev, total, &pr[g], &pf[g], &e) != 0)
       return fail_(&e);
   cuda->dataset_release(&dev);
   dataset_free(&ds);

@@ -93,17 +93,17 @@ static void graphs_same_(const char *name, struct config *cfg) {
   CHECK(same, "%s: graphs change the trial (losses %.17g / %.17g)", name, t[0].r.curve[0].loss,
         t[1].r.curve[0].loss);
   CHECK(on->nodes == off->nodes && on->graph_launches > 0 && off->graph_launches == 0 &&
-            t[1].chunks.replayed > 0,
+            t[1].r.graphs_replayed > 0,
         "%s: kernels %llu with graphs, %llu without; %llu graph launches, %ld replays", name,
         (unsigned long long)on->nodes, (unsigned long long)off->nodes,
-        (unsigned long long)on->graph_launches, t[1].chunks.replayed);
+        (unsigned long long)on->graph_launches, t[1].r.graphs_replayed);
   CHECK(2 * counters_calls(on) < counters_calls(off), "%s: %llu host calls with graphs, %llu "
         "without", name, (unsigned long long)counters_calls(on),
         (unsigned long long)counters_calls(off));
   printf("%s: %llu kernels; host calls %llu one by one, %llu with graphs (%llu launches of %ld "
          "graphs)\n", name, (unsigned long long)on->nodes, (unsigned long long)counters_calls(off),
          (unsigned long long)counters_calls(on), (unsigned long long)on->graph_launches,
-         t[1].chunks.captured);
+         t[1].r.graphs_captured);
   for (int g = 0; g < 2; g++)
     trial_close(&t[g]), free(w[g]);
 }
