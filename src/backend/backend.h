@@ -86,6 +86,10 @@ struct backend {
   int (*graph_end)(void **graph, struct fox_err *e);
   int (*graph_launch)(void *graph, struct fox_err *e);
   void (*graph_free)(void *graph);
+  /* How trials run at once: 1, on one thread as populations (train/pop.h: a device runs an
+   * operation once for all members, where trials of their own would launch it each); 0, a
+   * thread each (the CPU: the cores are its parallelism, and a launch costs nothing). */
+  int populations;
 };
 
 const struct backend *backend_cpu(void);

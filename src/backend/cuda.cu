@@ -106,6 +106,7 @@ extern "C" const struct backend *backend_cuda(void) {
     b.agents = &agent_cuda_ops;
     b.bind = cuda_bind_;
     b.graph_begin = cuda_graph_begin;
+    b.populations = 1;
     b.graph_end = cuda_graph_end;
     b.graph_launch = cuda_graph_launch;
     b.graph_free = cuda_graph_free;

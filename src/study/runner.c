@@ -13,6 +13,7 @@
 
 #include "study/objective.h"
 #include "study/rankfile.h"
+#include "train/pop.h"
 #include "train/trial_state.h"
 #include "util/fsutil.h"
 
@@ -192,60 +193,18 @@ static int save_state_(struct runner *r, const struct work_item *it, struct tria
   return rc;
 }
 
-/* An agent segment. Errors of the trial itself (a config its parameters make unusable) are
- * recorded as a failure with the message; I/O errors end the run. */
-static int run_agent_(struct runner *r, const struct work_item *it, struct work_result *res,
-                      struct fox_err *e) {
-  const struct study *s = r->s;
-  struct config cfg;
-  struct fox_err te = {0};
-  int rc = study_trial_config(s, it->x, it->seed, &cfg, &te);
-  if (rc == 0)
-    rc = trial_check(&cfg, &r->ds, s->cfg.data_path, &te);
-  if (rc != 0) { /* nothing trained (a pbt member explored into it inherits no epochs) */
-    res->status = FOX_ST_FAILED;
-    res->epochs = 0;
-    snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, te.msg);
-    return put_(r, it, 0, NULL, NAN, res->reason, e);
-  }
+/* An agent segment in this process: its item, its result, its trial and the population it
+ * trains in. */
+struct seg_ {
+  const struct work_item *it;
+  struct work_result *res;
   struct trial t;
-  FOX_TRY(trial_open(&t, &cfg, &r->ds, r->be, &r->dev, e));
-  double s0 = now_();
-  if (it->from_epochs > 0)
-    rc = load_state_(r, &t, it->from_trial, it->repeat, it->from_epochs, 0, e);
-  if (rc == 0 && it->from_epochs > 0 && it->buffers_trial >= 0)
-    rc = load_state_(r, &t, it->buffers_trial, it->repeat, it->from_epochs, 1, e);
-  res->state_seconds = now_() - s0;
-  if (rc == 0)
-    rc = trial_advance(&t, it->to_epochs, NULL, r->stop, e);
-  if (rc == FOX_ESTOP) {
-    fox_err_clear(e);
-    res->done = FOX_WORK_STOPPED;
-    trial_close(&t);
-    return 0;
-  }
-  if (rc == 0) {
-    res->epochs = t.r.epochs_done;
-    res->status = t.r.status == FOX_TRIAL_FAILED ? FOX_ST_FAILED : FOX_ST_RUNNING;
-    snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, t.r.reason);
-    for (int f = 0; f < s->folds && f < t.last.nfolds; f++)
-      for (int m = 0; m < FOX_NMETRICS; m++)
-        res->metrics[f][m] =
-            res->status == FOX_ST_FAILED ? NAN : metrics_get(&t.last.fold_metrics[f], m);
-  }
-  if (rc == 0 && it->keep_state && res->status != FOX_ST_FAILED) {
-    s0 = now_();
-    rc = save_state_(r, it, &t, e);
-    res->state_seconds += now_() - s0;
-  }
-  if (rc == 0)
-    rc = put_(r, it, t.r.epochs_done, &t, NAN, NULL, e);
-  trial_close(&t);
-  return rc;
-}
+  double t0;
+  struct pop *pop;
+};
 
-int runner_run_one(struct runner *r, const struct work_item *it, struct work_result *res,
-                   struct fox_err *e) {
+static void result_start_(struct runner *r, const struct work_item *it,
+                          struct work_result *res) {
   memset(res, 0, sizeof *res);
   res->trial = it->trial;
   res->repeat = it->repeat;
@@ -254,9 +213,81 @@ int runner_run_one(struct runner *r, const struct work_item *it, struct work_res
   for (int f = 0; f < FOX_FOLDS_MAX; f++)
     for (int m = 0; m < FOX_STUDY_METRICS; m++)
       res->metrics[f][m] = NAN;
-  double t0 = now_();
-  int rc = r->have_data ? run_agent_(r, it, res, e) : run_function_(r, it, res, e);
-  res->seconds = now_() - t0;
+}
+
+/* Opens the segment's trial from its checkpoint; *open = 0 when there is nothing to train:
+ * errors of the trial itself (a config its parameters make unusable) are recorded as a
+ * failure with the message. I/O errors end the run. */
+static int seg_open_(struct runner *r, struct seg_ *g, int *open, struct fox_err *e) {
+  const struct study *s = r->s;
+  const struct work_item *it = g->it;
+  struct work_result *res = g->res;
+  struct config cfg;
+  struct fox_err te = {0};
+  *open = 0;
+  int rc = study_trial_config(s, it->x, it->seed, &cfg, &te);
+  if (rc == 0)
+    rc = trial_check(&cfg, &r->ds, s->cfg.data_path, &te);
+  if (rc != 0) { /* nothing trained (a pbt member explored into it inherits no epochs) */
+    res->status = FOX_ST_FAILED;
+    res->epochs = 0;
+    snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, te.msg);
+    rc = put_(r, it, 0, NULL, NAN, res->reason, e);
+    res->seconds = now_() - g->t0;
+    return rc;
+  }
+  FOX_TRY(trial_open(&g->t, &cfg, &r->ds, r->be, &r->dev, e));
+  double s0 = now_();
+  if (it->from_epochs > 0)
+    rc = load_state_(r, &g->t, it->from_trial, it->repeat, it->from_epochs, 0, e);
+  if (rc == 0 && it->from_epochs > 0 && it->buffers_trial >= 0)
+    rc = load_state_(r, &g->t, it->buffers_trial, it->repeat, it->from_epochs, 1, e);
+  res->state_seconds = now_() - s0;
+  if (rc != 0) {
+    trial_close(&g->t);
+    return rc;
+  }
+  *open = 1;
+  return 0;
+}
+
+/* Trained as far as its item asks (or failed). */
+static int seg_done_(const struct seg_ *g) {
+  int to = g->it->to_epochs < g->t.cfg.epochs ? g->it->to_epochs : g->t.cfg.epochs;
+  return g->t.r.epochs_done >= to || g->t.r.status != FOX_TRIAL_COMPLETE;
+}
+
+/* The segment's end: its metrics, its checkpoint when a later rung may follow, its row in
+ * this rank's file; its trial closes. stopped: abandoned between two steps, not recorded (the
+ * trial must not be continued: its last checkpoint is). */
+static int seg_finish_(struct runner *r, struct seg_ *g, int stopped, struct fox_err *e) {
+  const struct study *s = r->s;
+  const struct work_item *it = g->it;
+  struct work_result *res = g->res;
+  struct trial *t = &g->t;
+  int rc = 0;
+  res->seconds = now_() - g->t0;
+  if (stopped) {
+    res->done = FOX_WORK_STOPPED;
+    trial_close(t);
+    return 0;
+  }
+  res->epochs = t->r.epochs_done;
+  res->status = t->r.status == FOX_TRIAL_FAILED ? FOX_ST_FAILED : FOX_ST_RUNNING;
+  snprintf(res->reason, sizeof res->reason, "%.*s", (int)sizeof res->reason - 1, t->r.reason);
+  for (int f = 0; f < s->folds && f < t->last.nfolds; f++)
+    for (int m = 0; m < FOX_NMETRICS; m++)
+      res->metrics[f][m] =
+          res->status == FOX_ST_FAILED ? NAN : metrics_get(&t->last.fold_metrics[f], m);
+  if (it->keep_state && res->status != FOX_ST_FAILED) {
+    double s0 = now_();
+    rc = save_state_(r, it, t, e);
+    res->state_seconds += now_() - s0;
+  }
+  if (rc == 0)
+    rc = put_(r, it, t->r.epochs_done, t, NAN, NULL, e);
+  trial_close(t);
+  res->seconds = now_() - g->t0;
   return rc;
 }
 
@@ -266,6 +297,7 @@ struct pool_ {
   struct work_result *res;
   const struct runner_queue *q;
   int n, next, rc, running;
+  int members; /* segments a thread trains at once (in populations) */
   struct fox_err err;
   pthread_mutex_t lock;
   pthread_cond_t finished; /* a thread ran out of work: the watcher need not wait its 20 ms */
@@ -278,10 +310,19 @@ static void thread_done_(struct pool_ *p) {
   pthread_mutex_unlock(&p->lock);
 }
 
+static void fail_(struct pool_ *p, int rc, const struct fox_err *e) {
+  pthread_mutex_lock(&p->lock);
+  if (p->rc == 0) {
+    p->rc = rc ? rc : FOX_EFAIL;
+    p->err = *e;
+  }
+  pthread_mutex_unlock(&p->lock);
+}
+
 /* The next item: from the shared queue, or this pool's own counter. */
 static int take_(struct pool_ *p) {
   pthread_mutex_lock(&p->lock);
-  int stop = p->rc != 0, i = -1;
+  int stop = p->rc != 0 || (p->r->stop && *p->r->stop), i = -1;
   if (!stop && !p->q)
     i = p->next < p->n ? p->next++ : -1;
   pthread_mutex_unlock(&p->lock);
@@ -292,38 +333,154 @@ static int take_(struct pool_ *p) {
   return i;
 }
 
+/* One thread's segments in training and their populations. */
+struct crew_ {
+  struct seg_ *seg[FOX_POP_MAX];
+  int n;
+  struct pop *pop[FOX_POP_MAX];
+  int npop;
+};
+
+/* g joins a population of its shape and phase with room, or starts one. */
+static int place_(struct pool_ *p, struct crew_ *c, struct seg_ *g, struct fox_err *e) {
+  for (int k = 0; k < c->npop; k++) {
+    struct fox_err no = {0};
+    if (c->pop[k]->live < c->pop[k]->cap && pop_add(c->pop[k], &g->t, &no) == 0) {
+      g->pop = c->pop[k];
+      return 0;
+    }
+  }
+  struct pop *q = malloc(sizeof *q);
+  if (!q)
+    return fox_errf(e, FOX_EFAIL, "runner: out of memory for a population");
+  pop_init(q, p->r->be, p->members);
+  int rc = pop_add(q, &g->t, e);
+  if (rc != 0) {
+    free(q);
+    return rc;
+  }
+  c->pop[c->npop++] = q;
+  g->pop = q;
+  return 0;
+}
+
+/* Takes items until the crew is full: a test function runs at once, a config that cannot train
+ * is recorded at once, an agent segment opens from its checkpoint and joins a population. */
+static int admit_(struct pool_ *p, struct crew_ *c, struct fox_err *e) {
+  struct runner *r = p->r;
+  while (c->n < p->members) {
+    int i = take_(p);
+    if (i < 0)
+      return 0;
+    const struct work_item *it = &p->items[i];
+    struct work_result *res = &p->res[i];
+    result_start_(r, it, res);
+    if (!r->have_data) {
+      double t0 = now_();
+      int rc = run_function_(r, it, res, e);
+      res->seconds = now_() - t0;
+      FOX_TRY(rc);
+      continue;
+    }
+    struct seg_ *g = calloc(1, sizeof *g);
+    if (!g)
+      return fox_errf(e, FOX_EFAIL, "runner: out of memory for a segment");
+    g->it = it, g->res = res, g->t0 = now_();
+    int open, rc = seg_open_(r, g, &open, e);
+    if (rc == 0 && open && seg_done_(g))
+      rc = seg_finish_(r, g, 0, e), open = 0;
+    if (rc == 0 && open) {
+      rc = place_(p, c, g, e);
+      if (rc != 0)
+        trial_close(&g->t);
+    }
+    if (rc != 0 || !open) {
+      free(g);
+      FOX_TRY(rc);
+      continue;
+    }
+    c->seg[c->n++] = g;
+  }
+  return 0;
+}
+
+/* Segment k leaves: finished (recorded) or stopped; an empty population goes. */
+static int leave_(struct pool_ *p, struct crew_ *c, int k, int stopped, struct fox_err *e) {
+  struct seg_ *g = c->seg[k];
+  struct pop *q = g->pop;
+  pop_remove(q, &g->t);
+  int rc = seg_finish_(p->r, g, stopped, e);
+  free(g);
+  c->seg[k] = c->seg[--c->n];
+  if (q->live == 0) {
+    for (int j = 0; j < c->npop; j++)
+      if (c->pop[j] == q)
+        c->pop[j] = c->pop[--c->npop];
+    pop_free(q);
+    free(q);
+  }
+  return rc;
+}
+
+/* An epoch of population q, then each member's epoch end; the finished leave. */
+static int epoch_(struct pool_ *p, struct crew_ *c, struct pop *q, struct fox_err *e) {
+  double seconds;
+  int rc = pop_train_epoch(q, p->r->stop, &seconds, e);
+  if (rc == FOX_ESTOP) { /* every segment of the thread is abandoned */
+    fox_err_clear(e);
+    while (c->n)
+      leave_(p, c, c->n - 1, 1, e);
+    return FOX_ESTOP;
+  }
+  FOX_TRY(rc);
+  for (int k = 0; k < c->n; k++)
+    if (c->seg[k]->pop == q)
+      FOX_TRY(trial_epoch_end(&c->seg[k]->t, seconds, NULL, e));
+  for (int k = c->n - 1; k >= 0; k--)
+    if (c->seg[k]->pop == q && seg_done_(c->seg[k]))
+      FOX_TRY(leave_(p, c, k, 0, e));
+  return 0;
+}
+
+/* A thread: its crew filled from the queue between epochs, each population trained an epoch
+ * in turn, until no item is left. */
+static void crew_run_(struct pool_ *p) {
+  struct crew_ c = {0};
+  struct fox_err e = {0};
+  int rc = 0;
+  for (;;) {
+    rc = admit_(p, &c, &e);
+    if (rc != 0 || c.n == 0)
+      break;
+    struct pop *order[FOX_POP_MAX];
+    int npop = c.npop;
+    memcpy(order, c.pop, (size_t)npop * sizeof *order);
+    for (int k = 0; rc == 0 && k < npop; k++)
+      rc = epoch_(p, &c, order[k], &e);
+    if (rc == FOX_ESTOP) {
+      rc = 0;
+      break;
+    }
+    if (rc != 0)
+      break;
+  }
+  if (rc != 0)
+    fail_(p, rc, &e);
+  while (c.n) /* after an error: what is left is not recorded */
+    leave_(p, &c, c.n - 1, 1, &(struct fox_err){0});
+}
+
 static void *worker_(void *arg) {
   struct pool_ *p = arg;
-  if (p->r->threads > 1) {
+  if (p->r->threads > 1 && p->members == 1) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     backend_cpu_threads(cores > p->r->threads ? (int)(cores / p->r->threads) : 1);
   }
   struct fox_err be = {0};
-  if (p->r->be && p->r->be->bind(p->r->dev.device, &be) != 0) {
-    pthread_mutex_lock(&p->lock);
-    if (p->rc == 0) {
-      p->rc = be.code ? be.code : FOX_EFAIL;
-      p->err = be;
-    }
-    pthread_mutex_unlock(&p->lock);
-    thread_done_(p);
-    return NULL;
-  }
-  for (;;) {
-    int i = take_(p);
-    if (i < 0)
-      break;
-    struct fox_err e = {0};
-    int rc = runner_run_one(p->r, &p->items[i], &p->res[i], &e);
-    if (rc != 0) {
-      pthread_mutex_lock(&p->lock);
-      if (p->rc == 0) {
-        p->rc = rc;
-        p->err = e;
-      }
-      pthread_mutex_unlock(&p->lock);
-    }
-  }
+  if (p->r->be && p->r->be->bind(p->r->dev.device, &be) != 0)
+    fail_(p, be.code, &be);
+  else
+    crew_run_(p);
   thread_done_(p);
   return NULL;
 }
@@ -332,9 +489,15 @@ int runner_run(struct runner *r, const struct work_item *items, int n, struct wo
                const struct runner_queue *q, struct fox_err *e) {
   if (n <= 0)
     return 0;
-  struct pool_ p = {r,   items, res, q, n, 0, 0, 0, {0}, PTHREAD_MUTEX_INITIALIZER,
+  struct pool_ p = {r, items, res, q, n, 0, 0, 0, 1, {0}, PTHREAD_MUTEX_INITIALIZER,
                     PTHREAD_COND_INITIALIZER};
+  /* A device trains the items it runs at once as populations on one thread; the CPU runs
+   * each on a thread of its own. */
   int w = r->threads < n ? r->threads : n;
+  if (r->be && r->be->populations && r->have_data) {
+    p.members = w < FOX_POP_MAX ? w : FOX_POP_MAX;
+    w = 1;
+  }
   for (int i = 0; i < n; i++) /* not started: stopped, if anything stops the pool */
     res[i] = (struct work_result){
         .trial = items[i].trial, .repeat = items[i].repeat, .done = FOX_WORK_STOPPED};

@@ -44,14 +44,13 @@ struct runner_queue {
   void (*watch)(void *ctx);
   void *ctx;
 };
-/* Runs the items the queue hands out, each into res[i], on up to trials_per_device threads.
+/* Runs the items the queue hands out, each into res[i]: up to trials_per_device at once, on a
+ * thread each (the CPU) or as populations of one shape on one thread (a device: train/pop.h;
+ * each segment joins between epochs and leaves when its rung is done).
  * res[i] of an item never taken stays FOX_WORK_STOPPED. A trial that fails is a result; an
  * error (I/O, memory) stops the run. `q` NULL: every item, from a local counter. */
 int runner_run(struct runner *r, const struct work_item *items, int n, struct work_result *res,
                const struct runner_queue *q, struct fox_err *e);
-/* Runs one item on the calling thread. */
-int runner_run_one(struct runner *r, const struct work_item *it, struct work_result *res,
-                   struct fox_err *e);
 /* Removes checkpoints the study no longer needs: of finished trials, and those older than a
  * running trial's recorded epochs (newer ones may belong to a segment in flight). */
 void runner_prune_states(const char *outdir, const struct study *s);
