@@ -115,8 +115,10 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
                (unsigned long long)counters_calls(c[k]), (unsigned long long)c[k]->nodes,
                (unsigned long long)c[k]->syncs, (unsigned long long)c[k]->h2d_bytes,
                (unsigned long long)c[k]->d2h_bytes);
-      printf("\"env_steps\": %ld, \"peak_bytes\": %llu}}\n", res->transitions,
-             (unsigned long long)counters_peak_bytes());
+      printf("\"env_steps\": %ld, \"peak_bytes\": %llu, \"population\": %d, "
+             "\"graphs_captured\": %ld, \"graphs_replayed\": %ld}}\n",
+             res->transitions, (unsigned long long)counters_peak_bytes(), res->pop_members,
+             res->graphs_captured, res->graphs_replayed);
     } else {
       printf("wrote %s\n", out);
     }

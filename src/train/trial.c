@@ -154,6 +154,7 @@ int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox
   row->seconds = train_seconds + (now_() - t0);
   row->env_steps_per_s = (double)(t->vec_steps * cfg->num_envs) / train_seconds;
   row->loss = t->loss;
+  row->members = out->pop_members;
   row->eval = run.mean;
   out->final = run.mean;
   out->epochs_done = ep + 1;

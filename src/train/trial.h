@@ -15,6 +15,7 @@ enum { FOX_TRIAL_COMPLETE = 0, FOX_TRIAL_FAILED = 1 };
 struct epoch_row {
   int epoch;
   double seconds, env_steps_per_s, loss; /* loss: mean over the epoch's updates (NAN if none) */
+  int members; /* the population the epoch trained in (train/pop.h), itself too */
   struct metrics eval;
 };
 

@@ -70,6 +70,39 @@ struct trial_file_ {
   const struct trial_result *r;
 };
 
+/* What the device did for this trial (backend/counters.h; zeros on the CPU backend), rows
+ * train and eval, so that the budgets of the training loop can be checked from outside: its
+ * share of its populations' work (an epoch's counts divided equally among the members) and
+ * the graphs its populations captured and replayed. Since the process opened the trial: a
+ * resumed trial counts from its resume. */
+static const char *const device_cols_[] = {"launches", "graph_launches", "copies", "host_calls",
+                                           "kernels", "syncs", "h2d_bytes", "d2h_bytes"};
+enum { DEVICE_COLS_ = sizeof device_cols_ / sizeof *device_cols_ };
+
+static int device_write_(hid_t f, const struct trial_result *r, struct fox_err *e) {
+  int64_t x[2][DEVICE_COLS_];
+  const struct backend_counts *c[2] = {&r->train_counts, &r->eval_counts};
+  for (int k = 0; k < 2; k++) {
+    const uint64_t v[DEVICE_COLS_] = {c[k]->launches, c[k]->graph_launches, c[k]->copies,
+                                      counters_calls(c[k]), c[k]->nodes, c[k]->syncs,
+                                      c[k]->h2d_bytes, c[k]->d2h_bytes};
+    for (int j = 0; j < DEVICE_COLS_; j++)
+      x[k][j] = (int64_t)v[j];
+  }
+  FOX_TRY(h5io_write(f, "device", H5T_NATIVE_INT64, x, 2, DEVICE_COLS_, 0, e));
+  hid_t d = H5Dopen2(f, "device", H5P_DEFAULT);
+  h5Check(d, e, "/device");
+  static const char *const rows[] = {"train", "eval"};
+  int64_t graphs[2] = {r->graphs_captured, r->graphs_replayed};
+  int rc = h5io_attr_write_strs(d, "names", device_cols_, DEVICE_COLS_, e);
+  if (rc == 0)
+    rc = h5io_attr_write_strs(d, "rows", rows, 2, e);
+  if (rc == 0) /* captured, replayed */
+    rc = h5io_attr_write(d, "graphs", H5T_NATIVE_INT64, graphs, 2, e);
+  H5Dclose(d);
+  return rc;
+}
+
 static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   const struct trial_file_ *t = ctx;
   const struct config *cfg = t->cfg;
@@ -130,6 +163,12 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
     rc = h5io_write(g, "env_steps_per_s", H5T_NATIVE_DOUBLE, cols + ne, ne, 0, 0, e);
   if (rc == 0)
     rc = h5io_write(g, "loss", H5T_NATIVE_DOUBLE, cols + 2 * ne, ne, 0, 0, e);
+  for (size_t i = 0; rc == 0 && i < ne; i++)
+    ep[i] = r->curve[i].members;
+  if (rc == 0) /* the population each epoch trained in (train/pop.h), the trial itself too */
+    rc = h5io_write(g, "members", H5T_NATIVE_INT, ep, ne, 0, 0, e);
+  for (size_t i = 0; rc == 0 && i < ne; i++)
+    ep[i] = r->curve[i].epoch;
   if (rc == 0)
     rc = h5io_write(g, "eval", H5T_NATIVE_DOUBLE, cols + 3 * ne, ne, FOX_NMETRICS, 0, e);
   if (rc == 0) {
@@ -143,6 +182,7 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   free(cols);
   H5Gclose(g);
   FOX_TRY(rc);
+  FOX_TRY(device_write_(f, r, e));
   double fin[FOX_NMETRICS];
   for (int m = 0; m < FOX_NMETRICS; m++) /* a failed trial has no result, not a zero one */
     fin[m] = r->status == FOX_TRIAL_COMPLETE ? metrics_get(&r->final, m) : NAN;

@@ -416,6 +416,14 @@ static int curve_write_(hid_t g, const struct trial_result *r, struct fox_err *e
   }
   int rc = h5io_write(g, "curve", H5T_NATIVE_DOUBLE, rows, n, CURVE_COLS_, 0, e);
   free(rows);
+  FOX_TRY(rc);
+  /* Apart from the curve, so that a checkpoint from before populations still reads. */
+  int *members = malloc((n ? n : 1) * sizeof *members);
+  mallocCheck(members, e);
+  for (size_t i = 0; i < n; i++)
+    members[i] = r->curve[i].members;
+  rc = h5io_write(g, "curve_members", H5T_NATIVE_INT, members, n, 0, 0, e);
+  free(members);
   return rc;
 }
 
@@ -436,6 +444,16 @@ static int curve_read_(hid_t g, struct trial *t, const char *file, struct fox_er
       metrics_set(&c->eval, m, x[4 + m]);
   }
   free(rows);
+  FOX_TRY(rc);
+  if (h5io_exists(g, "curve_members") == 1) {
+    int *members = malloc((n ? n : 1) * sizeof *members);
+    mallocCheck(members, e);
+    rc = h5io_read(g, "curve_members", H5T_NATIVE_INT, members, n, 0, file, e);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+      t->r.curve[i].members = members[i];
+    free(members);
+    FOX_TRY(rc);
+  }
   t->r.epochs_done = (int)n;
   if (n)
     t->r.final = t->r.curve[n - 1].eval;

@@ -69,7 +69,7 @@ done
 # clock behind it (3 doubles and 4 counters: 56 bytes, one wait) comes down (2 epochs here);
 # the evaluation copies both ways.
 run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/cpu" --set train.backend=cpu --json
-contains "$OUT_TXT" '"device": {"train": {"launches": 0, "graph_launches": 0, "copies": 0, "host_calls": 0, "kernels": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0, "graph_launches": 0, "copies": 0, "host_calls": 0, "kernels": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "env_steps": 8000, "peak_bytes": 0}}'
+contains "$OUT_TXT" '"device": {"train": {"launches": 0, "graph_launches": 0, "copies": 0, "host_calls": 0, "kernels": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "eval": {"launches": 0, "graph_launches": 0, "copies": 0, "host_calls": 0, "kernels": 0, "syncs": 0, "h2d_bytes": 0, "d2h_bytes": 0}, "env_steps": 8000, "peak_bytes": 0, "population": 1, "graphs_captured": 0, "graphs_replayed": 0}}'
 if "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/cuda" --set train.backend=cuda --json \
     >"$WORK/cuda.json" 2>/dev/null; then
   echo "device counters on CUDA: $(sed 's/.*"device"/"device"/' "$WORK/cuda.json")"

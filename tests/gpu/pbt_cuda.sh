@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PBT on the CUDA backend: the states a member copies live on the device (networks, Adam's
 # moments, the replay ring) and go through the in-memory checkpoint image between segments and
-# ranks. The lineage is whole, SIGTERM + --resume give the uninterrupted table, and (where two
+# ranks; with trials_per_device 4 a generation trains as one population. The lineage is whole, SIGTERM + --resume give the uninterrupted table, and (where two
 # ranks can share the device or each has its own: the emulation, or 2+ GPUs) 2 ranks give the
 # 1-rank table with states moved between them. Skips (77) without a CUDA build or device.
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -41,6 +41,20 @@ for i, r in rows.items():
     with h5py.File(f"{sys.argv[1]}/trials/{i}.h5") as f:
         if f.attrs["backend"] not in (b"cuda", "cuda"):
             sys.exit(f"row {i} ran on {f.attrs['backend']}")
+PY
+# The generation as one device population (4 members stepping together; the exploit between
+# generations goes through the checkpoint images as before): the same table.
+run_rc 0 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/pp" --set study.trials_per_device=4
+same_table "cuda: a generation as one population" "$WORK/p1/trials.csv" "$WORK/pp/trials.csv"
+"$FOX_PYTHON" - "$WORK/pp" <<'PY' && ok || bad "the generations trained as populations of 4"
+import glob, sys
+import h5py
+seen = set()
+for p in glob.glob(f"{sys.argv[1]}/trials/*.h5"):
+    with h5py.File(p) as f:
+        seen |= set(int(m) for m in f["curve/members"][()])
+if seen != {4}:
+    sys.exit(f"populations of {sorted(seen)}")
 PY
 stop_when "$WORK/ps/trials/5.h5" "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/ps"
 check "SIGTERM exits 75 (got $RC)" test "$RC" -eq 75
