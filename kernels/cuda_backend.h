@@ -22,6 +22,10 @@ int cuda_graph_end(void **graph, struct fox_err *e);
 int cuda_graph_launch(void *graph, struct fox_err *e);
 void cuda_graph_free(void *graph);
 
+/* The CUDA MLP behind a network of net_cuda_ops (the population kernels read its arrays). */
+struct net;
+struct mlp_cuda *cuda_net_mlp(const struct net *n);
+
 /* Threads per block for one-thread-per-item kernels. */
 #define FOX_CUDA_BLOCK 128
 

@@ -28,6 +28,7 @@ struct device_dataset {
 struct venv;      /* src/env/venv.h */
 struct net_ops;   /* src/agents/net.h */
 struct agent_ops; /* backend/agent_ops.h */
+struct pop_ops;   /* backend/pop_ops.h */
 
 /* A backtest of consecutive folds [folds[2j], folds[2j+1]) with one action per bar of their
  * union (host memory); each fold starts from initial capital. */
@@ -90,6 +91,9 @@ struct backend {
    * operation once for all members, where trials of their own would launch it each); 0, a
    * thread each (the CPU: the cores are its parallelism, and a launch costs nothing). */
   int populations;
+  /* Operations over a population's members at once (pop_ops.h); NULL: the population loops
+   * over its members. */
+  const struct pop_ops *pops;
 };
 
 const struct backend *backend_cpu(void);

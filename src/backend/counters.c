@@ -139,3 +139,5 @@ void counters_add(struct backend_counts *sum, const struct backend_counts *c) {
 }
 
 uint64_t counters_peak_bytes(void) { return atomic_load(&peak_); }
+
+void counters_peak_reset(void) { atomic_store(&peak_, atomic_load(&in_use_)); }

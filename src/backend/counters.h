@@ -55,6 +55,8 @@ void counters_release_ptr(const void *p);
 struct backend_counts counters_take(void);
 void counters_add(struct backend_counts *sum, const struct backend_counts *c);
 uint64_t counters_peak_bytes(void);
+/* The peak starts again from the memory in use now (a benchmark's phases, each its own). */
+void counters_peak_reset(void);
 
 #ifdef __cplusplus
 }

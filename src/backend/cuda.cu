@@ -4,6 +4,7 @@
 
 #include "agents/net.h"
 #include "backend/agent_ops.h"
+#include "backend/pop_ops.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
 
@@ -106,10 +107,11 @@ extern "C" const struct backend *backend_cuda(void) {
     b.agents = &agent_cuda_ops;
     b.bind = cuda_bind_;
     b.graph_begin = cuda_graph_begin;
-    b.populations = 1;
     b.graph_end = cuda_graph_end;
     b.graph_launch = cuda_graph_launch;
     b.graph_free = cuda_graph_free;
+    b.populations = 1;
+    b.pops = &pop_cuda_ops;
     b.name = "cuda";
   }
   return &b;

@@ -83,6 +83,8 @@ static int reserve_(void *impl, int batch, struct fox_err *e) {
   return mlp_cuda_reserve(&((struct cuda_net_ *)impl)->m, batch, e);
 }
 
+struct mlp_cuda *cuda_net_mlp(const struct net *n) { return &((struct cuda_net_ *)n->impl)->m; }
+
 extern "C" const struct net_ops net_cuda_ops = {
     "cuda",     create_,    destroy_,   set_params_, get_params_, forward_, backward_,
     zero_grad_, clip_step_, blend_,     get_adam_,   set_adam_,   params_,  reserve_,

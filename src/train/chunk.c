@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "backend/pop_ops.h"
 #include "train/pop.h"
 #include "train/trial.h"
 
@@ -13,11 +14,23 @@
   for (int k_ = 0; k_ < (p)->cap; k_++)                                                         \
     for (struct trial *t = (p)->m[k_]; t; t = NULL)
 
+/* The first member: every member's shape and phase is its. */
+static const struct trial *first_(const struct pop *p) {
+  for (int k = 0; k < p->cap; k++)
+    if (p->m[k])
+      return p->m[k];
+  return NULL;
+}
+
 /* One DQN vector step of every member: act, step the environments, store and learn (the
  * updates now due, the same for every member: they are in phase). */
 static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
   int out = VENV_STATES | VENV_NEXT, due = -1;
-  if (issue) {
+  const struct pop_ops *pops = p->be->pops;
+  void *tab = p->chunks.table;
+  if (issue && tab) {
+    FOX_TRY(pops->dqn_act(tab, first_(p)->venv.states, e));
+  } else if (issue) {
     EACH_(p, t)
     FOX_TRY(dqn_act(&t->ag.dqn, t->venv.states, t->venv.shape.num_envs, t->venv.actions, e));
   }
@@ -35,6 +48,14 @@ static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
   }
   if (!issue)
     return 0;
+  /* With the backend's table, every member's ring takes the step in one launch, then each
+   * update runs for all of them at once: each member's operations in its own order. */
+  if (tab) {
+    FOX_TRY(pops->dqn_store(tab, first_(p)->venv.states_prev, e));
+    for (int k = 0; k < due; k++)
+      FOX_TRY(pops->dqn_update(tab, e));
+    return 0;
+  }
   EACH_(p, t) {
     struct venv *v = &t->venv;
     FOX_TRY(dqn_learn(&t->ag.dqn, v->shape.num_envs, due, v->bars, v->states_prev,
@@ -43,36 +64,45 @@ static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
   return 0;
 }
 
-/* One PPO vector step of every member; the update runs when the rollout is full. */
+/* One PPO vector step of every member; the update runs when the rollout is full (each
+ * member's own: a rollout apart). */
 static int ppo_step_(struct pop *p, int issue, struct fox_err *e) {
   int out = VENV_STATES | VENV_NEXT;
-  if (issue) {
-    EACH_(p, t)
-    FOX_TRY(ppo_act(&t->ag.ppo, t->venv.states, t->venv.actions, e));
+  const struct pop_ops *pops = p->be->pops;
+  void *tab = p->chunks.table;
+  const struct trial *o = first_(p);
+  int t = o->ag.ppo.t;
+  if (issue && tab) {
+    FOX_TRY(pops->ppo_act(tab, o->venv.states, t, e));
+  } else if (issue) {
+    EACH_(p, m)
+    FOX_TRY(ppo_act(&m->ag.ppo, m->venv.states, m->venv.actions, e));
   }
-  EACH_(p, t) {
-    venv_swap(&t->venv, out);
+  EACH_(p, m) {
+    venv_swap(&m->venv, out);
     if (!issue) {
-      ppo_plan(&t->ag.ppo);
+      ppo_plan(&m->ag.ppo);
       continue;
     }
-    FOX_TRY(venv_run(&t->venv, out, e));
+    FOX_TRY(venv_run(&m->venv, out, e));
   }
   if (!issue)
     return 0;
-  EACH_(p, t) {
-    struct venv *v = &t->venv;
-    FOX_TRY(ppo_observe(&t->ag.ppo, v->next_states, v->rewards, v->dones, v->states, e));
+  if (tab) {
+    FOX_TRY(pops->ppo_observe(tab, t, e));
+    EACH_(p, m) {
+      if (m->ag.ppo.t + 1 >= m->cfg.ppo.n_steps)
+        FOX_TRY(ppo_update(&m->ag.ppo, m->venv.states, e));
+      else
+        ppo_plan(&m->ag.ppo);
+    }
+    return 0;
+  }
+  EACH_(p, m) {
+    struct venv *v = &m->venv;
+    FOX_TRY(ppo_observe(&m->ag.ppo, v->next_states, v->rewards, v->dones, v->states, e));
   }
   return 0;
-}
-
-/* The first member: every member's shape and phase is its. */
-static const struct trial *first_(const struct pop *p) {
-  for (int k = 0; k < p->cap; k++)
-    if (p->m[k])
-      return p->m[k];
-  return NULL;
 }
 
 static int steps_(struct pop *p, long steps, int issue, struct fox_err *e) {
@@ -167,7 +197,26 @@ static int capture_(struct pop *p, struct chunk_graph *g, long steps, struct fox
   return be->graph_launch(graph, e);
 }
 
+/* The backend's table of the members, made outside any capture. */
+static int table_(struct pop *p, struct fox_err *e) {
+  if (p->chunks.table || !p->be->pops)
+    return 0;
+  struct dqn *d[FOX_POP_MAX];
+  struct ppo *q[FOX_POP_MAX];
+  struct venv *v[FOX_POP_MAX];
+  int n = 0;
+  EACH_(p, t) {
+    d[n] = &t->ag.dqn;
+    q[n] = &t->ag.ppo;
+    v[n++] = &t->venv;
+  }
+  if (first_(p)->ag.algo == FOX_ALGO_DQN)
+    return p->be->pops->dqn_open(d, v, n, &p->chunks.table, e);
+  return p->be->pops->ppo_open(q, v, n, &p->chunks.table, e);
+}
+
 int chunk_run(struct pop *p, long steps, struct fox_err *e) {
+  FOX_TRY(table_(p, e));
   if (!first_(p)->cfg.graphs || !p->be->graph_begin)
     return steps_(p, steps, 1, e);
   struct chunk_shape s;
@@ -188,6 +237,8 @@ void chunk_cache_free(struct pop *p) {
   for (int i = 0; i < c->n; i++)
     if (c->g[i].graph)
       p->be->graph_free(c->g[i].graph);
+  if (c->table)
+    p->be->pops->close(c->table);
   long captured = c->captured, replayed = c->replayed; /* what the population did stays */
   memset(c, 0, sizeof *c);
   c->captured = captured, c->replayed = replayed;

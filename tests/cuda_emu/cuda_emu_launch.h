@@ -66,6 +66,10 @@ inline void syncthreads_() {
 }
 } // namespace cuda_emu
 
+/* The host's memory is coherent and a launch's threads run one at a time: a fence has nothing
+ * to order. */
+inline void __threadfence() {}
+
 /* A block's threads run one at a time, so a read-modify-write is atomic as it stands. */
 template <typename T> inline T atomicAdd(T *a, T v) {
   T old = *a;

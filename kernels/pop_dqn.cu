@@ -1,0 +1,452 @@
+/* A population's DQN update on the device (src/backend/pop_ops.h): every member's gradient
+ * update in 2 x hidden layers + 3 launches, one thread per output element, whatever the
+ * population's size. The members' arrays stay where their agents made them; a table in device
+ * memory holds each one's pointers and own numbers, and a thread finds its member from its
+ * index. Each element is summed by one thread in a fixed order and no thread reads another
+ * member's memory, so a member's floats do not depend on the population (a GPU gives the same
+ * bits for it alone or among 63 others). The per-element arithmetic is the step headers'
+ * (dqn_step.h, act_step.h, opt_step.h); the dot products are this file's, as cuBLAS's are
+ * cuBLAS's. The launches:
+ *   forward of each hidden layer, for the target on s' and the online network on s (and s' for
+ *     Double DQN) together; the first gathers its input from the ring as it goes (no batch
+ *     copy) and one thread a row keeps the batch for the backward;
+ *   the head, the (dueling) Q-values, Huber and dLoss/dQ, and the delta of the last hidden
+ *     layer (a thread per sample: 3 or 4 outputs);
+ *   backward of each hidden layer (its weight and bias gradients, the delta below it), the
+ *     first with the head's gradients;
+ *   the gradients' squared norm in opt_step.h's lanes, whose last thread to finish (a counter)
+ *     adds the update's loss to the accumulator, counts the update on the clock and prepares
+ *     the clip coefficient and Adam's constants;
+ *   Adam, then the target's blend when the clock says it is due.
+ * The emulation's sanitizer sees the table, not the arrays behind it: the population tests
+ * hold each member to the same trial trained alone, bit for bit. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act_step.h"
+#include "agents/dqn.h"
+#include "backend/counters.h"
+#include "backend/pop_ops.h"
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "dqn_step.h"
+#include "env/venv.h"
+#include "fox_launch.h"
+#include "mlp_cuda.h"
+#include "opt_step.h"
+#include "pop_kernels.h"
+
+/* What every member shares (pop_shape_equal): the networks' layers, the batch, the head. */
+struct pdqn_shape {
+  int n;      /* members */
+  int L;      /* layers (hidden + 1) */
+  int dims[FOX_MLP_CUDA_MAX + 1];
+  size_t off[FOX_MLP_CUDA_MAX];
+  size_t n_params;
+  int b, dbl, duel, act, out;
+  int N; /* environments a member steps */
+};
+
+/* One member: its arrays and its own numbers. */
+struct pdqn_member {
+  struct replay_dev rb;
+  struct dqn_clock *clk;
+  const float *data;
+  uint64_t seed;
+  float *w, *g, *am, *av, *tw; /* online parameters, gradients, Adam's moments; target's */
+  struct opt_state *st;
+  float *on_act[FOX_MLP_CUDA_MAX + 1], *tg_act[FOX_MLP_CUDA_MAX + 1], *delta[2];
+  float *bs, *br, *dout, *coef;
+  uint8_t *ba, *bterm;
+  double *terms, *lanes, *acc;
+  unsigned *done; /* [2]: the lanes finished this update, the environments stored this step
+                   * (each reset by its last) */
+  double gamma, lr, max_norm, tau;
+  int64_t target_update;
+  struct dqn_eps eps;
+  /* The environments: their two state buffers (what the member acted on swaps between them
+   * each step, in step with every member: [0] is what `states` was when the table was made),
+   * and the step's outputs. */
+  const float *states[2];
+  const float *next_states, *rewards;
+  const int32_t *bars;
+  uint8_t *actions;
+  const uint8_t *dones;
+};
+
+struct pdqn_table {
+  struct pop_table hdr; /* dev: struct pdqn_member [n]; done [n, 2] */
+  struct pdqn_shape sh;
+};
+
+#define grid_ pop_grid
+#define THREAD_ POP_THREAD_
+#define TAB_(t) ((const struct pdqn_member *)(t)->hdr.dev)
+
+/* Rows of a layer's forward: target on s' [0, b), online on s [b, 2b), online on s' [2b, 3b)
+ * for Double DQN. */
+__device__ static inline int rows_(const struct pdqn_shape *sh) { return sh->b * (2 + sh->dbl); }
+
+/* Hidden layer l < L - 1 of every member: output unit j of row r. Layer 0 reads its row from
+ * the dataset and the ring (dqn_replay_get's gather, sample for the clock's update count); the
+ * thread of unit 0 of an online row writes it to the batch (s rows with their action, reward
+ * and terminal), which the backward of layer 0 reads. */
+__global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh, int l) {
+  int in = sh.dims[l], o = sh.dims[l + 1], R = rows_(&sh);
+  size_t per = (size_t)R * o;
+  THREAD_((size_t)sh.n * per);
+  const struct pdqn_member *p = &tab[idx / per];
+  int r = (int)(idx % per / o), j = (int)(idx % o);
+  int tgt = r < sh.b, row = tgt ? r : r - sh.b; /* online rows: s then s' */
+  const float *W = (tgt ? p->tw : p->w) + sh.off[l], *wj = W + (size_t)j * in;
+  float s = 0.0f;
+  if (l == 0) {
+    int i = row % sh.b, next = tgt || row >= sh.b;
+    size_t k = (size_t)dqn_replay_index(p->seed, (uint64_t)p->clk->updates, (uint64_t)i,
+                                        (uint64_t)p->clk->size);
+    const float *x = p->data + ((size_t)p->rb.bar[k] + (size_t)next) * FOX_NFEATURES;
+    const float *pf = p->rb.pf + 6 * k + 3 * (size_t)next;
+    for (int f = 0; f < FOX_NFEATURES; f++)
+      s += wj[f] * x[f];
+    for (int f = 0; f < 3; f++)
+      s += wj[FOX_NFEATURES + f] * pf[f];
+    if (j == 0 && !tgt) {
+      float *bs = p->bs + (size_t)row * FOX_STATE_DIM;
+      for (int f = 0; f < FOX_NFEATURES; f++)
+        bs[f] = x[f];
+      for (int f = 0; f < 3; f++)
+        bs[FOX_NFEATURES + f] = pf[f];
+      if (row < sh.b) {
+        p->ba[row] = p->rb.a[k];
+        p->br[row] = p->rb.r[k];
+        p->bterm[row] = p->rb.term[k];
+      }
+    }
+  } else {
+    s = pop_dot(wj, (tgt ? p->tg_act : p->on_act)[l] + (size_t)row * in, in);
+  }
+  float *y = (tgt ? p->tg_act : p->on_act)[l + 1] + (size_t)row * o;
+  y[j] = fox_act(sh.act, s + W[(size_t)o * in + j]);
+}
+
+/* Q-values [3] from a head's outputs (the dueling head's 4, or the 3 themselves). */
+__device__ static inline void q_(const float *y, int duel, float *q) {
+  if (duel) {
+    dqn_dueling_row(y, q);
+  } else {
+    for (int a = 0; a < FOX_NACTIONS; a++)
+      q[a] = y[a];
+  }
+}
+
+/* Sample i of every member: the head on the target's s' row and the online s (and s') rows,
+ * Huber's term and dLoss/dQ (dqn_loss_item), through the dueling head's backward into dout
+ * [b, out], then the last hidden layer's delta. */
+__global__ void pdqn_head_loss_kernel(const struct pdqn_member *tab, struct pdqn_shape sh) {
+  THREAD_((size_t)sh.n * sh.b);
+  const struct pdqn_member *p = &tab[idx / sh.b];
+  int i = (int)(idx % sh.b), L = sh.L, in = sh.dims[L - 1], out = sh.out;
+  const float *Wt = p->tw + sh.off[L - 1], *Wo = p->w + sh.off[L - 1];
+  const float *h = p->on_act[L - 1] + (size_t)i * in;
+  float y[FOX_NACTIONS + 1], qt[FOX_NACTIONS], qo[FOX_NACTIONS], qn[FOX_NACTIONS];
+  pop_head(Wt, p->tg_act[L - 1] + (size_t)i * in, in, out, y);
+  q_(y, sh.duel, qt);
+  pop_head(Wo, h, in, out, y);
+  q_(y, sh.duel, qo);
+  if (sh.dbl) {
+    pop_head(Wo, p->on_act[L - 1] + (size_t)(sh.b + i) * in, in, out, y);
+    q_(y, sh.duel, qn);
+  }
+  float dq[FOX_NACTIONS], d[FOX_NACTIONS + 1];
+  p->terms[i] = dqn_loss_item(qt, sh.dbl ? qn : NULL, qo, p->ba[i], p->br[i], p->bterm[i],
+                              p->gamma, sh.b, dq);
+  if (sh.duel) {
+    dqn_dueling_back_row(dq, d);
+  } else {
+    for (int a = 0; a < FOX_NACTIONS; a++)
+      d[a] = dq[a];
+  }
+  for (int o = 0; o < out; o++)
+    p->dout[(size_t)i * out + o] = d[o];
+  float *dl = p->delta[(L - 2) % 2] + (size_t)i * in;
+  for (int f = 0; f < in; f++) {
+    float s = 0.0f;
+    for (int o = 0; o < out; o++)
+      s += Wo[(size_t)o * in + f] * d[o];
+    dl[f] = fox_act_back(sh.act, h[f], s);
+  }
+}
+
+/* dW [o, in] = sum over the batch of d [b, o] x [b, in], db [o] = sum of d: element `e` of
+ * the o * in + o. */
+__device__ static inline void grad_elem_(const float *d, const float *x, int b, int in, int o,
+                                         size_t e, float *g) {
+  float s = 0.0f;
+  if (e < (size_t)o * in) {
+    int j = (int)(e / in), f = (int)(e % in);
+    for (int i = 0; i < b; i++)
+      s += d[(size_t)i * o + j] * x[(size_t)i * in + f];
+  } else {
+    int j = (int)(e - (size_t)o * in);
+    for (int i = 0; i < b; i++)
+      s += d[(size_t)i * o + j];
+  }
+  g[e] = s;
+}
+
+/* Hidden layer l of every member: its gradients from its delta and input (layer 0's: the
+ * batch's s rows), the delta of layer l - 1 (l >= 1); with l = L - 2, the head's gradients
+ * too. */
+__global__ void pdqn_backward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh,
+                                     int l) {
+  int L = sh.L, in = sh.dims[l], o = sh.dims[l + 1], b = sh.b;
+  int hin = sh.dims[L - 1];
+  size_t head = l == L - 2 ? (size_t)sh.out * hin + sh.out : 0;
+  size_t grads = (size_t)o * in + o, below = l >= 1 ? (size_t)b * in : 0;
+  size_t per = head + grads + below;
+  THREAD_((size_t)sh.n * per);
+  const struct pdqn_member *p = &tab[idx / per];
+  size_t e = idx % per;
+  if (e < head) {
+    grad_elem_(p->dout, p->on_act[L - 1], b, hin, sh.out, e, p->g + sh.off[L - 1]);
+    return;
+  }
+  e -= head;
+  const float *d = p->delta[l % 2];
+  if (e < grads) {
+    grad_elem_(d, l == 0 ? p->bs : p->on_act[l], b, in, o, e, p->g + sh.off[l]);
+    return;
+  }
+  e -= grads;
+  int i = (int)(e / in), f = (int)(e % in);
+  const float *W = p->w + sh.off[l];
+  float s = 0.0f;
+  for (int j = 0; j < o; j++)
+    s += W[(size_t)j * in + f] * d[(size_t)i * o + j];
+  p->delta[(l - 1) % 2][(size_t)i * in + f] =
+      fox_act_back(sh.act, p->on_act[l][(size_t)i * in + f], s);
+}
+
+/* Lane k of every member's squared gradient norm; the member's last lane to finish adds the
+ * update's loss (its terms are the last launch's) to the accumulator, counts the update and
+ * prepares the clip coefficient and Adam's constants (opt_prepare). */
+__global__ void pdqn_clip_kernel(const struct pdqn_member *tab, struct pdqn_shape sh) {
+  THREAD_((size_t)sh.n * FOX_SQ_LANES);
+  const struct pdqn_member *p = &tab[idx / FOX_SQ_LANES];
+  int k = (int)(idx % FOX_SQ_LANES);
+  p->lanes[k] = opt_sq_lane(p->g, sh.n_params, k);
+  __threadfence();
+  if (atomicAdd(p->done, 1u) != FOX_SQ_LANES - 1)
+    return;
+  __threadfence();
+  double lanes[FOX_SQ_LANES];
+  const volatile double *v = p->lanes;
+  for (int j = 0; j < FOX_SQ_LANES; j++)
+    lanes[j] = v[j];
+  *p->done = 0;
+  dqn_loss_sum(p->terms, sh.b, (long)p->clk->transitions, p->acc);
+  p->clk->updates++;
+  struct opt_lr lr = {p->lr, 0, 0};
+  struct opt_state *st = p->st;
+  *p->coef = opt_prepare(lanes, p->max_norm, lr, NULL, &st, 1);
+}
+
+/* Adam on every member's parameters, then the target's element when the update count says
+ * so (every target_update updates). */
+__global__ void pdqn_adam_kernel(const struct pdqn_member *tab, struct pdqn_shape sh) {
+  THREAD_((size_t)sh.n * sh.n_params);
+  const struct pdqn_member *p = &tab[idx / sh.n_params];
+  size_t i = idx % sh.n_params;
+  opt_adam_elem(&p->w[i], &p->am[i], &p->av[i], p->g[i], *p->coef, p->st->a);
+  if (opt_blend_due(&p->clk->updates, p->target_update))
+    p->tw[i] = opt_blend_elem(p->tw[i], p->w[i], (float)p->tau);
+}
+
+/* Acting, hidden layer l < L - 1 of every member: unit j of environment i's row, from the
+ * states the member acts on (buffer `flip`) or the layer below. */
+__global__ void pdqn_act_forward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh,
+                                        int l, int flip) {
+  int in = sh.dims[l], o = sh.dims[l + 1];
+  size_t per = (size_t)sh.N * o;
+  THREAD_((size_t)sh.n * per);
+  const struct pdqn_member *p = &tab[idx / per];
+  int i = (int)(idx % per / o), j = (int)(idx % o);
+  const float *W = p->w + sh.off[l], *wj = W + (size_t)j * in;
+  const float *x = (l == 0 ? p->states[flip] : p->on_act[l]) + (size_t)i * in;
+  p->on_act[l + 1][(size_t)i * o + j] = fox_act(sh.act, pop_dot(wj, x, in) + W[(size_t)o * in + j]);
+}
+
+/* Acting, environment i of every member: the head, the (dueling) Q-values, epsilon-greedy at
+ * the clock's transitions (dqn_explore, as dqn_explore_kernel). */
+__global__ void pdqn_act_head_kernel(const struct pdqn_member *tab, struct pdqn_shape sh) {
+  THREAD_((size_t)sh.n * sh.N);
+  const struct pdqn_member *p = &tab[idx / sh.N];
+  int i = (int)(idx % sh.N), L = sh.L, in = sh.dims[L - 1];
+  float y[FOX_NACTIONS + 1], q[FOX_NACTIONS];
+  pop_head(p->w + sh.off[L - 1], p->on_act[L - 1] + (size_t)i * in, in, sh.out, y);
+  q_(y, sh.duel, q);
+  int64_t t = p->clk->transitions;
+  p->actions[i] = (uint8_t)dqn_explore(q, dqn_epsilon_at(p->eps, t), p->seed, (uint64_t)t,
+                                       (uint64_t)i);
+}
+
+/* The step's transitions of every member into its ring (replay_store: with more environments
+ * than the ring holds only the last cap are written), the states acted on being buffer `flip`;
+ * the member's last environment to finish ticks its clock (dqn_tick), after every one has read
+ * the position. */
+__global__ void pdqn_store_kernel(const struct pdqn_member *tab, struct pdqn_shape sh,
+                                  int flip) {
+  THREAD_((size_t)sh.n * sh.N);
+  const struct pdqn_member *p = &tab[idx / sh.N];
+  int i = (int)(idx % sh.N);
+  size_t cap = p->rb.cap, skip = (size_t)sh.N > cap ? (size_t)sh.N - cap : 0;
+  if ((size_t)i >= skip)
+    dqn_replay_put(&p->rb, ((size_t)p->clk->pos + (size_t)i) % cap, p->bars[i],
+                   p->states[flip] + (size_t)i * FOX_STATE_DIM,
+                   p->next_states + (size_t)i * FOX_STATE_DIM, p->actions[i], p->rewards[i],
+                   p->dones[i]);
+  __threadfence();
+  if (atomicAdd(p->done + 1, 1u) != (unsigned)sh.N - 1)
+    return;
+  p->done[1] = 0;
+  dqn_tick(p->clk, sh.N, (int64_t)cap);
+}
+
+int pop_dqn_act(void *table, const float *states, struct fox_err *e) {
+  struct pdqn_table *t = (struct pdqn_table *)table;
+  const struct pdqn_shape *sh = &t->sh;
+  int flip = pop_table_flip(&t->hdr, states, e);
+  if (flip < 0)
+    return e->code;
+  for (int l = 0; l < sh->L - 1; l++) {
+    FOX_LAUNCH(pdqn_act_forward_kernel, grid_((size_t)sh->n * sh->N * sh->dims[l + 1]),
+               FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh, l, flip);
+    cudaCheckLaunch(e);
+  }
+  FOX_LAUNCH(pdqn_act_head_kernel, grid_((size_t)sh->n * sh->N), FOX_CUDA_BLOCK, 0, 0, TAB_(t),
+             *sh);
+  cudaCheckLaunch(e);
+  return 0;
+}
+
+int pop_dqn_store(void *table, const float *states_prev, struct fox_err *e) {
+  struct pdqn_table *t = (struct pdqn_table *)table;
+  int flip = pop_table_flip(&t->hdr, states_prev, e);
+  if (flip < 0)
+    return e->code;
+  FOX_LAUNCH(pdqn_store_kernel, grid_((size_t)t->sh.n * t->sh.N), FOX_CUDA_BLOCK, 0, 0, TAB_(t),
+             t->sh, flip);
+  cudaCheckLaunch(e);
+  return 0;
+}
+
+int pop_dqn_update(void *table, struct fox_err *e) {
+  struct pdqn_table *t = (struct pdqn_table *)table;
+  const struct pdqn_shape *sh = &t->sh;
+  size_t n = (size_t)sh->n;
+  for (int l = 0; l < sh->L - 1; l++) {
+    FOX_LAUNCH(pdqn_forward_kernel, grid_(n * (size_t)sh->b * (2 + sh->dbl) * sh->dims[l + 1]),
+               FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh, l);
+    cudaCheckLaunch(e);
+  }
+  FOX_LAUNCH(pdqn_head_loss_kernel, grid_(n * sh->b), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh);
+  cudaCheckLaunch(e);
+  for (int l = sh->L - 2; l >= 0; l--) {
+    size_t per = (size_t)sh->dims[l + 1] * (sh->dims[l] + 1) +
+                 (l >= 1 ? (size_t)sh->b * sh->dims[l] : 0) +
+                 (l == sh->L - 2 ? (size_t)sh->out * (sh->dims[sh->L - 1] + 1) : 0);
+    FOX_LAUNCH(pdqn_backward_kernel, grid_(n * per), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh, l);
+    cudaCheckLaunch(e);
+  }
+  FOX_LAUNCH(pdqn_clip_kernel, grid_(n * FOX_SQ_LANES), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh);
+  cudaCheckLaunch(e);
+  FOX_LAUNCH(pdqn_adam_kernel, grid_(n * sh->n_params), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh);
+  cudaCheckLaunch(e);
+  return 0;
+}
+
+static int same_(const struct pdqn_shape *a, const struct mlp_cuda *m, const struct dqn *d) {
+  if (m->n_layers != a->L || m->activation != a->act || d->cfg.batch_size != a->b ||
+      !d->cfg.double_q != !a->dbl || !d->cfg.dueling != !a->duel || d->out != a->out)
+    return 0;
+  for (int l = 0; l <= a->L; l++)
+    if (m->dims[l] != a->dims[l])
+      return 0;
+  return 1;
+}
+
+static int open_(struct dqn *const *members, struct venv *const *envs, int n,
+                 struct pdqn_table *t, struct fox_err *e) {
+  struct pdqn_shape *sh = &t->sh;
+  const struct mlp_cuda *m0 = cuda_net_mlp(&members[0]->online);
+  sh->n = n;
+  sh->L = m0->n_layers;
+  memcpy(sh->dims, m0->dims, sizeof sh->dims);
+  memcpy(sh->off, m0->offset, sizeof sh->off);
+  sh->n_params = m0->n_params;
+  sh->b = members[0]->cfg.batch_size;
+  sh->dbl = !!members[0]->cfg.double_q;
+  sh->duel = !!members[0]->cfg.dueling;
+  sh->act = m0->activation;
+  sh->out = members[0]->out;
+  sh->N = envs[0]->shape.num_envs;
+  t->hdr.states0[0] = envs[0]->states, t->hdr.states0[1] = envs[0]->states_prev;
+  if (sh->L < 2)
+    return fox_errf(e, FOX_EUSAGE, "population: a DQN without hidden layers");
+  struct pdqn_member *host = (struct pdqn_member *)calloc((size_t)n, sizeof *host);
+  if (!host)
+    return fox_errf(e, FOX_EFAIL, "population: out of memory");
+  for (int k = 0; k < n; k++) {
+    struct dqn *d = members[k];
+    struct mlp_cuda *on = cuda_net_mlp(&d->online), *tg = cuda_net_mlp(&d->target);
+    const struct venv *v = envs[k];
+    if (!same_(sh, on, d) || !same_(sh, tg, d) || v->shape.num_envs != sh->N ||
+        d->rb.d.cap != members[0]->rb.d.cap) {
+      free(host);
+      return fox_errf(e, FOX_EUSAGE, "population: member %d's networks differ from member 0's",
+                      k);
+    }
+    struct pdqn_member *p = &host[k];
+    p->rb = d->rb.d;
+    p->clk = d->clk;
+    p->data = d->data_states;
+    p->seed = d->seed;
+    p->w = on->w, p->g = on->g, p->am = on->adam_m, p->av = on->adam_v, p->st = on->st;
+    p->tw = tg->w;
+    for (int l = 0; l <= FOX_MLP_CUDA_MAX; l++)
+      p->on_act[l] = on->act[l], p->tg_act[l] = tg->act[l];
+    p->delta[0] = on->delta[0], p->delta[1] = on->delta[1];
+    p->bs = d->bs, p->br = d->br, p->ba = d->ba, p->bterm = d->bterm;
+    p->dout = d->cfg.dueling ? d->bdraw : d->bdq;
+    p->coef = d->coef, p->terms = d->terms, p->lanes = d->lanes, p->acc = d->acc;
+    p->eps = d->eps;
+    p->states[0] = v->states, p->states[1] = v->states_prev;
+    p->next_states = v->next_states, p->rewards = v->rewards, p->bars = v->bars;
+    p->actions = v->actions, p->dones = v->dones;
+    p->gamma = d->cfg.gamma, p->lr = d->cfg.lr, p->max_norm = d->cfg.max_grad_norm;
+    p->tau = d->cfg.tau, p->target_update = d->cfg.target_update;
+  }
+  int rc = pop_table_put(&t->hdr, host, sizeof *host, n, 2,
+                         offsetof(struct pdqn_member, done), e);
+  free(host);
+  return rc;
+}
+
+int pop_dqn_open(struct dqn *const *members, struct venv *const *envs, int n, void **table,
+                 struct fox_err *e) {
+  *table = NULL;
+  if (n < 1)
+    return fox_errf(e, FOX_EUSAGE, "population: no members");
+  struct pdqn_table *t = (struct pdqn_table *)calloc(1, sizeof *t);
+  if (!t)
+    return fox_errf(e, FOX_EFAIL, "population: out of memory");
+  int rc = open_(members, envs, n, t, e);
+  if (rc != 0) {
+    pop_table_close(t);
+    return rc;
+  }
+  *table = t;
+  return 0;
+}
+

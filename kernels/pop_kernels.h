@@ -1,0 +1,72 @@
+/* What the population kernels share (kernels/pop_dqn.cu, pop_ppo.cu; src/backend/pop_ops.h):
+ * the table every population keeps on the device (one entry a member: its arrays and own
+ * numbers), a thread's place in a launch over every member's items, and the dot products that
+ * are these kernels' GEMMs (one thread an output element, its terms summed in order: the same
+ * floats for a member alone or among others). */
+#ifndef FOX_POP_KERNELS_H
+#define FOX_POP_KERNELS_H
+
+#include <stddef.h>
+
+#include "cuda_backend.h"
+#include "util/error.h"
+
+/* The table's head, first in each algorithm's table: its device arrays. */
+struct pop_table {
+  void *dev;     /* [n] entries of the algorithm's member struct */
+  unsigned *done; /* [n * per]: counters of the last-to-finish pattern, zero between launches */
+  /* Member 0's two state buffers when the table was made: every member's environments swap
+   * theirs in step, so which one member 0's `states` is now says which each member's is. */
+  const float *states0[2];
+};
+
+/* The table's device arrays: n entries of `entry` bytes from host[], `per` counters each,
+ * whose address goes into the entry's `unsigned *` at byte `done_at` (host is changed). */
+int pop_table_put(struct pop_table *t, void *host, size_t entry, int n, int per, size_t done_at,
+                  struct fox_err *e);
+/* Which of the buffers (0 or 1: what states0 was) member 0's `states` is now; -1 and e when
+ * neither (a table of other environments). */
+int pop_table_flip(const struct pop_table *t, const float *states, struct fox_err *e);
+/* Waits for the work queued on it (a graph's), then frees it (and t, allocated by calloc). */
+void pop_table_close(void *t);
+
+static inline unsigned pop_grid(size_t n) {
+  return (unsigned)((n + FOX_CUDA_BLOCK - 1) / FOX_CUDA_BLOCK);
+}
+
+#define POP_THREAD_(total)                                                                     \
+  size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                                  \
+  if (idx >= (total))                                                                          \
+  return
+
+/* The operations of pop_ops.h (kernels/pop_dqn.cu, pop_ppo.cu). */
+struct dqn;
+struct ppo;
+struct venv;
+int pop_dqn_open(struct dqn *const *members, struct venv *const *envs, int n, void **table,
+                 struct fox_err *e);
+int pop_dqn_act(void *table, const float *states, struct fox_err *e);
+int pop_dqn_store(void *table, const float *states_prev, struct fox_err *e);
+int pop_dqn_update(void *table, struct fox_err *e);
+int pop_ppo_open(struct ppo *const *members, struct venv *const *envs, int n, void **table,
+                 struct fox_err *e);
+int pop_ppo_act(void *table, const float *states, int t, struct fox_err *e);
+int pop_ppo_observe(void *table, int t, struct fox_err *e);
+
+/* sum over f of w[f] x[f], in order. */
+__device__ static inline float pop_dot(const float *w, const float *x, int n) {
+  float s = 0.0f;
+  for (int f = 0; f < n; f++)
+    s += w[f] * x[f];
+  return s;
+}
+
+/* A layer's outputs [out] of a row h [in] (mlp_layout.h: W [out, in] then b [out]), no
+ * activation: a head. */
+__device__ static inline void pop_head(const float *W, const float *h, int in, int out,
+                                       float *y) {
+  for (int o = 0; o < out; o++)
+    y[o] = pop_dot(W + (size_t)o * in, h, in) + W[(size_t)out * in + o];
+}
+
+#endif
