@@ -53,35 +53,55 @@ static const struct device_fig_ devices_[] = {
 #define BW_EFF 0.6
 #define EVAL_BAR_US 1.0 /* the greedy policy's bar: 3 layers and the portfolio, 4 barriers */
 
-/* A kernel's bytes per thread, read off its code (the step headers' arithmetic at the
- * defaults): what it reads and writes of device memory. cuBLAS's come from the emulation. */
+/* A kernel's bytes and flops per thread, read off its code (the step headers' arithmetic at
+ * the defaults): what it reads and writes of device memory, and its multiply-adds x 2 (the
+ * population kernels' dot products; the others' arithmetic is small beside their traffic).
+ * cuBLAS's come from the emulation. The population kernels' figures are their launches' means
+ * at the defaults (54-128-128-3, batch 128, 64 environments): forward 54 or 128 inputs, backward
+ * 128 terms a gradient or delta, the head 3 rows x 3 outputs x 128 and a delta row; their bytes
+ * are the launch's distinct bytes over its threads (a weight row or an input row is read by
+ * the threads of a row or a unit: from L1/L2, not DRAM). Their dot products run from L1 without
+ * shared-memory tiling (two loads a multiply-add), so at DOT_EFF of the FP32 peak: a
+ * prediction (an L1 of 128 B/clock/SM against 2 x 64 FP32 FMA/clock/SM gives 1/8; taken as
+ * 1/10), where cuBLAS's GEMMs get GEMM_EFF. */
+#define DOT_EFF 0.1
 static const struct {
   const char *name;
-  double bytes;
-} bytes_per_thread_[] = {
-    {"fused_experience_kernel", 1000}, {"env_reset_kernel", 700},
-    {"dqn_explore_kernel", 13},        {"replay_insert_kernel", 60},
-    {"dqn_tick_kernel", 32},           {"replay_sample_kernel", 900},
-    {"dqn_loss_kernel", 60},           {"dqn_loss_sum_kernel", 1100},
-    {"dqn_dueling_kernel", 28},        {"dqn_dueling_back_kernel", 28},
-    {"bias_act_kernel", 12},           {"act_back_kernel", 12},
-    {"bias_grad_kernel", 700},         {"sqnorm_lanes_kernel", 400},
-    {"clip_prepare_kernel", 2200},     {"adam_kernel", 28},
-    {"blend_kernel", 12},              {"ppo_sample_kernel", 20},
-    {"ppo_bootstrap_kernel", 14},      {"ppo_gae_kernel", 1800},
-    {"ppo_permute_kernel", 4},         {"ppo_gather_kernel", 470},
-    {"ppo_adv_stats_kernel", 4100},    {"ppo_loss_kernel", 100},
-    {"ppo_loss_sum_kernel", 20500},    {"ppo_tick_kernel", 8},
+  double bytes, flops, eff; /* eff: of the FP32 peak its flops reach (0: GEMM_EFF) */
+} per_thread_[] = {
+    {"fused_experience_kernel", 1000, 0}, {"env_reset_kernel", 700, 0},
+    {"dqn_explore_kernel", 13, 0},        {"replay_insert_kernel", 60, 0},
+    {"dqn_tick_kernel", 32, 0},           {"replay_sample_kernel", 900, 0},
+    {"dqn_loss_kernel", 60, 0},           {"dqn_loss_sum_kernel", 1100, 0},
+    {"dqn_dueling_kernel", 28, 0},        {"dqn_dueling_back_kernel", 28, 0},
+    {"bias_act_kernel", 12, 0},           {"act_back_kernel", 12, 0},
+    {"bias_grad_kernel", 700, 0},         {"sqnorm_lanes_kernel", 400, 0},
+    {"clip_prepare_kernel", 2200, 0},     {"adam_kernel", 28, 0},
+    {"blend_kernel", 12, 0},              {"ppo_sample_kernel", 20, 0},
+    {"ppo_bootstrap_kernel", 14, 0},      {"ppo_gae_kernel", 1800, 0},
+    {"ppo_permute_kernel", 4, 0},         {"ppo_gather_kernel", 470, 0},
+    {"ppo_adv_stats_kernel", 4100, 0},    {"ppo_loss_kernel", 100, 0},
+    {"ppo_loss_sum_kernel", 20500, 0},    {"ppo_tick_kernel", 8, 0},
+    {"pdqn_forward_kernel", 12, 182, DOT_EFF},
+    {"pdqn_head_loss_kernel", 2100, 3100, DOT_EFF},
+    {"pdqn_backward_kernel", 8, 256, DOT_EFF},
+    {"pdqn_clip_kernel", 380, 190, DOT_EFF},
+    {"pdqn_adam_kernel", 36, 12, 0},
+    {"pdqn_act_forward_kernel", 12, 182, DOT_EFF},
+    {"pdqn_act_head_kernel", 600, 800, DOT_EFF},
+    {"pdqn_store_kernel", 500, 0, 0},
 };
 
 struct kern_ {
   char name[64];
   double runs, threads, flops, bytes; /* per 1,000 env steps of one trial */
+  double eff;                          /* of the FP32 peak its flops reach */
 };
 
 /* What one trial did per 1,000 env steps in a window. */
 struct rate_ {
   double calls, launches, graph_launches, copies, nodes, syncs, seconds;
+  int m; /* members of the population measured: the trials one chain of kernels serves */
   struct kern_ k[MAXK];
   int nk;
 };
@@ -129,6 +149,7 @@ static int window_(struct group_ *g, int chunks, struct rate_ *r, struct fox_err
                          sizeof(double), e));
   double k1000 = 1000.0 / (steps * g->m);
   r->seconds = (now_() - t0) * k1000;
+  r->m = g->m;
   struct backend_counts c = counters_take();
   c.syncs--, c.copies--; /* the closing read */
   r->launches = c.launches * k1000, r->graph_launches = c.graph_launches * k1000;
@@ -144,28 +165,35 @@ static int window_(struct group_ *g, int chunks, struct rate_ *r, struct fox_err
     k->threads = (double)ks[i].threads * k1000;
     k->flops = ks[i].flops * k1000;
     k->bytes = ks[i].bytes * k1000;
-    if (!ks[i].flops) /* not cuBLAS: the table's bytes per thread */
-      for (size_t j = 0; j < sizeof bytes_per_thread_ / sizeof *bytes_per_thread_; j++)
-        if (!strcmp(bytes_per_thread_[j].name, ks[i].name))
-          k->bytes = k->threads * bytes_per_thread_[j].bytes;
+    k->eff = GEMM_EFF;
+    if (!ks[i].flops) /* not cuBLAS: the table's figures per thread */
+      for (size_t j = 0; j < sizeof per_thread_ / sizeof *per_thread_; j++)
+        if (!strcmp(per_thread_[j].name, ks[i].name)) {
+          k->bytes = k->threads * per_thread_[j].bytes;
+          k->flops = k->threads * per_thread_[j].flops;
+          if (per_thread_[j].eff > 0)
+            k->eff = per_thread_[j].eff;
+        }
   }
 #endif
   return 0;
 }
 
-/* Device time (us) per 1,000 env steps of one trial: the chain of its kernels, each at least the
- * floor, else its flops and (DRAM) bytes (chain), and its flops and bytes alone (work). */
+/* Device time (us) per 1,000 env steps of each trial of a chain: its kernels in order, each at
+ * least the floor, else its flops and (DRAM) bytes (chain: a population's kernels serve its m
+ * members, so they run m x the trial's share of work, still one node each), and one trial's
+ * flops and bytes alone (work). */
 static void device_us_(const struct rate_ *r, const struct device_fig_ *d, double *chain,
                        double *work) {
   *chain = *work = 0;
   for (int i = 0; i < r->nk; i++) {
     const struct kern_ *k = &r->k[i];
-    double us = fmax(k->flops / (GEMM_EFF * d->tflops * 1e6), k->bytes / (BW_EFF * d->gbs * 1e3));
+    double us = fmax(k->flops / (k->eff * d->tflops * 1e6), k->bytes / (BW_EFF * d->gbs * 1e3));
     *work += us;
-    *chain += fmax(k->runs * d->node_us, us);
+    *chain += fmax(k->runs * r->m * d->node_us, us * r->m);
   }
   if (!r->nk) /* a real device: no profile, the floors of the kernels counted */
-    *chain = r->nodes * d->node_us;
+    *chain = r->nodes * r->m * d->node_us;
 }
 
 /* The headline on device d (seconds): TRIALS trials of the first epoch `first` over `total`
@@ -184,7 +212,7 @@ static struct headline_ headline_(const struct rate_ *first, const struct rate_ 
   device_us_(l, d, &cl, &wl);
   struct headline_ h;
   h.host = TRIALS * k * first->calls * d->call_us * 1e-6;
-  h.device_lo = k * first->nodes * d->node_us * 1e-6;
+  h.device_lo = k * first->nodes * first->m * d->node_us * 1e-6;
   h.device_hi = fmax((kw * cw + kl * cl) * 1e-6, TRIALS * (kw * ww + kl * wl) * 1e-6);
   h.eval = val * EVAL_BAR_US * 1e-6;
   h.wall_lo = fmax(h.host, h.device_lo) + h.eval;
@@ -333,6 +361,22 @@ static int ppo_rates_(int m, int graphs, const struct dataset *ds, const struct 
   return rc;
 }
 
+/* The ways the trials reach the device: the reference (before populations: each trial alone on
+ * its own thread, every kernel launched, every update member by member with cuBLAS), a trial
+ * alone as a population of 1 with graphs, and the headline's TRIALS trials as one population,
+ * without graphs and with them (the default). */
+struct mode_ {
+  const char *name, *key;
+  int m, graphs, generic;
+};
+static const struct mode_ modes_[] = {
+    {"reference (1 alone, no graphs, own)", "reference", 1, 0, 1},
+    {"1 alone (graphs)", "alone", 1, 1, 0},
+    {"population of 5 (no graphs)", "population_no_graphs", TRIALS, 0, 0},
+    {"population of 5 (graphs)", "population", TRIALS, 1, 0},
+};
+#define NMODE ((int)(sizeof modes_ / sizeof *modes_))
+
 int main(int argc, char **argv) {
   const char *json = argc > 1 ? argv[1] : "bench_device_model.json";
   long bars = argc > 2 ? atol(argv[2]) : 430013; /* train = floor(0.7 (bars - 1441)) */
@@ -343,71 +387,89 @@ int main(int argc, char **argv) {
   int open = bench_cuda_open("bench_device_model", bars, &cuda, name, sizeof name, &ds, &dev);
   if (open != 0)
     return open;
+  struct backend generic = *cuda; /* the agents' own operations, member by member */
+  generic.pops = NULL;
   struct fox_err e = {0};
   struct config def;
   config_defaults(&def);
   double total = (double)(ds.split[FOX_SPLIT_TRAIN][1] - ds.split[FOX_SPLIT_TRAIN][0]);
   double val = (double)(ds.split[FOX_SPLIT_VAL][1] - ds.split[FOX_SPLIT_VAL][0]);
   double warm_tr = def.dqn.learning_starts;
-  struct rate_ dw[2], dl[2], df[2], pr[2], pf[2];
-  for (int g = 0; g < 2; g++)
-    if (dqn_rates_(1, g, &ds, cuda, &dev, total, &dw[g], &dl[g], &df[g], &e) != 0 ||
-        ppo_rates_(1, g, &ds, cuda, &dev, total, &pr[g], &pf[g], &e) != 0)
+  static struct rate_ dw[NMODE], dl[NMODE], df[NMODE], pr[NMODE], pf[NMODE];
+  uint64_t peak[NMODE];
+  for (int g = 0; g < NMODE; g++) {
+    const struct mode_ *md = &modes_[g];
+    const struct backend *be = md->generic ? &generic : cuda;
+    counters_peak_reset(); /* the dataset stays in: the headline holds it too */
+    if (dqn_rates_(md->m, md->graphs, &ds, be, &dev, total, &dw[g], &dl[g], &df[g], &e) != 0 ||
+        ppo_rates_(md->m, md->graphs, &ds, be, &dev, total, &pr[g], &pf[g], &e) != 0)
       return fail_(&e);
+    peak[g] = counters_peak_bytes();
+  }
   cuda->dataset_release(&dev);
   dataset_free(&ds);
 
   printf("# device: %s; headline: %d DQN trials at the defaults x %.0f train bars x 1 epoch "
          "(learning from %.0f), %.0f validation bars\n", name, TRIALS, total, warm_tr, val);
-  printf("# per 1,000 env steps of one trial (measured; a first epoch: its start measured, the "
-         "rest at the steady rate)\n");
-  printf("%-36s %10s %10s %10s %10s %10s\n", "window", "host calls", "launch+cp", "graphs",
+  printf("# per 1,000 env steps of one trial (measured; a population's work shared equally "
+         "among its members; a first epoch: its start measured, the rest at the steady rate)\n");
+  printf("%-42s %10s %10s %10s %10s %10s\n", "window", "host calls", "launch+cp", "graphs",
          "kernels", "syncs");
-  const char *gname[2] = {"no graphs", "graphs"};
-  for (int g = 0; g < 2; g++) {
-    char what[64];
-    snprintf(what, sizeof what, "dqn acting (%s)", gname[g]);
+  for (int g = 0; g < NMODE; g++) {
+    char what[96];
+    const char *mn = modes_[g].name;
+    snprintf(what, sizeof what, "dqn acting: %s", mn);
     rate_row_(what, &dw[g]);
-    snprintf(what, sizeof what, "dqn learning (%s)", gname[g]);
+    snprintf(what, sizeof what, "dqn learning: %s", mn);
     rate_row_(what, &dl[g]);
-    snprintf(what, sizeof what, "dqn first epoch (%s)", gname[g]);
+    snprintf(what, sizeof what, "dqn first epoch: %s", mn);
     rate_row_(what, &df[g]);
-    snprintf(what, sizeof what, "ppo rollout + update (%s)", gname[g]);
+    snprintf(what, sizeof what, "ppo rollout + update: %s", mn);
     rate_row_(what, &pr[g]);
-    snprintf(what, sizeof what, "ppo first epoch (%s)", gname[g]);
+    snprintf(what, sizeof what, "ppo first epoch: %s", mn);
     rate_row_(what, &pf[g]);
   }
-  printf("%-36s %10.5f\n", "dqn learning: calls, graphs / none", dl[1].calls / dl[0].calls);
-  printf("%-36s %10.5f\n", "dqn first epoch: calls, graphs / none", df[1].calls / df[0].calls);
-  printf("%-36s %10.5f\n", "ppo: calls, graphs / none", pr[1].calls / pr[0].calls);
-  printf("%-36s %10.5f\n", "ppo first epoch: calls, graphs / none", pf[1].calls / pf[0].calls);
-  if (dl[1].nk) {
-    printf("# dqn learning per 1,000 env steps, by kernel (emulation's profile; bytes of the "
-           "non-cuBLAS kernels from their bytes per thread)\n");
-    printf("%-28s %10s %12s %12s %12s\n", "kernel", "runs", "threads", "MFLOP", "MB");
-    for (int i = 0; i < dl[1].nk; i++)
-      printf("%-28s %10.1f %12.0f %12.2f %12.3f\n", dl[1].k[i].name, dl[1].k[i].runs,
-             dl[1].k[i].threads, dl[1].k[i].flops / 1e6, dl[1].k[i].bytes / 1e6);
-  }
-  printf("# predicted headline (seconds; host calls serialised over the %d trials; device: the "
-         "trials' chains overlapping, at the floors (lo) or with every byte from DRAM (hi))\n",
-         TRIALS);
-  printf("%-8s %-10s %10s %10s %10s %10s %10s %10s\n", "device", "mode", "host", "device lo",
+  const int P = NMODE - 1, R = 0;
+  printf("%-42s %10.5f\n", "dqn learning kernels: population / ref", dl[P].nodes / dl[R].nodes);
+  printf("%-42s %10.5f\n", "dqn first epoch kernels: population / ref",
+         df[P].nodes / df[R].nodes);
+  printf("%-42s %10.5f\n", "dqn learning calls: population / ref", dl[P].calls / dl[R].calls);
+  printf("%-42s %10.5f\n", "ppo kernels: population / ref", pr[P].nodes / pr[R].nodes);
+  printf("%-42s %10.5f\n", "ppo first epoch calls: population / ref", pf[P].calls / pf[R].calls);
+  for (int g = 0; g < NMODE; g += P)
+    if (dl[g].nk) {
+      printf("# dqn learning per 1,000 env steps of one trial, by kernel: %s (emulation's "
+             "profile; non-cuBLAS bytes and flops from their figures per thread)\n",
+             modes_[g].name);
+      printf("%-28s %10s %12s %12s %12s\n", "kernel", "runs", "threads", "MFLOP", "MB");
+      for (int i = 0; i < dl[g].nk; i++)
+        printf("%-28s %10.1f %12.0f %12.2f %12.3f\n", dl[g].k[i].name, dl[g].k[i].runs,
+               dl[g].k[i].threads, dl[g].k[i].flops / 1e6, dl[g].k[i].bytes / 1e6);
+    }
+  printf("# device memory, the process's peak after each mode (MB): ");
+  for (int g = 0; g < NMODE; g++)
+    printf("%s%s %.1f", g ? ", " : "", modes_[g].key, (double)peak[g] / 1e6);
+  printf("\n# predicted headline (seconds; host calls serialised over the %d trials; device: the "
+         "trials' chains overlapping, a population's one chain for all, at the floors (lo) or "
+         "with every byte from DRAM (hi))\n", TRIALS);
+  printf("%-8s %-22s %10s %10s %10s %10s %10s %10s\n", "device", "mode", "host", "device lo",
          "device hi", "eval", "wall lo", "wall hi");
-  struct headline_ h[NDEV][2];
+  struct headline_ h[NDEV][NMODE];
   for (int d = 0; d < NDEV; d++)
-    for (int g = 0; g < 2; g++) {
+    for (int g = 0; g < NMODE; g++) {
       h[d][g] = headline_(&df[g], &dw[g], &dl[g], total, warm_tr, val, &devices_[d]);
-      printf("%-8s %-10s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n", devices_[d].name,
-             gname[g], h[d][g].host, h[d][g].device_lo, h[d][g].device_hi, h[d][g].eval,
+      printf("%-8s %-22s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n", devices_[d].name,
+             modes_[g].key, h[d][g].host, h[d][g].device_lo, h[d][g].device_hi, h[d][g].eval,
              h[d][g].wall_lo, h[d][g].wall_hi);
     }
   for (int d = 0; d < NDEV; d++)
-    printf("%-8s %-10s %10s %10s %10s %10s %10.3f %10.3f\n", devices_[d].name, "ratio", "", "",
-           "", "", h[d][1].wall_lo / h[d][0].wall_lo, h[d][1].wall_hi / h[d][0].wall_hi);
-  if (!dl[1].nk)
-    printf("# measured on this device: %.4f s (graphs) and %.4f s (none) per 1,000 DQN "
-           "learning env steps of one trial alone\n", dl[1].seconds, dl[0].seconds);
+    printf("%-8s %-22s %10s %10s %10s %10s %10.3f %10.3f\n", devices_[d].name,
+           "population / ref", "", "", "", "", h[d][P].wall_lo / h[d][R].wall_lo,
+           h[d][P].wall_hi / h[d][R].wall_hi);
+  if (!dl[P].nk)
+    printf("# measured on this device: %.4f s (population of %d, graphs) and %.4f s (reference) "
+           "per 1,000 DQN learning env steps of one trial\n", dl[P].seconds, TRIALS,
+           dl[R].seconds);
 
   FILE *f = fopen(json, "w");
   if (!f) {
@@ -416,9 +478,10 @@ int main(int argc, char **argv) {
   }
   fprintf(f, "{\"device\": \"%s\", \"bars\": %ld, \"train_bars\": %.0f, \"val_bars\": %.0f, "
              "\"trials\": %d, ", name, bars, total, val, TRIALS);
-  const char *keys[2] = {"no_graphs", "graphs"};
-  for (int g = 0; g < 2; g++) {
-    fprintf(f, "\"%s\": {", keys[g]);
+  for (int g = 0; g < NMODE; g++) {
+    fprintf(f, "\"%s\": {\"members\": %d, \"graphs\": %s, \"peak_device_bytes\": %llu, ",
+            modes_[g].key, modes_[g].m, modes_[g].graphs ? "true" : "false",
+            (unsigned long long)peak[g]);
     json_rate_(f, "dqn_acting", &dw[g]);
     fprintf(f, ", ");
     json_rate_(f, "dqn_learning", &dl[g]);
@@ -432,11 +495,11 @@ int main(int argc, char **argv) {
   }
   fprintf(f, "\"predicted_headline_seconds\": {");
   for (int d = 0; d < NDEV; d++)
-    for (int g = 0; g < 2; g++)
+    for (int g = 0; g < NMODE; g++)
       fprintf(f, "%s\"%s_%s\": {\"host\": %.3f, \"device_lo\": %.3f, \"device_hi\": %.3f, "
                  "\"eval\": %.3f, \"wall_lo\": %.3f, \"wall_hi\": %.3f}", d || g ? ", " : "",
-              devices_[d].name, keys[g], h[d][g].host, h[d][g].device_lo, h[d][g].device_hi,
-              h[d][g].eval, h[d][g].wall_lo, h[d][g].wall_hi);
+              devices_[d].name, modes_[g].key, h[d][g].host, h[d][g].device_lo,
+              h[d][g].device_hi, h[d][g].eval, h[d][g].wall_lo, h[d][g].wall_hi);
   fprintf(f, "}}\n");
   fclose(f);
   return 0;
