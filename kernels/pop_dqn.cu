@@ -85,10 +85,15 @@ struct pdqn_table {
 #define TAB_(t) ((const struct pdqn_member *)(t)->hdr.dev)
 
 /* Rows of a layer's forward: target on s' [0, b), online on s [b, 2b), online on s' [2b, 3b)
- * for Double DQN. */
+ * for Double DQN. The activations are feature-major (pop_kernels.h), the target's b rows and
+ * the online network's 2b apart (its buffers hold 2b rows: dqn_create), the same for every
+ * update whether Double or not. */
 __device__ static inline int rows_(const struct pdqn_shape *sh) { return sh->b * (2 + sh->dbl); }
+#define TSTRIDE_(sh) ((size_t)(sh).b)
+#define OSTRIDE_(sh) (2 * (size_t)(sh).b)
 
-/* Hidden layer l < L - 1 of every member: output unit j of row r. Layer 0 reads its row from
+/* Hidden layer l < L - 1 of every member: output unit j of row r (a warp: consecutive rows of
+ * one unit, the weight row broadcast, the inputs coalesced). Layer 0 reads its row from
  * the dataset and the ring (dqn_replay_get's gather, sample for the clock's update count); the
  * thread of unit 0 of an online row writes it to the batch (s rows with their action, reward
  * and terminal), which the backward of layer 0 reads. */
@@ -97,8 +102,9 @@ __global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_s
   size_t per = (size_t)R * o;
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
-  int r = (int)(idx % per / o), j = (int)(idx % o);
+  int j = (int)(idx % per / R), r = (int)(idx % R);
   int tgt = r < sh.b, row = tgt ? r : r - sh.b; /* online rows: s then s' */
+  size_t stride = tgt ? TSTRIDE_(sh) : OSTRIDE_(sh);
   const float *W = (tgt ? p->tw : p->w) + sh.off[l], *wj = W + (size_t)j * in;
   float s = 0.0f;
   if (l == 0) {
@@ -124,10 +130,10 @@ __global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_s
       }
     }
   } else {
-    s = pop_dot(wj, (tgt ? p->tg_act : p->on_act)[l] + (size_t)row * in, in);
+    s = pop_dot(wj, (tgt ? p->tg_act : p->on_act)[l] + row, stride, in);
   }
-  float *y = (tgt ? p->tg_act : p->on_act)[l + 1] + (size_t)row * o;
-  y[j] = fox_act(sh.act, s + W[(size_t)o * in + j]);
+  float *y = (tgt ? p->tg_act : p->on_act)[l + 1];
+  y[(size_t)j * stride + row] = fox_act(sh.act, s + W[(size_t)o * in + j]);
 }
 
 /* Q-values [3] from a head's outputs (the dueling head's 4, or the 3 themselves). */
@@ -148,14 +154,15 @@ __global__ void pdqn_head_loss_kernel(const struct pdqn_member *tab, struct pdqn
   const struct pdqn_member *p = &tab[idx / sh.b];
   int i = (int)(idx % sh.b), L = sh.L, in = sh.dims[L - 1], out = sh.out;
   const float *Wt = p->tw + sh.off[L - 1], *Wo = p->w + sh.off[L - 1];
-  const float *h = p->on_act[L - 1] + (size_t)i * in;
+  size_t os = OSTRIDE_(sh);
+  const float *h = p->on_act[L - 1] + i;
   float y[FOX_NACTIONS + 1], qt[FOX_NACTIONS], qo[FOX_NACTIONS], qn[FOX_NACTIONS];
-  pop_head(Wt, p->tg_act[L - 1] + (size_t)i * in, in, out, y);
+  pop_head(Wt, p->tg_act[L - 1] + i, TSTRIDE_(sh), in, out, y);
   q_(y, sh.duel, qt);
-  pop_head(Wo, h, in, out, y);
+  pop_head(Wo, h, os, in, out, y);
   q_(y, sh.duel, qo);
   if (sh.dbl) {
-    pop_head(Wo, p->on_act[L - 1] + (size_t)(sh.b + i) * in, in, out, y);
+    pop_head(Wo, p->on_act[L - 1] + sh.b + i, os, in, out, y);
     q_(y, sh.duel, qn);
   }
   float dq[FOX_NACTIONS], d[FOX_NACTIONS + 1];
@@ -174,25 +181,28 @@ __global__ void pdqn_head_loss_kernel(const struct pdqn_member *tab, struct pdqn
     float s = 0.0f;
     for (int o = 0; o < out; o++)
       s += Wo[(size_t)o * in + f] * d[o];
-    dl[f] = fox_act_back(sh.act, h[f], s);
+    dl[f] = fox_act_back(sh.act, h[(size_t)f * os], s);
   }
 }
 
-/* dW [o, in] = sum over the batch of d [b, o] x [b, in], db [o] = sum of d: element `e` of
- * the o * in + o. */
-__device__ static inline void grad_elem_(const float *d, const float *x, int b, int in, int o,
-                                         size_t e, float *g) {
+/* dW [o, in] = sum over the batch of d [b, o] (row-major) x [b, in] (x_i[f] at x[i * xr +
+ * f * xf]: a batch row-major, activations feature-major), db [o] = sum of d: element `e` of
+ * the in * o + o, unit j fastest (a warp: consecutive units of one input, d coalesced, x
+ * broadcast); written to g as mlp_layout.h keeps it. */
+__device__ static inline void grad_elem_(const float *d, const float *x, size_t xr, size_t xf,
+                                         int b, int in, int o, size_t e, float *g) {
   float s = 0.0f;
   if (e < (size_t)o * in) {
-    int j = (int)(e / in), f = (int)(e % in);
+    int f = (int)(e / o), j = (int)(e % o);
     for (int i = 0; i < b; i++)
-      s += d[(size_t)i * o + j] * x[(size_t)i * in + f];
+      s += d[(size_t)i * o + j] * x[(size_t)i * xr + (size_t)f * xf];
+    g[(size_t)j * in + f] = s;
   } else {
     int j = (int)(e - (size_t)o * in);
     for (int i = 0; i < b; i++)
       s += d[(size_t)i * o + j];
+    g[(size_t)o * in + j] = s;
   }
-  g[e] = s;
 }
 
 /* Hidden layer l of every member: its gradients from its delta and input (layer 0's: the
@@ -208,24 +218,30 @@ __global__ void pdqn_backward_kernel(const struct pdqn_member *tab, struct pdqn_
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
   size_t e = idx % per;
+  size_t os = OSTRIDE_(sh);
   if (e < head) {
-    grad_elem_(p->dout, p->on_act[L - 1], b, hin, sh.out, e, p->g + sh.off[L - 1]);
+    grad_elem_(p->dout, p->on_act[L - 1], 1, os, b, hin, sh.out, e, p->g + sh.off[L - 1]);
     return;
   }
   e -= head;
   const float *d = p->delta[l % 2];
   if (e < grads) {
-    grad_elem_(d, l == 0 ? p->bs : p->on_act[l], b, in, o, e, p->g + sh.off[l]);
+    if (l == 0)
+      grad_elem_(d, p->bs, FOX_STATE_DIM, 1, b, in, o, e, p->g + sh.off[0]);
+    else
+      grad_elem_(d, p->on_act[l], 1, os, b, in, o, e, p->g + sh.off[l]);
     return;
   }
   e -= grads;
+  /* The delta below, input f of row i (a warp: consecutive inputs, the weights coalesced, the
+   * delta row broadcast). */
   int i = (int)(e / in), f = (int)(e % in);
   const float *W = p->w + sh.off[l];
   float s = 0.0f;
   for (int j = 0; j < o; j++)
     s += W[(size_t)j * in + f] * d[(size_t)i * o + j];
   p->delta[(l - 1) % 2][(size_t)i * in + f] =
-      fox_act_back(sh.act, p->on_act[l][(size_t)i * in + f], s);
+      fox_act_back(sh.act, p->on_act[l][(size_t)f * os + i], s);
 }
 
 /* Lane k of every member's squared gradient norm; the member's last lane to finish adds the
@@ -271,10 +287,12 @@ __global__ void pdqn_act_forward_kernel(const struct pdqn_member *tab, struct pd
   size_t per = (size_t)sh.N * o;
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
-  int i = (int)(idx % per / o), j = (int)(idx % o);
+  int j = (int)(idx % per / sh.N), i = (int)(idx % sh.N);
   const float *W = p->w + sh.off[l], *wj = W + (size_t)j * in;
-  const float *x = (l == 0 ? p->states[flip] : p->on_act[l]) + (size_t)i * in;
-  p->on_act[l + 1][(size_t)i * o + j] = fox_act(sh.act, pop_dot(wj, x, in) + W[(size_t)o * in + j]);
+  /* The states row-major (as the environments give them), the activations feature-major. */
+  float s = l == 0 ? pop_dot(wj, p->states[flip] + (size_t)i * in, 1, in)
+                   : pop_dot(wj, p->on_act[l] + i, (size_t)sh.N, in);
+  p->on_act[l + 1][(size_t)j * sh.N + i] = fox_act(sh.act, s + W[(size_t)o * in + j]);
 }
 
 /* Acting, environment i of every member: the head, the (dueling) Q-values, epsilon-greedy at
@@ -284,7 +302,7 @@ __global__ void pdqn_act_head_kernel(const struct pdqn_member *tab, struct pdqn_
   const struct pdqn_member *p = &tab[idx / sh.N];
   int i = (int)(idx % sh.N), L = sh.L, in = sh.dims[L - 1];
   float y[FOX_NACTIONS + 1], q[FOX_NACTIONS];
-  pop_head(p->w + sh.off[L - 1], p->on_act[L - 1] + (size_t)i * in, in, sh.out, y);
+  pop_head(p->w + sh.off[L - 1], p->on_act[L - 1] + i, (size_t)sh.N, in, sh.out, y);
   q_(y, sh.duel, q);
   int64_t t = p->clk->transitions;
   p->actions[i] = (uint8_t)dqn_explore(q, dqn_epsilon_at(p->eps, t), p->seed, (uint64_t)t,

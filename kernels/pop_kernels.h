@@ -2,7 +2,8 @@
  * the table every population keeps on the device (one entry a member: its arrays and own
  * numbers), a thread's place in a launch over every member's items, and the dot products that
  * are these kernels' GEMMs (one thread an output element, its terms summed in order: the same
- * floats for a member alone or among others). */
+ * floats for a member alone or among others; no shared memory, so the layouts below keep a
+ * warp's loads coalesced or broadcast). */
 #ifndef FOX_POP_KERNELS_H
 #define FOX_POP_KERNELS_H
 
@@ -53,20 +54,24 @@ int pop_ppo_open(struct ppo *const *members, struct venv *const *envs, int n, vo
 int pop_ppo_act(void *table, const float *states, int t, struct fox_err *e);
 int pop_ppo_observe(void *table, int t, struct fox_err *e);
 
-/* sum over f of w[f] x[f], in order. */
-__device__ static inline float pop_dot(const float *w, const float *x, int n) {
+/* The layouts, so that a warp's loads are one line or one word: weights as mlp_layout.h keeps
+ * them (W [out, in] row-major, then b), a hidden layer's activations feature-major (unit f of
+ * row r at f * stride + r: consecutive rows' threads read consecutive words), deltas and
+ * batches row-major. */
+
+/* sum over f of w[f] x[f * stride], in order. */
+__device__ static inline float pop_dot(const float *w, const float *x, size_t stride, int n) {
   float s = 0.0f;
   for (int f = 0; f < n; f++)
-    s += w[f] * x[f];
+    s += w[f] * x[(size_t)f * stride];
   return s;
 }
 
-/* A layer's outputs [out] of a row h [in] (mlp_layout.h: W [out, in] then b [out]), no
- * activation: a head. */
-__device__ static inline void pop_head(const float *W, const float *h, int in, int out,
-                                       float *y) {
+/* A layer's outputs [out] of a row h (h[f * stride], f < in), no activation: a head. */
+__device__ static inline void pop_head(const float *W, const float *h, size_t stride, int in,
+                                       int out, float *y) {
   for (int o = 0; o < out; o++)
-    y[o] = pop_dot(W + (size_t)o * in, h, in) + W[(size_t)out * in + o];
+    y[o] = pop_dot(W + (size_t)o * in, h, stride, in) + W[(size_t)out * in + o];
 }
 
 #endif

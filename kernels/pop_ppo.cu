@@ -60,11 +60,13 @@ __global__ void pppo_forward_kernel(const struct pppo_member *tab, struct pppo_s
   const struct pppo_member *p = &tab[idx / per];
   size_t r = idx % per;
   int net = nets == 2 ? (int)(r / ((size_t)sh.N * o)) : 1;
-  int i = (int)(r % ((size_t)sh.N * o) / o), j = (int)(r % o);
-  const float *W = p->w[net] + sh.off[l];
-  const float *x = l > 0 ? p->act[net][l] : src ? p->next_states : p->states[flip];
-  p->act[net][l + 1][(size_t)i * o + j] =
-      fox_act(sh.act, pop_dot(W + (size_t)j * in, x + (size_t)i * in, in) + W[(size_t)o * in + j]);
+  int j = (int)(r % ((size_t)sh.N * o) / sh.N), i = (int)(r % sh.N);
+  const float *W = p->w[net] + sh.off[l], *wj = W + (size_t)j * in;
+  /* The states row-major (as the environments give them), the activations feature-major. */
+  const float *x = src ? p->next_states : p->states[flip];
+  float s = l > 0 ? pop_dot(wj, p->act[net][l] + i, (size_t)sh.N, in)
+                  : pop_dot(wj, x + (size_t)i * in, 1, in);
+  p->act[net][l + 1][(size_t)j * sh.N + i] = fox_act(sh.act, s + W[(size_t)o * in + j]);
 }
 
 /* Acting, environment i of every member at rollout step t: the actor's logits, an action
@@ -77,8 +79,8 @@ __global__ void pppo_act_head_kernel(const struct pppo_member *tab, struct pppo_
   int i = (int)(idx % sh.N), L = sh.L, in = sh.dims[L - 1];
   size_t k = (size_t)t * sh.N + (size_t)i;
   float logits[3], v;
-  pop_head(p->w[0] + sh.off[L - 1], p->act[0][L - 1] + (size_t)i * in, in, 3, logits);
-  pop_head(p->w[1] + sh.off[L - 1], p->act[1][L - 1] + (size_t)i * in, in, 1, &v);
+  pop_head(p->w[0] + sh.off[L - 1], p->act[0][L - 1] + i, (size_t)sh.N, in, 3, logits);
+  pop_head(p->w[1] + sh.off[L - 1], p->act[1][L - 1] + i, (size_t)sh.N, in, 1, &v);
   uint64_t step = (uint64_t)p->clk->updates * (uint64_t)sh.n_steps + (uint64_t)t;
   uint8_t a = (uint8_t)ppo_sample(logits, p->seed, step, (uint64_t)i, &p->ro.logp[k]);
   p->ro.actions[k] = a;
@@ -99,7 +101,7 @@ __global__ void pppo_observe_head_kernel(const struct pppo_member *tab, struct p
   int i = (int)(idx % sh.N), L = sh.L, in = sh.dims[L - 1];
   size_t k = (size_t)t * sh.N + (size_t)i;
   float v;
-  pop_head(p->w[1] + sh.off[L - 1], p->act[1][L - 1] + (size_t)i * in, in, 1, &v);
+  pop_head(p->w[1] + sh.off[L - 1], p->act[1][L - 1] + i, (size_t)sh.N, in, 1, &v);
   p->ro.rewards[k] = ppo_bootstrap_reward(p->rewards[i], p->dones[i], v, p->gamma);
   p->ro.dones[k] = p->dones[i];
 }

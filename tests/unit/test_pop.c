@@ -260,8 +260,9 @@ static void refused_(void) {
  * against the same trial made member by member with the agent's own operations (the backend
  * without its `pops`): the same weights and losses to float rounding, over 50 DQN updates of
  * each head (plain, Double, dueling; ReLU and tanh; 1 and 3 hidden layers) and 2 PPO rollouts
- * with their updates, with the members' own numbers. Rounding differs (the population's dot products are its own,
- * the member's cuBLAS's), so within 2e-5 relative; a wrong term is far outside. */
+ * with their updates, with the members' own numbers. Rounding differs (the population's dot
+ * products are its own, the member's cuBLAS's), so within 2e-5 relative; a wrong term is far
+ * outside (a dropped feature or a changed discount fails every variant). */
 static void fused_run_(const struct backend *be, const struct config *c, struct outcome_ *o) {
   struct fox_err e = {0};
   struct trial t;
