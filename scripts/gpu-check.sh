@@ -113,13 +113,14 @@ YAML
     c { printf "%s%.0f", NR > 2 ? ", " : "", 300000 / $c }' "$out/headline/trials.csv" 2>/dev/null)
   rows+=("$(printf '  %-24s %s in %ss; env-steps/s per trial: %s; GPU busy %s; peak %s' headline \
     "$([ $rc -eq 0 ] && echo passed || echo "FAILED ($rc)")" "$wall" "$sps" "$util" "$mem")")
-  # The model's prediction for this GPU (graphs, the default), from model.json's one line.
+  # The model's prediction for this GPU (the 5 trials as one population with graphs, the
+  # default), from model.json's one line.
   local kind pred
   kind=$(grep -oE 'H200|L4' "$out/gpu.txt" | head -1)
   if [ -n "$kind" ] && [ -f "$model" ]; then
-    pred=$(grep -oE "\"${kind}_graphs\": \{[^}]*\}" "$model" |
+    pred=$(grep -oE "\"${kind}_population\": \{[^}]*\}" "$model" |
       sed -E 's/.*"wall_lo": ([0-9.]+), "wall_hi": ([0-9.]+).*/\1 - \2/')
-    rows+=("$(printf '  %-24s predicted %s s (%s, graphs; tests/bench/bench_device_model), measured %s s' \
+    rows+=("$(printf '  %-24s predicted %s s (%s, a population of 5 with graphs; tests/bench/bench_device_model), measured %s s' \
       "headline model" "$pred" "$kind" "$wall")")
   else
     rows+=("  headline model           no prediction for this GPU (model.json: L4 and H200)")

@@ -1,20 +1,24 @@
 /* The device-time model. What a GPU would take for the headline (five DQN trials at the
  * defaults, 300,000 train bars, one epoch, all at once on one device), from what is counted
  * here and a small table of published device figures: measured, on the CUDA backend at the
- * defaults, with graphs (train.graphs) and without (the reference run), per 1,000 env steps of
- * one trial: the host's API calls, the kernels the device runs, and (on the emulation) each
- * kernel's runs, threads, flops and bytes; for DQN before learning starts (acting only) and
- * after (16 updates a vector step), for PPO a whole rollout with its update.
+ * defaults, in the modes of modes_ (the reference: each trial alone, launched one by one,
+ * through its own operations; a trial alone with graphs; the five as one population without
+ * graphs and with them), per 1,000 env steps of one trial (a population's work shared equally
+ * among its members): the host's API calls, the kernels the device runs, and (on the
+ * emulation) each kernel's runs, threads, flops and bytes; for DQN before learning starts
+ * (acting only) and after (16 updates a vector step), for PPO a whole rollout with its update;
+ * and the process's peak of device memory in each mode.
  *
  * The model, per device: host time = calls x the host cost of one (launch or copy; a graph
- * launch its own), serialised over the process's trials (one context); device time = each
- * trial's chain of kernels, each at least the per-node floor of a small kernel, else its
- * flops at half the FP32 peak or its bytes at 60% of the bandwidth (the trials' chains overlap:
- * their kernels are a few blocks each), and no less than all trials' arithmetic and traffic
- * back to back; the headline = max(host, device) + the evaluation (the greedy policy bar by bar
- * over the validation split, one block a trial). Every time here is a prediction; the counts
- * are measured. On a real device the bench also times its windows (calibration): a device
- * lent runs it from scripts/gpu-check.sh beside the measured headline.
+ * launch its own), serialised over the process's trials (one context); device time = the
+ * chain of kernels each trial's work is in (its own, the trials' chains overlapping: their
+ * kernels are a few blocks each; or its population's, one chain serving every member), each
+ * kernel at least the per-node floor of a small kernel, else its flops at its fraction of the
+ * FP32 peak or its bytes at 60% of the bandwidth, and no less than all trials' arithmetic and
+ * traffic back to back; the headline = max(host, device) + the evaluation (the greedy policy
+ * bar by bar over the validation split, one block a trial). Every time here is a prediction;
+ * the counts are measured. On a real device the bench also times its windows (calibration): a
+ * device lent runs it from scripts/gpu-check.sh beside the measured headline.
  * Fixed-width table; JSON to argv[1].   bench_device_model [OUT.json] [BARS] */
 #include <math.h>
 #include <stdio.h>
