@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # foxopt run end to end: the same seed gives the same trials.csv (seconds aside) whatever the
-# number of threads; SIGTERM mid-study is exit 75 and --resume finishes with the table of an
-# uninterrupted run (test-function and agent studies, the latter continuing promoted trials
-# from checkpoints); failed trials are recorded and the study goes on; backtest --study
+# number of threads (test functions, and successive halving over trained agents); SIGTERM
+# mid-study is exit 75 and --resume finishes with the table of an uninterrupted run
+# (test-function and agent studies, the latter continuing promoted trials from checkpoints);
+# failed trials are recorded and the study goes on; backtest --study
 # reproduces every trial's recorded metrics; bad studies are refused with FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 PY=${FOX_PYTHON:-python3}
@@ -195,4 +196,48 @@ run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a1" --trial 6
 contains "$ERR_TXT" "no trial 6"
 run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/f1" --trial 0
 contains "$ERR_TXT" "test-function study"
+
+# Training studies through the population code (train/pop.c: on the CPU a thread per item, each
+# a population of one): successive halving over DQN and PPO of mixed shapes, the same table
+# with 1 and 5 trials at once, and every epoch recorded as trained alone.
+cat >"$WORK/sh.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 8, episode_bars: 256}
+train: {algo: dqn, steps_per_epoch: 384, epochs: 3, backend: cpu}
+dqn: {hidden: [16, 16], buffer_size: 1000, learning_starts: 64, batch_size: 32,
+      target_update: 20}
+ppo: {hidden: [16], n_steps: 16, minibatches: 2}
+study:
+  name: sh
+  seed: 3
+  trials: 9
+  round_size: 9
+  objective: {metric: val.total_return, direction: maximize}
+  sampler: {name: random}
+  scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 3, eta: 3}
+parameters:
+  train.algo: {values: [dqn, ppo]}
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  ppo.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+  dqn.double: {values: [true, false]}
+  env.episode_bars: {values: [128, 256]}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/sh.yaml" -o "$WORK/sh1" --set study.trials_per_device=1
+run_rc 0 "$FOXOPT" run "$WORK/sh.yaml" -o "$WORK/sh5" --set study.trials_per_device=5
+check "successive halving: 9 trials and promotions" \
+  test "$(($(wc -l <"$WORK/sh1/trials.csv") - 1))" -ge 9
+same_table "successive halving on the CPU: 1 vs 5 at once" "$WORK/sh1/trials.csv" \
+  "$WORK/sh5/trials.csv"
+if "$PY" -c 'import h5py' 2>/dev/null; then
+  "$PY" - "$WORK/sh5" <<'PY' && ok || bad "the CPU's trials train as populations of one"
+import glob, sys
+import h5py
+for p in glob.glob(f"{sys.argv[1]}/trials/*.h5"):
+    with h5py.File(p) as f:
+        m = set(int(x) for x in f["curve/members"][()])
+        dev = f["device"][()]
+        if m - {1} or dev.any():
+            sys.exit(f"{p}: members {sorted(m)}, device counts {dev.tolist()}")
+PY
+fi
 done_
