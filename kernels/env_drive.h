@@ -120,4 +120,40 @@ FOX_HD static inline void env_fused_step(const struct market_params *p,
                 state_out);
 }
 
+/* One vectorised step's buffers (struct venv's, in the backend's memory); `states` and
+ * `next_states` NULL when the step does not write them. The dataset's columns travel apart:
+ * a kernel's const pointer arguments, which the emulation's sanitizer sees as reads (it takes
+ * an address inside a struct argument for a write), so trials sharing a dataset on other
+ * streams are not a race. */
+struct venv_bufs {
+  struct env_state *env;
+  struct env_cursor *cur;
+  struct reward_stats *rs;
+  const uint8_t *actions;
+  float *states, *next_states, *rewards;
+  uint8_t *dones;
+  int8_t *labels;
+  int32_t *bars;
+};
+
+/* Environment `i` of a vectorised step: the bar its state showed, then env_fused_step on its
+ * own portfolio, cursor and reward statistics (what the CPU loop, the fused kernel and the
+ * population's kernel each do per environment). */
+FOX_HD static inline void venv_step_env(const struct market_params *p,
+                                        const struct venv_shape *v, const float *prices,
+                                        const float *sigma, const float *norm,
+                                        const struct venv_bufs *b, int i) {
+  struct env_state s = b->env[i];
+  struct env_cursor c = b->cur[i];
+  struct reward_stats r = b->rs[i];
+  b->bars[i] = c.t;
+  env_fused_step(p, v, i, &s, &c, &r, b->actions[i], prices, sigma, norm,
+                 b->states ? b->states + (size_t)i * FOX_STATE_DIM : NULL,
+                 b->next_states ? b->next_states + (size_t)i * FOX_STATE_DIM : NULL,
+                 &b->rewards[i], &b->dones[i], &b->labels[i]);
+  b->env[i] = s;
+  b->cur[i] = c;
+  b->rs[i] = r;
+}
+
 #endif

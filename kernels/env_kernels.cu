@@ -32,26 +32,11 @@ __global__ void env_reset_kernel(struct market_params p, struct venv_shape shape
 __global__ void fused_experience_kernel(struct market_params p, struct venv_shape shape,
                                         const float *__restrict__ prices,
                                         const float *__restrict__ sigma,
-                                        const float *__restrict__ norm,
-                                        const uint8_t *__restrict__ actions,
-                                        struct env_state *env, struct env_cursor *cur,
-                                        struct reward_stats *rs, float *states,
-                                        float *next_states, float *rewards, uint8_t *dones,
-                                        int8_t *labels, int32_t *bars) {
+                                        const float *__restrict__ norm, struct venv_bufs b) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= shape.num_envs)
     return;
-  struct env_state s = env[i];
-  struct env_cursor c = cur[i];
-  bars[i] = c.t;
-  struct reward_stats r = rs[i];
-  env_fused_step(&p, &shape, i, &s, &c, &r, actions[i], prices, sigma, norm,
-                 states ? states + (size_t)i * FOX_STATE_DIM : NULL,
-                 next_states ? next_states + (size_t)i * FOX_STATE_DIM : NULL, &rewards[i],
-                 &dones[i], &labels[i]);
-  env[i] = s;
-  cur[i] = c;
-  rs[i] = r;
+  venv_step_env(&p, &shape, prices, sigma, norm, &b, i);
 }
 
 __global__ void backtest_kernel(struct market_params p, const float *__restrict__ prices,
@@ -103,9 +88,7 @@ int cuda_env_reset(struct venv *v, struct fox_err *e) {
 int cuda_env_step(struct venv *v, int outputs, struct fox_err *e) {
   const struct device_dataset *d = v->data;
   FOX_LAUNCH(fused_experience_kernel, blocks_(v->shape.num_envs), FOX_CUDA_BLOCK, 0, 0, v->p,
-             v->shape, d->prices, d->sigma, d->states, v->actions, v->env, v->cur, v->rstats,
-             outputs & VENV_STATES ? v->states : NULL, outputs & VENV_NEXT ? v->next_states : NULL,
-             v->rewards, v->dones, v->labels, v->bars);
+             v->shape, d->prices, d->sigma, d->states, venv_buffers(v, outputs));
   cudaCheckLaunch(e);
   return 0;
 }

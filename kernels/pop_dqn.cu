@@ -447,6 +447,8 @@ static int open_(struct dqn *const *members, struct venv *const *envs, int n,
   }
   int rc = pop_table_put(&t->hdr, host, sizeof *host, n, 2,
                          offsetof(struct pdqn_member, done), e);
+  if (rc == 0)
+    rc = pop_env_put(&t->hdr, envs, n, e);
   free(host);
   return rc;
 }

@@ -10,7 +10,19 @@
 #include <stddef.h>
 
 #include "cuda_backend.h"
+#include "env_drive.h"
 #include "util/error.h"
+
+/* One member's environments as the population's environment step reads them (pop_env.cu):
+ * its buffers (b's states and next_states are chosen per launch), its two state buffers as
+ * they were when the table was made, and its market and dataset. */
+struct pop_env {
+  struct market_params p;
+  struct venv_shape shape;
+  struct venv_bufs b;
+  float *states[2], *next_states;
+  const float *prices, *sigma, *norm;
+};
 
 /* The table's head, first in each algorithm's table: its device arrays. */
 struct pop_table {
@@ -19,6 +31,8 @@ struct pop_table {
   /* Member 0's two state buffers when the table was made: every member's environments swap
    * theirs in step, so which one member 0's `states` is now says which each member's is. */
   const float *states0[2];
+  struct pop_env *envs; /* [n] (pop_env_put) */
+  int n, N;             /* members, environments a member */
 };
 
 /* The table's device arrays: n entries of `entry` bytes from host[], `per` counters each,
@@ -28,6 +42,12 @@ int pop_table_put(struct pop_table *t, void *host, size_t entry, int n, int per,
 /* Which of the buffers (0 or 1: what states0 was) member 0's `states` is now; -1 and e when
  * neither (a table of other environments). */
 int pop_table_flip(const struct pop_table *t, const float *states, struct fox_err *e);
+/* The members' environments into t->envs, in the members' order: what pop_env_step reads. */
+struct venv;
+int pop_env_put(struct pop_table *t, struct venv *const *envs, int n, struct fox_err *e);
+/* Every member's environment step (venv_run's device side) in one launch; `states` is member
+ * 0's venv.states now (after venv_swap), `outputs` the mask of VENV_*. */
+int pop_env_step(void *table, const float *states, int outputs, struct fox_err *e);
 /* Waits for the work queued on it (a graph's), then frees it (and t, allocated by calloc). */
 void pop_table_close(void *t);
 

@@ -185,6 +185,8 @@ static int open_(struct ppo *const *members, struct venv *const *envs, int n,
   }
   int rc = pop_table_put(&t->hdr, host, sizeof *host, n, 1,
                          offsetof(struct pppo_member, done), e);
+  if (rc == 0)
+    rc = pop_env_put(&t->hdr, envs, n, e);
   free(host);
   return rc;
 }

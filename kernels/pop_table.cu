@@ -35,7 +35,7 @@ void pop_table_close(void *table) {
   struct pop_table *t = (struct pop_table *)table;
   if (!t)
     return;
-  if (t->dev) /* queued steps (a graph's) may still read it */
+  if (t->dev || t->envs) /* queued steps (a graph's) may still read it */
     cudaStreamSynchronize(cudaStreamPerThread);
   if (t->dev) {
     counters_release_ptr(t->dev);
@@ -45,10 +45,14 @@ void pop_table_close(void *table) {
     counters_release_ptr(t->done);
     cudaFree(t->done);
   }
+  if (t->envs) {
+    counters_release_ptr(t->envs);
+    cudaFree(t->envs);
+  }
   free(t);
 }
 
 extern "C" const struct pop_ops pop_cuda_ops = {
-    pop_dqn_open, pop_dqn_act, pop_dqn_store, pop_dqn_update,
-    pop_ppo_open, pop_ppo_act, pop_ppo_observe, pop_table_close,
+    pop_dqn_open, pop_dqn_act, pop_dqn_store, pop_dqn_update, pop_ppo_open,
+    pop_ppo_act,  pop_ppo_observe, pop_env_step, pop_table_close,
 };

@@ -109,17 +109,10 @@ static int cpu_env_reset_(struct venv *v, struct fox_err *e) {
 
 static int cpu_env_step_(struct venv *v, int outputs, struct fox_err *e) {
   const struct device_dataset *d = v->data;
-  float *states = outputs & VENV_STATES ? v->states : NULL;
-  float *next = outputs & VENV_NEXT ? v->next_states : NULL;
+  struct venv_bufs b = venv_buffers(v, outputs);
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < v->shape.num_envs; i++) {
-    v->bars[i] = v->cur[i].t;
-    env_fused_step(&v->p, &v->shape, i, &v->env[i], &v->cur[i], &v->rstats[i], v->actions[i],
-                   d->prices, d->sigma, d->states,
-                   states ? states + (size_t)i * FOX_STATE_DIM : NULL,
-                   next ? next + (size_t)i * FOX_STATE_DIM : NULL, &v->rewards[i], &v->dones[i],
-                   &v->labels[i]);
-  }
+  for (int i = 0; i < v->shape.num_envs; i++)
+    venv_step_env(&v->p, &v->shape, d->prices, d->sigma, d->states, &b, i);
   return 0;
 }
 

@@ -45,6 +45,9 @@ struct pop_ops {
   /* Every member's ppo_observe at step t but the update (V of the next states, the bootstrapped
    * rewards and dones into the rollout): hidden layers + 1 launches. */
   int (*ppo_observe)(void *table, int t, struct fox_err *e);
+  /* Every member's environment step (venv_run for each) in one launch, on either table:
+   * `states` is the first member's venv.states now (after venv_swap), `outputs` VENV_*. */
+  int (*env_step)(void *table, const float *states, int outputs, struct fox_err *e);
   /* Waits for the work queued on a table, then frees it. */
   void (*close)(void *table);
 };

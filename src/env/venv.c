@@ -64,6 +64,19 @@ int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_er
   return venv_run(v, outputs, e);
 }
 
+struct venv_bufs venv_buffers(const struct venv *v, int outputs) {
+  return (struct venv_bufs){v->env,
+                            v->cur,
+                            v->rstats,
+                            v->actions,
+                            outputs & VENV_STATES ? v->states : NULL,
+                            outputs & VENV_NEXT ? v->next_states : NULL,
+                            v->rewards,
+                            v->dones,
+                            v->labels,
+                            v->bars};
+}
+
 int venv_write_states(struct venv *v, const float *states, struct fox_err *e) {
   return v->be->mem_h2d(v->states, states,
                         (size_t)v->shape.num_envs * FOX_STATE_DIM * sizeof(float), e);

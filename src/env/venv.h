@@ -49,6 +49,9 @@ int venv_step(struct venv *v, const uint8_t *actions, int outputs, struct fox_er
  * replayed graph did the second: the host still does the first. */
 void venv_swap(struct venv *v, int outputs);
 int venv_run(struct venv *v, int outputs, struct fox_err *e);
+/* The buffers a step with `outputs` reads and writes, for a backend's env_step
+ * (venv_step_env per environment, with the dataset's columns). */
+struct venv_bufs venv_buffers(const struct venv *v, int outputs);
 /* Puts states [N, 54] back (a checkpoint restored). */
 int venv_write_states(struct venv *v, const float *states, struct fox_err *e);
 /* Copies the latest batch to the host; any pointer may be NULL. */

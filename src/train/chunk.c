@@ -22,6 +22,16 @@ static const struct trial *first_(const struct pop *p) {
   return NULL;
 }
 
+/* Every member's environment step (the device side of venv_step): one launch with the
+ * backend's table, each member's venv_run without. */
+static int envs_run_(struct pop *p, int out, struct fox_err *e) {
+  if (p->chunks.table)
+    return p->be->pops->env_step(p->chunks.table, first_(p)->venv.states, out, e);
+  EACH_(p, t)
+  FOX_TRY(venv_run(&t->venv, out, e));
+  return 0;
+}
+
 /* One DQN vector step of every member: act, step the environments, store and learn (the
  * updates now due, the same for every member: they are in phase). */
 static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
@@ -34,11 +44,10 @@ static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
     EACH_(p, t)
     FOX_TRY(dqn_act(&t->ag.dqn, t->venv.states, t->venv.shape.num_envs, t->venv.actions, e));
   }
-  EACH_(p, t) {
-    venv_swap(&t->venv, out);
-    if (issue)
-      FOX_TRY(venv_run(&t->venv, out, e));
-  }
+  EACH_(p, t)
+  venv_swap(&t->venv, out);
+  if (issue)
+    FOX_TRY(envs_run_(p, out, e));
   EACH_(p, t) {
     int d = dqn_plan(&t->ag.dqn, t->venv.shape.num_envs);
     if (due >= 0 && d != due)
@@ -80,14 +89,12 @@ static int ppo_step_(struct pop *p, int issue, struct fox_err *e) {
   }
   EACH_(p, m) {
     venv_swap(&m->venv, out);
-    if (!issue) {
+    if (!issue)
       ppo_plan(&m->ag.ppo);
-      continue;
-    }
-    FOX_TRY(venv_run(&m->venv, out, e));
   }
   if (!issue)
     return 0;
+  FOX_TRY(envs_run_(p, out, e));
   if (tab) {
     FOX_TRY(pops->ppo_observe(tab, t, e));
     EACH_(p, m) {

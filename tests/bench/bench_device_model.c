@@ -94,6 +94,12 @@ static const struct {
     {"pdqn_act_forward_kernel", 12, 182, DOT_EFF},
     {"pdqn_act_head_kernel", 600, 800, DOT_EFF},
     {"pdqn_store_kernel", 500, 0, 0},
+    {"pop_env_step_kernel", 1000, 0, 0},  /* the fused experience step's, a member's */
+    /* PPO at the defaults (54-64-64, actor and critic, 64 environments): forward 54 or 64
+     * inputs; the heads 4 rows x 64 (acting: the state copied into the rollout, 432 B) or 1. */
+    {"pppo_forward_kernel", 8, 118, DOT_EFF},
+    {"pppo_act_head_kernel", 470, 520, DOT_EFF},
+    {"pppo_observe_head_kernel", 30, 130, DOT_EFF},
 };
 
 struct kern_ {
