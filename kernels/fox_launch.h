@@ -20,6 +20,16 @@
 #define FOX_LAUNCH_SYNC(kernel, grid, block, shmem, stream, ...)                                \
   cuda_emu::launcher(kernel, #kernel, __FILE__, __LINE__, (grid), (block), (shmem), (stream),   \
                      true)(__VA_ARGS__)
+#endif
+
+/* FOX_LAUNCH_TOUCH(ptr, write, what): the next FOX_LAUNCH of this thread reaches ptr's
+ * allocation through a table in device memory (a population's members' arrays); `what`, a
+ * string literal, names it. Nothing under nvcc; the emulation checks it as it checks a
+ * pointer argument and its sanitizer takes it as the launch's access. */
+#if defined(__CUDACC__)
+#define FOX_LAUNCH_TOUCH(ptr, write, what) ((void)(ptr), (void)(write), (void)(what))
+#elif defined(FOX_CUDA_EMU)
+#define FOX_LAUNCH_TOUCH(ptr, write, what) cuda_emu_launch_touch((ptr), (write), (what))
 #else
 #error "fox_launch.h: neither nvcc nor the CUDA emulation (tests/cuda_emu) is compiling this"
 #endif

@@ -6,7 +6,8 @@
  * on the calling thread or on the stream's worker. The op's accesses, for the sanitizer: a
  * pointer argument to const is a read of its allocation, any other pointer a write, and any
  * device address inside a struct argument a write too (what a kernel does through it is not
- * seen). Blocks run in an order drawn per launch (in order, reversed, or shuffled; a device
+ * seen), and the arrays the launch declares (cuda_emu_launch_touch: a table's). Blocks run in
+ * an order drawn per launch (in order, reversed, or shuffled; a device
  * promises none), and each block's threads in order or reversed, so a kernel whose threads or
  * blocks lean on each other without a barrier gives itself away.
  *
@@ -111,6 +112,13 @@ int cuda_emu_launch_begin(const char *kernel, const char *file, int line, dim3 g
 /* Aborts unless ptr is NULL or inside a live device allocation. */
 void cuda_emu_launch_arg(const char *kernel, const char *file, int line, int index,
                          const void *ptr);
+/* The next launch of this thread reaches the allocation holding p (a read, or a write) besides
+ * its arguments: an array a table in device memory points to, which the launch cannot show.
+ * The launch checks each is live device memory and gives it to the sanitizer as its access
+ * (a graph's replay then checks it is still that allocation); `what` names it in a report. */
+void cuda_emu_launch_touch(const void *p, int write, const char *what);
+/* The declared accesses into op (NULL: checked and dropped, a refused launch's). */
+void cuda_emu_launch_touches(struct emu_op *op);
 /* A seeded draw per launch: the order its blocks and threads run in. */
 uint64_t cuda_emu_launch_draw(void);
 }
@@ -248,8 +256,10 @@ template <typename... P> struct launch {
 
   /* The arguments convert to the kernel's parameter types as in a real launch. */
   void operator()(P... args) const {
-    if (cuda_emu_launch_begin(name, file, line, grid, block, shmem, stream) != 0)
+    if (cuda_emu_launch_begin(name, file, line, grid, block, shmem, stream) != 0) {
+      cuda_emu_launch_touches(NULL);
       return;
+    }
     int index = 0;
     (check_arg_(name, file, line, index++, args), ...);
     struct emu_op *op = cuda_emu_op_new(EMU_OP_KERNEL, "kernel %s", name);
@@ -257,6 +267,7 @@ template <typename... P> struct launch {
     op->threads = (uint64_t)grid.x * grid.y * grid.z * block.x * block.y * block.z;
     index = 0;
     (access_(op, index++, args), ...);
+    cuda_emu_launch_touches(op);
     op->ctx = new closure{kernel, name, grid, block, sync, cuda_emu_launch_draw(),
                           std::tuple<P...>(args...)};
     op->run = &closure::run;

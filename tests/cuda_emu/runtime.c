@@ -664,6 +664,38 @@ void cuda_emu_launch_arg(const char *kernel, const char *file, int line, int ind
                 ptr);
 }
 
+/* What the next launch of this thread declares it reaches besides its arguments (a table's
+ * arrays: cuda_emu_launch_touch), taken by that launch. */
+#define TOUCH_MAX_ 16384
+static _Thread_local struct {
+  const void *p;
+  int write;
+  const char *what;
+} touch_[TOUCH_MAX_];
+static _Thread_local int ntouch_;
+
+void cuda_emu_launch_touch(const void *p, int write, const char *what) {
+  if (!p)
+    return;
+  if (ntouch_ == TOUCH_MAX_)
+    cuda_emu_die("more than %d arrays declared for one launch", TOUCH_MAX_);
+  touch_[ntouch_].p = p, touch_[ntouch_].write = write, touch_[ntouch_].what = what;
+  ntouch_++;
+}
+
+void cuda_emu_launch_touches(struct emu_op *op) {
+  int n = ntouch_;
+  ntouch_ = 0;
+  for (int i = 0; i < n; i++) {
+    if (!cuda_emu_is_device(touch_[i].p))
+      cuda_emu_fail(touch_[i].p, "%s (%p), which the launch declares it %s, is not device "
+                                 "memory: freed, or never the device's",
+                    touch_[i].what, touch_[i].p, touch_[i].write ? "writes" : "reads");
+    if (op)
+      cuda_emu_op_access(op, touch_[i].p, 0, touch_[i].write, touch_[i].what);
+  }
+}
+
 static atomic_uint_fast64_t launches_;
 
 uint64_t cuda_emu_launch_draw(void) {

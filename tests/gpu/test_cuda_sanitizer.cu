@@ -31,6 +31,14 @@ __global__ void read_kernel(const float *x, int n, float *out) {
     out[i] = x[i] + 1.0f;
 }
 
+/* x = tab[0], reached through a table in device memory (a population's): the launch
+ * declares it (FOX_LAUNCH_TOUCH), or the sanitizer sees only the table. */
+__global__ void table_write_kernel(float *const *tab, int n, float v) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    tab[0][i] = v;
+}
+
 /* Holds its stream for ms milliseconds, so that what follows stays pending. */
 __global__ void sleep_kernel(int ms) {
   if (blockIdx.x == 0 && threadIdx.x == 0)
@@ -511,6 +519,70 @@ static void partial_pinned_(int good) {
 static void partial_pinned_bad_(void) { partial_pinned_(0); }
 static void partial_pinned_good_(void) { partial_pinned_(1); }
 
+/* A table in device memory holding x, for table_write_kernel. */
+static float *const *table_(float *x) {
+  float **tab = NULL;
+  OK_(cudaMalloc((void **)&tab, sizeof *tab));
+  OK_(cudaMemcpy(tab, &x, sizeof x, cudaMemcpyHostToDevice));
+  OK_(cudaDeviceSynchronize()); /* a pageable H2D may return before it lands */
+  return tab;
+}
+
+static void table_write_(float *const *tab, float *x, float v, cudaStream_t s) {
+  FOX_LAUNCH_TOUCH(x, 1, "x through the table");
+  FOX_LAUNCH(table_write_kernel, 2, 128, 0, s, tab, N_, v);
+  OK_(cudaGetLastError());
+}
+
+/* 21. An array written through a table on one stream and read on another with no event
+ * between: the declared array is the launch's access, as an argument would be. */
+static void table_race_(int good) {
+  float *x = dev_(), *out = dev_();
+  float *const *tab = table_(x);
+  cudaStream_t a = stream_(cudaStreamNonBlocking), b = stream_(cudaStreamNonBlocking);
+  cudaEvent_t ev;
+  OK_(cudaEventCreate(&ev));
+  sleep_(a, 50);
+  table_write_(tab, x, 30.0f, a);
+  OK_(cudaEventRecord(ev, a));
+  if (good)
+    OK_(cudaStreamWaitEvent(b, ev, 0));
+  read_(x, out, b);
+  expect_(out, 31.0f);
+}
+static void table_race_bad_(void) { table_race_(0); }
+static void table_race_good_(void) { table_race_(1); }
+
+/* 22. A graph whose node writes through a table launched after the array the table points to
+ * was freed (a population's graph kept after a member's arrays went): the declared array is
+ * the graph's memory, checked at every replay. */
+static void table_stale_(int good) {
+  float *x = dev_(), *out = dev_();
+  float *const *tab = table_(x);
+  cudaStream_t s = stream_(cudaStreamNonBlocking);
+  cudaGraph_t g;
+  cudaGraphExec_t ex;
+  OK_(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  table_write_(tab, x, 32.0f, s);
+  OK_(cudaStreamEndCapture(s, &g));
+  OK_(cudaGraphInstantiate(&ex, g, 0));
+  OK_(cudaGraphDestroy(g));
+  OK_(cudaGraphLaunch(ex, s));
+  OK_(cudaStreamSynchronize(s));
+  if (!good) {
+    OK_(cudaFree(x));
+    x = dev_(); /* the table still holds the old address */
+  }
+  OK_(cudaGraphLaunch(ex, s));
+  OK_(cudaStreamSynchronize(s));
+  if (!good)
+    OK_(cudaMemcpy((void *)tab, &x, sizeof x, cudaMemcpyHostToDevice));
+  read_(x, out, s);
+  expect_(out, 33.0f);
+}
+static void table_stale_bad_(void) { table_stale_(0); }
+static void table_stale_good_(void) { table_stale_(1); }
+
 struct hazard_ {
   const char *name;
   void (*bad)(void), (*good)(void);
@@ -563,6 +635,10 @@ static const struct hazard_ hazards_[] = {
     {"host write beside a partial page-locked copy", partial_pinned_bad_, partial_pinned_good_,
      {"the page-locked destination of cudaMemcpyAsync (device to host)",
       "before the copy landed"}, 1},
+    {"array through a table, two streams", table_race_bad_, table_race_good_,
+     {"first:  write by kernel table_write_kernel", "second: read by kernel read_kernel"}, 2},
+    {"graph through a table after its array was freed", table_stale_bad_, table_stale_good_,
+     {"its node kernel table_write_kernel given at", "x through the table"}, 2},
 };
 
 static int count_(const char *s, const char *what) {
