@@ -177,32 +177,8 @@ __global__ void pdqn_head_loss_kernel(const struct pdqn_member *tab, struct pdqn
   for (int o = 0; o < out; o++)
     p->dout[(size_t)i * out + o] = d[o];
   float *dl = p->delta[(L - 2) % 2] + (size_t)i * in;
-  for (int f = 0; f < in; f++) {
-    float s = 0.0f;
-    for (int o = 0; o < out; o++)
-      s += Wo[(size_t)o * in + f] * d[o];
-    dl[f] = fox_act_back(sh.act, h[(size_t)f * os], s);
-  }
-}
-
-/* dW [o, in] = sum over the batch of d [b, o] (row-major) x [b, in] (x_i[f] at x[i * xr +
- * f * xf]: a batch row-major, activations feature-major), db [o] = sum of d: element `e` of
- * the in * o + o, unit j fastest (a warp: consecutive units of one input, d coalesced, x
- * broadcast); written to g as mlp_layout.h keeps it. */
-__device__ static inline void grad_elem_(const float *d, const float *x, size_t xr, size_t xf,
-                                         int b, int in, int o, size_t e, float *g) {
-  float s = 0.0f;
-  if (e < (size_t)o * in) {
-    int f = (int)(e / o), j = (int)(e % o);
-    for (int i = 0; i < b; i++)
-      s += d[(size_t)i * o + j] * x[(size_t)i * xr + (size_t)f * xf];
-    g[(size_t)j * in + f] = s;
-  } else {
-    int j = (int)(e - (size_t)o * in);
-    for (int i = 0; i < b; i++)
-      s += d[(size_t)i * o + j];
-    g[(size_t)o * in + j] = s;
-  }
+  for (int f = 0; f < in; f++)
+    dl[f] = pop_delta(Wo, d, in, out, f, h[(size_t)f * os], sh.act);
 }
 
 /* Hidden layer l of every member: its gradients from its delta and input (layer 0's: the
@@ -220,28 +196,24 @@ __global__ void pdqn_backward_kernel(const struct pdqn_member *tab, struct pdqn_
   size_t e = idx % per;
   size_t os = OSTRIDE_(sh);
   if (e < head) {
-    grad_elem_(p->dout, p->on_act[L - 1], 1, os, b, hin, sh.out, e, p->g + sh.off[L - 1]);
+    pop_grad_elem(p->dout, p->on_act[L - 1], 1, os, b, hin, sh.out, e, p->g + sh.off[L - 1]);
     return;
   }
   e -= head;
   const float *d = p->delta[l % 2];
   if (e < grads) {
     if (l == 0)
-      grad_elem_(d, p->bs, FOX_STATE_DIM, 1, b, in, o, e, p->g + sh.off[0]);
+      pop_grad_elem(d, p->bs, FOX_STATE_DIM, 1, b, in, o, e, p->g + sh.off[0]);
     else
-      grad_elem_(d, p->on_act[l], 1, os, b, in, o, e, p->g + sh.off[l]);
+      pop_grad_elem(d, p->on_act[l], 1, os, b, in, o, e, p->g + sh.off[l]);
     return;
   }
   e -= grads;
   /* The delta below, input f of row i (a warp: consecutive inputs, the weights coalesced, the
    * delta row broadcast). */
   int i = (int)(e / in), f = (int)(e % in);
-  const float *W = p->w + sh.off[l];
-  float s = 0.0f;
-  for (int j = 0; j < o; j++)
-    s += W[(size_t)j * in + f] * d[(size_t)i * o + j];
-  p->delta[(l - 1) % 2][(size_t)i * in + f] =
-      fox_act_back(sh.act, p->on_act[l][(size_t)f * os + i], s);
+  p->delta[(l - 1) % 2][(size_t)i * in + f] = pop_delta(
+      p->w + sh.off[l], d + (size_t)i * o, in, o, f, p->on_act[l][(size_t)f * os + i], sh.act);
 }
 
 /* Lane k of every member's squared gradient norm; the member's last lane to finish adds the
@@ -338,12 +310,11 @@ int pop_dqn_act(void *table, const float *states, struct fox_err *e) {
   if (flip < 0)
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
-    FOX_LAUNCH(pdqn_act_forward_kernel, grid_((size_t)sh->n * sh->N * sh->dims[l + 1]),
-               FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh, l, flip);
+    POP_LAUNCH_(&t->hdr, pdqn_act_forward_kernel, (size_t)sh->n * sh->N * sh->dims[l + 1], TAB_(t),
+                *sh, l, flip);
     cudaCheckLaunch(e);
   }
-  FOX_LAUNCH(pdqn_act_head_kernel, grid_((size_t)sh->n * sh->N), FOX_CUDA_BLOCK, 0, 0, TAB_(t),
-             *sh);
+  POP_LAUNCH_(&t->hdr, pdqn_act_head_kernel, (size_t)sh->n * sh->N, TAB_(t), *sh);
   cudaCheckLaunch(e);
   return 0;
 }
@@ -353,8 +324,7 @@ int pop_dqn_store(void *table, const float *states_prev, struct fox_err *e) {
   int flip = pop_table_flip(&t->hdr, states_prev, e);
   if (flip < 0)
     return e->code;
-  FOX_LAUNCH(pdqn_store_kernel, grid_((size_t)t->sh.n * t->sh.N), FOX_CUDA_BLOCK, 0, 0, TAB_(t),
-             t->sh, flip);
+  POP_LAUNCH_(&t->hdr, pdqn_store_kernel, (size_t)t->sh.n * t->sh.N, TAB_(t), t->sh, flip);
   cudaCheckLaunch(e);
   return 0;
 }
@@ -364,22 +334,22 @@ int pop_dqn_update(void *table, struct fox_err *e) {
   const struct pdqn_shape *sh = &t->sh;
   size_t n = (size_t)sh->n;
   for (int l = 0; l < sh->L - 1; l++) {
-    FOX_LAUNCH(pdqn_forward_kernel, grid_(n * (size_t)sh->b * (2 + sh->dbl) * sh->dims[l + 1]),
-               FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh, l);
+    POP_LAUNCH_(&t->hdr, pdqn_forward_kernel, n * (size_t)sh->b * (2 + sh->dbl) * sh->dims[l + 1],
+                TAB_(t), *sh, l);
     cudaCheckLaunch(e);
   }
-  FOX_LAUNCH(pdqn_head_loss_kernel, grid_(n * sh->b), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh);
+  POP_LAUNCH_(&t->hdr, pdqn_head_loss_kernel, n * sh->b, TAB_(t), *sh);
   cudaCheckLaunch(e);
   for (int l = sh->L - 2; l >= 0; l--) {
     size_t per = (size_t)sh->dims[l + 1] * (sh->dims[l] + 1) +
                  (l >= 1 ? (size_t)sh->b * sh->dims[l] : 0) +
                  (l == sh->L - 2 ? (size_t)sh->out * (sh->dims[sh->L - 1] + 1) : 0);
-    FOX_LAUNCH(pdqn_backward_kernel, grid_(n * per), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh, l);
+    POP_LAUNCH_(&t->hdr, pdqn_backward_kernel, n * per, TAB_(t), *sh, l);
     cudaCheckLaunch(e);
   }
-  FOX_LAUNCH(pdqn_clip_kernel, grid_(n * FOX_SQ_LANES), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh);
+  POP_LAUNCH_(&t->hdr, pdqn_clip_kernel, n * FOX_SQ_LANES, TAB_(t), *sh);
   cudaCheckLaunch(e);
-  FOX_LAUNCH(pdqn_adam_kernel, grid_(n * sh->n_params), FOX_CUDA_BLOCK, 0, 0, TAB_(t), *sh);
+  POP_LAUNCH_(&t->hdr, pdqn_adam_kernel, n * sh->n_params, TAB_(t), *sh);
   cudaCheckLaunch(e);
   return 0;
 }
@@ -392,6 +362,39 @@ static int same_(const struct pdqn_shape *a, const struct mlp_cuda *m, const str
     if (m->dims[l] != a->dims[l])
       return 0;
   return 1;
+}
+
+/* The arrays a member's entry points to, declared by every launch (pop_table_touch): the
+ * dataset's states read, the member's own arrays written. */
+static int touch_(struct pop_table *t, const struct pdqn_member *p, struct fox_err *e) {
+  const void *w[] = {p->rb.bar,  p->rb.pf,    p->rb.r,    p->rb.a,     p->rb.term, p->clk,
+                     p->w,       p->g,        p->am,      p->av,       p->tw,      p->st,
+                     p->delta[0], p->delta[1], p->bs,     p->br,       p->dout,    p->coef,
+                     p->ba,      p->bterm,    p->terms,   p->lanes,    p->acc,     p->states[0],
+                     p->states[1], p->next_states, p->rewards, p->bars, p->actions, p->dones};
+  static const char *const names[] = {
+      "a DQN member's ring (bars)",  "a DQN member's ring (portfolio features)",
+      "a DQN member's ring (rewards)", "a DQN member's ring (actions)",
+      "a DQN member's ring (terminals)", "a DQN member's clock",
+      "a DQN member's weights",      "a DQN member's gradients",
+      "a DQN member's Adam moments", "a DQN member's Adam velocities",
+      "a DQN member's target",       "a DQN member's optimiser state",
+      "a DQN member's deltas",       "a DQN member's deltas",
+      "a DQN member's batch states", "a DQN member's batch rewards",
+      "a DQN member's head deltas",  "a DQN member's clip coefficient",
+      "a DQN member's batch actions", "a DQN member's batch terminals",
+      "a DQN member's loss terms",   "a DQN member's norm lanes",
+      "a DQN member's accumulator",  "a DQN member's states",
+      "a DQN member's states",       "a DQN member's next states",
+      "a DQN member's rewards",      "a DQN member's bars",
+      "a DQN member's actions",      "a DQN member's dones"};
+  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+    FOX_TRY(pop_table_touch_add(t, w[i], 1, names[i], e));
+  for (int l = 0; l <= FOX_MLP_CUDA_MAX; l++) {
+    FOX_TRY(pop_table_touch_add(t, p->on_act[l], 1, "a DQN member's activations", e));
+    FOX_TRY(pop_table_touch_add(t, p->tg_act[l], 1, "a DQN member's target activations", e));
+  }
+  return pop_table_touch_add(t, p->data, 0, "the dataset's states (a DQN member's)", e);
 }
 
 static int open_(struct dqn *const *members, struct venv *const *envs, int n,
@@ -447,6 +450,8 @@ static int open_(struct dqn *const *members, struct venv *const *envs, int n,
   }
   int rc = pop_table_put(&t->hdr, host, sizeof *host, n, 2,
                          offsetof(struct pdqn_member, done), e);
+  for (int k = 0; rc == 0 && k < n; k++)
+    rc = touch_(&t->hdr, &host[k], e);
   if (rc == 0)
     rc = pop_env_put(&t->hdr, envs, n, e);
   free(host);

@@ -32,6 +32,20 @@ static int upload_(struct pop_table *t, const struct pop_env *host, int n, struc
   return 0;
 }
 
+/* The arrays a member's environments use, declared by every launch of the table
+ * (pop_table_touch): the dataset's columns read, the environments' buffers written. */
+static int touch_(struct pop_table *t, const struct pop_env *m, struct fox_err *e) {
+  const struct venv_bufs *b = &m->b;
+  const void *w[] = {b->env,         b->cur,     b->rs,      b->actions, b->rewards, b->dones,
+                     b->labels,      b->bars,    m->states[0], m->states[1], m->next_states};
+  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+    FOX_TRY(pop_table_touch_add(t, w[i], 1, "a member's environments' buffers", e));
+  const void *r[] = {m->prices, m->sigma, m->norm};
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+    FOX_TRY(pop_table_touch_add(t, r[i], 0, "the dataset's columns (a member's environments)", e));
+  return 0;
+}
+
 int pop_env_put(struct pop_table *t, struct venv *const *envs, int n, struct fox_err *e) {
   int N = envs[0]->shape.num_envs;
   struct pop_env *host = (struct pop_env *)calloc((size_t)n, sizeof *host);
@@ -54,6 +68,8 @@ int pop_env_put(struct pop_table *t, struct venv *const *envs, int n, struct fox
   }
   t->n = n, t->N = N;
   int rc = upload_(t, host, n, e);
+  for (int k = 0; rc == 0 && k < n; k++)
+    rc = touch_(t, &host[k], e);
   free(host);
   return rc;
 }
@@ -66,8 +82,8 @@ int pop_env_step(void *table, const float *states, int outputs, struct fox_err *
     if (flip < 0)
       return e->code;
   }
-  FOX_LAUNCH(pop_env_step_kernel, pop_grid((size_t)t->n * (size_t)t->N), FOX_CUDA_BLOCK, 0, 0,
-             t->envs, t->n, t->N, flip, outputs);
+  POP_LAUNCH_(t, pop_env_step_kernel, (size_t)t->n * (size_t)t->N, t->envs, t->n, t->N, flip,
+              outputs);
   cudaCheckLaunch(e);
   return 0;
 }

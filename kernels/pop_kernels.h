@@ -9,8 +9,10 @@
 
 #include <stddef.h>
 
+#include "act_step.h"
 #include "cuda_backend.h"
 #include "env_drive.h"
+#include "fox_launch.h"
 #include "util/error.h"
 
 /* One member's environments as the population's environment step reads them (pop_env.cu):
@@ -24,6 +26,13 @@ struct pop_env {
   const float *prices, *sigma, *norm;
 };
 
+/* An array a table's entries point to, which its launches declare (FOX_LAUNCH_TOUCH). */
+struct pop_touch {
+  const void *p;
+  int write;
+  const char *what; /* a string literal */
+};
+
 /* The table's head, first in each algorithm's table: its device arrays. */
 struct pop_table {
   void *dev;     /* [n] entries of the algorithm's member struct */
@@ -33,6 +42,11 @@ struct pop_table {
   const float *states0[2];
   struct pop_env *envs; /* [n] (pop_env_put) */
   int n, N;             /* members, environments a member */
+  /* Host: every member's array the table points to, which each launch declares, so that
+   * the emulation checks them as arguments (live, still the graph's) and its sanitizer sees
+   * them (the dataset's columns read, the rest written). */
+  struct pop_touch *touch;
+  int ntouch, cap_touch;
 };
 
 /* The table's device arrays: n entries of `entry` bytes from host[], `per` counters each,
@@ -42,6 +56,23 @@ int pop_table_put(struct pop_table *t, void *host, size_t entry, int n, int per,
 /* Which of the buffers (0 or 1: what states0 was) member 0's `states` is now; -1 and e when
  * neither (a table of other environments). */
 int pop_table_flip(const struct pop_table *t, const float *states, struct fox_err *e);
+/* Adds an array the table points to (NULL: nothing); FOX_EFAIL out of memory. */
+int pop_table_touch_add(struct pop_table *t, const void *p, int write, const char *what,
+                        struct fox_err *e);
+/* Declares the table's arrays to the next launch (pop_table_touch_add; nothing under nvcc). */
+static inline void pop_table_touch(const struct pop_table *t) {
+  for (int i = 0; i < t->ntouch; i++)
+    FOX_LAUNCH_TOUCH(t->touch[i].p, t->touch[i].write, t->touch[i].what);
+}
+
+/* A population kernel's launch over `threads` threads: the table's arrays declared, then the
+ * kernel; followed by cudaCheckLaunch like FOX_LAUNCH. */
+#define POP_LAUNCH_(hdr, kernel, threads, ...)                                                  \
+  do {                                                                                          \
+    pop_table_touch(hdr);                                                                       \
+    FOX_LAUNCH(kernel, pop_grid(threads), FOX_CUDA_BLOCK, 0, 0, __VA_ARGS__);                   \
+  } while (0)
+
 /* The members' environments into t->envs, in the members' order: what pop_env_step reads. */
 struct venv;
 int pop_env_put(struct pop_table *t, struct venv *const *envs, int n, struct fox_err *e);
@@ -73,6 +104,7 @@ int pop_ppo_open(struct ppo *const *members, struct venv *const *envs, int n, vo
                  struct fox_err *e);
 int pop_ppo_act(void *table, const float *states, int t, struct fox_err *e);
 int pop_ppo_observe(void *table, int t, struct fox_err *e);
+int pop_ppo_update(void *table, const float *states, struct fox_err *e);
 
 /* The layouts, so that a warp's loads are one line or one word: weights as mlp_layout.h keeps
  * them (W [out, in] row-major, then b), a hidden layer's activations feature-major (unit f of
@@ -92,6 +124,37 @@ __device__ static inline void pop_head(const float *W, const float *h, size_t st
                                        int out, float *y) {
   for (int o = 0; o < out; o++)
     y[o] = pop_dot(W + (size_t)o * in, h, stride, in) + W[(size_t)out * in + o];
+}
+
+/* dW [o, in] = sum over the batch of d [b, o] (row-major) x [b, in] (x_i[f] at x[i * xr +
+ * f * xf]: a batch row-major, activations feature-major), db [o] = sum of d: element `e` of
+ * the in * o + o, unit j fastest (a warp: consecutive units of one input, d coalesced, x
+ * broadcast); written to g as mlp_layout.h keeps it. */
+__device__ static inline void pop_grad_elem(const float *d, const float *x, size_t xr, size_t xf,
+                                            int b, int in, int o, size_t e, float *g) {
+  float s = 0.0f;
+  if (e < (size_t)o * in) {
+    int f = (int)(e / o), j = (int)(e % o);
+    for (int i = 0; i < b; i++)
+      s += d[(size_t)i * o + j] * x[(size_t)i * xr + (size_t)f * xf];
+    g[(size_t)j * in + f] = s;
+  } else {
+    int j = (int)(e - (size_t)o * in);
+    for (int i = 0; i < b; i++)
+      s += d[(size_t)i * o + j];
+    g[(size_t)o * in + j] = s;
+  }
+}
+
+/* The delta of input f of a row below a layer of o outputs: the activation's backward at the
+ * row's h of that input, of sum over j of W [j, f] d [j] (W [o, in] row-major, d the row's
+ * delta [o]). */
+__device__ static inline float pop_delta(const float *W, const float *d, int in, int o, int f,
+                                         float h, int act) {
+  float s = 0.0f;
+  for (int j = 0; j < o; j++)
+    s += W[(size_t)j * in + f] * d[j];
+  return fox_act_back(act, h, s);
 }
 
 #endif

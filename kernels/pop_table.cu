@@ -21,6 +21,21 @@ int pop_table_put(struct pop_table *t, void *host, size_t entry, int n, int per,
     memcpy((char *)host + (size_t)k * entry + done_at, &d, sizeof d);
   }
   cudaCheck(cudaMemcpy(t->dev, host, (size_t)n * entry, cudaMemcpyHostToDevice), e);
+  return pop_table_touch_add(t, t->done, 1, "the population's counters", e);
+}
+
+int pop_table_touch_add(struct pop_table *t, const void *p, int write, const char *what,
+                        struct fox_err *e) {
+  if (!p)
+    return 0;
+  if (t->ntouch == t->cap_touch) {
+    int cap = t->cap_touch ? 2 * t->cap_touch : 64;
+    struct pop_touch *grown = (struct pop_touch *)realloc(t->touch, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return fox_errf(e, FOX_EFAIL, "population: out of memory");
+    t->touch = grown, t->cap_touch = cap;
+  }
+  t->touch[t->ntouch++] = (struct pop_touch){p, write, what};
   return 0;
 }
 
@@ -49,10 +64,11 @@ void pop_table_close(void *table) {
     counters_release_ptr(t->envs);
     cudaFree(t->envs);
   }
+  free(t->touch);
   free(t);
 }
 
 extern "C" const struct pop_ops pop_cuda_ops = {
-    pop_dqn_open, pop_dqn_act, pop_dqn_store, pop_dqn_update, pop_ppo_open,
-    pop_ppo_act,  pop_ppo_observe, pop_env_step, pop_table_close,
+    pop_dqn_open,    pop_dqn_act,    pop_dqn_store, pop_dqn_update,  pop_ppo_open,
+    pop_ppo_act,     pop_ppo_observe, pop_ppo_update, pop_env_step, pop_table_close,
 };

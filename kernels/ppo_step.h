@@ -148,10 +148,9 @@ FOX_HD static inline float ppo_bootstrap_reward(float r, uint8_t done, float v_n
   return done == FOX_DONE_TRUNCATED ? r + (float)(gamma * v_next) : r;
 }
 
-/* Row j of a minibatch: rollout row k = idx[j]. */
-FOX_HD static inline void ppo_gather_row(const struct rollout_dev *ro, const uint32_t *idx,
-                                         int j, const struct minibatch_dev *mb) {
-  size_t k = idx[j];
+/* Row j of a minibatch: rollout row k. */
+FOX_HD static inline void ppo_gather_at(const struct rollout_dev *ro, size_t k, int j,
+                                        const struct minibatch_dev *mb) {
   const float *o = ro->obs + k * FOX_STATE_DIM;
   float *d = mb->obs + (size_t)j * FOX_STATE_DIM;
   for (int f = 0; f < FOX_STATE_DIM; f++)
@@ -161,6 +160,12 @@ FOX_HD static inline void ppo_gather_row(const struct rollout_dev *ro, const uin
   mb->oldv[j] = ro->values[k];
   mb->ret[j] = ro->ret[k];
   mb->adv[j] = ro->adv[k];
+}
+
+/* Row j of a minibatch: rollout row k = idx[j]. */
+FOX_HD static inline void ppo_gather_row(const struct rollout_dev *ro, const uint32_t *idx,
+                                         int j, const struct minibatch_dev *mb) {
+  ppo_gather_at(ro, idx[j], j, mb);
 }
 
 /* The minibatch advantages' mean and std (torch's: ddof 1), in order. */
@@ -175,20 +180,30 @@ FOX_HD static inline void ppo_adv_stats(const float *adv, int m, double *stats) 
   stats[1] = m > 1 ? sqrt(var / (double)(m - 1)) : 0.0;
 }
 
-/* Sample i of a minibatch of m: its advantage normalised, its terms [5] and gradients. */
+/* Sample i of a minibatch of m from the networks' outputs (logits [3], value): its advantage
+ * normalised, its terms [5] (terms) and gradients (dlogits [3], dvalue). */
+FOX_HD static inline void ppo_loss_row(const struct minibatch_dev *mb, int m, int i,
+                                       const float *logits, float value, const double *stats,
+                                       double clip, double ent_coef, double vf_coef,
+                                       float *dlogits, float *dvalue, double *terms) {
+  float A = (float)((mb->adv[i] - stats[0]) / (stats[1] + 1e-8));
+  double z[3] = {logits[0], logits[1], logits[2]}, dz[3], dv;
+  struct ppo_terms t;
+  ppo_loss_sample(z, value, mb->act[i], mb->oldlogp[i], mb->oldv[i], A, mb->ret[i], clip,
+                  ent_coef, vf_coef, 1.0 / (double)m, dz, &dv, &t);
+  for (int j = 0; j < 3; j++)
+    dlogits[j] = (float)dz[j];
+  *dvalue = (float)dv;
+  terms[0] = t.pg, terms[1] = t.vl, terms[2] = t.ent, terms[3] = t.kl, terms[4] = t.clipped;
+}
+
+/* Sample i of a minibatch of m: ppo_loss_row on the minibatch's outputs, its gradients into
+ * the minibatch and its terms at terms + 5 i. */
 FOX_HD static inline void ppo_loss_item(const struct minibatch_dev *mb, int m, int i,
                                         const double *stats, double clip, double ent_coef,
                                         double vf_coef, double *terms) {
-  float A = (float)((mb->adv[i] - stats[0]) / (stats[1] + 1e-8));
-  double z[3] = {mb->logits[3 * i], mb->logits[3 * i + 1], mb->logits[3 * i + 2]}, dz[3], dv;
-  struct ppo_terms t;
-  ppo_loss_sample(z, mb->values[i], mb->act[i], mb->oldlogp[i], mb->oldv[i], A, mb->ret[i],
-                  clip, ent_coef, vf_coef, 1.0 / (double)m, dz, &dv, &t);
-  for (int j = 0; j < 3; j++)
-    mb->dlogits[3 * i + j] = (float)dz[j];
-  mb->dvalues[i] = (float)dv;
-  double *o = terms + 5 * (size_t)i;
-  o[0] = t.pg, o[1] = t.vl, o[2] = t.ent, o[3] = t.kl, o[4] = t.clipped;
+  ppo_loss_row(mb, m, i, mb->logits + 3 * (size_t)i, mb->values[i], stats, clip, ent_coef,
+               vf_coef, mb->dlogits + 3 * (size_t)i, &mb->dvalues[i], terms + 5 * (size_t)i);
 }
 
 /* The minibatch's loss from its terms, summed in order, into acc (the approximate KL and clip

@@ -11,11 +11,12 @@
 
 #define NA_ 3
 
-/* Minibatch size: the rollout split in cfg.minibatches (a remainder is left out). */
 static size_t mbs_(const struct ppo *p) {
   size_t n = (size_t)p->cfg.n_steps * (size_t)p->n_envs, m = n / (size_t)p->cfg.minibatches;
   return m < 1 ? 1 : m;
 }
+
+int ppo_minibatch_rows(const struct ppo *p) { return (int)mbs_(p); }
 
 static int alloc_(struct ppo *p, struct fox_err *e) {
   const struct backend *be = p->be;

@@ -13,6 +13,10 @@
 #include "config/config.h"
 #include "ppo_step.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct ppo {
   struct ppo_config cfg;
   const struct backend *be;
@@ -53,7 +57,14 @@ int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e);
  * fills (what ppo_observe and ppo_update do to the mirrors), for a step whose device work a
  * replayed graph did. */
 void ppo_plan(struct ppo *p);
+/* The rows of an update's minibatch: the rollout split in cfg.minibatches (a remainder is
+ * left out). */
+int ppo_minibatch_rows(const struct ppo *p);
 /* The host's mirror onto the device's clock (a checkpoint restored). */
 int ppo_clock_put(struct ppo *p, struct fox_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -35,8 +35,10 @@ struct pop_ops {
    * into the accumulator and the clock's update count), as 2 x hidden layers + 3 launches
    * for all of them; each member's floats are those of its update alone, whatever n. */
   int (*dqn_update)(void *table, struct fox_err *e);
-  /* The same for PPO members and their environments: their networks, rollouts, clocks,
-   * environments' buffers and own numbers (gamma, seed). */
+  /* The same for PPO members and their environments: their networks, Adam's moments,
+   * rollouts, minibatches, clocks, environments' buffers and own numbers (gamma, lambda,
+   * clip, the loss's coefficients, max_grad_norm, the learning rate and its annealing, seed);
+   * their epochs and minibatch rows are the shape's. */
   int (*ppo_open)(struct ppo *const *members, struct venv *const *envs, int n, void **table,
                   struct fox_err *e);
   /* Every member's ppo_act at rollout step t (actions sampled, the step's states, actions,
@@ -45,6 +47,13 @@ struct pop_ops {
   /* Every member's ppo_observe at step t but the update (V of the next states, the bootstrapped
    * rewards and dones into the rollout): hidden layers + 1 launches. */
   int (*ppo_observe)(void *table, int t, struct fox_err *e);
+  /* Every member's ppo_update (the rollout full): V of the last states and GAE in hidden
+   * layers + 1 launches, then each minibatch of each epoch in 2 x hidden layers + 4 (forwards
+   * gathering from the rollout, the advantages' statistics, heads + loss + last deltas,
+   * backward, the clip's lanes whose last thread sums the loss and prepares Adam, Adam), the
+   * clock counting the rollout at the end. `states` is the first member's venv.states now
+   * (the states after the last step). */
+  int (*ppo_update)(void *table, const float *states, struct fox_err *e);
   /* Every member's environment step (venv_run for each) in one launch, on either table:
    * `states` is the first member's venv.states now (after venv_swap), `outputs` VENV_*. */
   int (*env_step)(void *table, const float *states, int outputs, struct fox_err *e);

@@ -73,8 +73,8 @@ static int dqn_step_(struct pop *p, int issue, struct fox_err *e) {
   return 0;
 }
 
-/* One PPO vector step of every member; the update runs when the rollout is full (each
- * member's own: a rollout apart). */
+/* One PPO vector step of every member; the update runs when the rollout is full (every
+ * member's at once: they are in phase). */
 static int ppo_step_(struct pop *p, int issue, struct fox_err *e) {
   int out = VENV_STATES | VENV_NEXT;
   const struct pop_ops *pops = p->be->pops;
@@ -97,12 +97,10 @@ static int ppo_step_(struct pop *p, int issue, struct fox_err *e) {
   FOX_TRY(envs_run_(p, out, e));
   if (tab) {
     FOX_TRY(pops->ppo_observe(tab, t, e));
-    EACH_(p, m) {
-      if (m->ag.ppo.t + 1 >= m->cfg.ppo.n_steps)
-        FOX_TRY(ppo_update(&m->ag.ppo, m->venv.states, e));
-      else
-        ppo_plan(&m->ag.ppo);
-    }
+    if (t + 1 >= o->cfg.ppo.n_steps) /* the rollouts are full: every member's update */
+      FOX_TRY(pops->ppo_update(tab, o->venv.states, e));
+    EACH_(p, m)
+    ppo_plan(&m->ag.ppo); /* the host's side of the step (and of the update) */
     return 0;
   }
   EACH_(p, m) {

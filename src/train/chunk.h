@@ -33,8 +33,8 @@ struct chunk_cache {
   unsigned long tick;
   long captured, replayed; /* graphs made, and launched after their capture */
   /* The backend's table of the members (pop_ops.h), made at the first chunk after a change of
-   * members: their steps (DQN: acting, storing and updates; PPO: acting and observing) then
-   * run as one launch per operation for all. NULL: a backend without population operations
+   * members: their steps (the environments'; DQN: acting, storing and updates; PPO: acting,
+   * observing and updates) then run as one launch per operation for all. NULL: a backend without population operations
    * (each member's steps run on their own). */
   void *table;
 };

@@ -100,6 +100,17 @@ static const struct {
     {"pppo_forward_kernel", 8, 118, DOT_EFF},
     {"pppo_act_head_kernel", 470, 520, DOT_EFF},
     {"pppo_observe_head_kernel", 30, 130, DOT_EFF},
+    /* The update (minibatch 2048 of 8192, 4 epochs): GAE 128 steps an environment; forward as
+     * acting's; the statistics two passes over 2048 advantages a member; the heads and loss
+     * 2 x 64 inputs and the last deltas of a row; backward's mean over its launches (a weight
+     * gradient sums 2048 rows, a delta 64 units); the clip's lanes over 15,620 gradients. */
+    {"pppo_gae_kernel", 2200, 900, 0},
+    {"pppo_mb_forward_kernel", 12, 118, DOT_EFF},
+    {"pppo_stats_kernel", 16400, 8200, 0},
+    {"pppo_head_loss_kernel", 1100, 1130, DOT_EFF},
+    {"pppo_backward_kernel", 8, 350, DOT_EFF},
+    {"pppo_clip_kernel", 250, 122, DOT_EFF},
+    {"pppo_adam_kernel", 36, 12, 0},
 };
 
 struct kern_ {

@@ -256,9 +256,9 @@ static void refused_(void) {
 }
 
 /* On a backend with population operations (pop_ops.h: the CUDA one), a trial trained through
- * the population's kernels (DQN: acting, storing and updates; PPO: acting and observing)
- * against the same trial made member by member with the agent's own operations (the backend
- * without its `pops`): the same weights and losses to float rounding, over 50 DQN updates of
+ * the population's kernels (DQN: acting, storing and updates; PPO: acting, observing and
+ * updates; both: the environments' steps) against the same trial made member by member with
+ * the agent's own operations (the backend without its `pops`): the same weights and losses to float rounding, over 50 DQN updates of
  * each head (plain, Double, dueling; ReLU and tanh; 1 and 3 hidden layers) and 2 PPO rollouts
  * with their updates, with the members' own numbers. Rounding differs (the population's dot
  * products are its own, the member's cuBLAS's), so within 2e-5 relative; a wrong term is far
@@ -320,7 +320,7 @@ static void fused_(void) {
                "apart\n", gap, lgap);
       free(f.w), free(g.w);
     }
-  /* PPO: acting and observing through the population's kernels, the update each member's. */
+  /* PPO: acting, observing and the updates through the population's kernels. */
   static const char *const pnames[] = {"relu, 2 layers", "tanh, 1 layer", "3 layers"};
   for (int s = 0; s < 3; s++)
     for (int v = 0; v < 6; v++) {
