@@ -3,6 +3,9 @@
  * over (src/backend/cpu_agents.c). The sums that must match the CPU's order (losses,
  * advantage statistics) run on one thread: they are over a minibatch, once per minibatch. Every launch goes to the calling thread's
  * default stream; nothing here waits for the device. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "backend/agent_ops.h"
 #include "cuda_backend.h"
 #include "cuda_check.h"
@@ -136,36 +139,42 @@ __global__ void ppo_tick_kernel(struct ppo_clock *clk) {
   clk->updates++;
 }
 
-/* The greedy policy over bars [b, e): one block; thread 0 keeps the portfolio and builds each
- * bar's state, the block's threads share each layer's units (policy_unit), thread 0 picks the
- * action and steps the portfolio. x [54] and two layer buffers [widest] are device scratch:
- * global memory is visible to the whole block after __syncthreads. */
-__global__ void greedy_eval_kernel(struct market_params p, const float *__restrict__ prices,
+/* The greedy policy of job blockIdx.x over its bars [b, e): one block a job; thread 0 keeps
+ * the portfolio and builds each bar's state, the block's threads share each layer's units
+ * (policy_unit), thread 0 picks the action and steps the portfolio. x [54] and two layer
+ * buffers [widest] a job are device scratch (global memory is visible to the whole block
+ * after __syncthreads); its actions go to actions + at[job]. */
+__global__ void greedy_eval_kernel(const float *__restrict__ prices,
                                    const float *__restrict__ sigma,
-                                   const float *__restrict__ norm, struct policy_dev pol,
-                                   int32_t b, int32_t e, int widest, float *scratch,
+                                   const float *__restrict__ norm, const struct eval_job *jobs,
+                                   const size_t *at, int widest, float *scratch,
                                    uint8_t *actions) {
   int tid = threadIdx.x, nt = blockDim.x;
+  const struct eval_job *job = &jobs[blockIdx.x];
+  const struct market_params *p = &job->p;
+  const struct policy_dev *pol = &job->pol;
+  int32_t b = job->b, e = job->e;
+  uint8_t *act = actions + at[blockIdx.x];
   struct env_state s; /* thread 0's is the portfolio */
-  env_portfolio_reset(&p, &s);
-  float *x = scratch, *y = scratch + widest;
+  env_portfolio_reset(p, &s);
+  float *x = scratch + 2 * (size_t)widest * blockIdx.x, *y = x + widest;
   for (int32_t k = b; k < e; k++) {
     if (tid == 0)
-      env_observe(&p, &s, k, norm + (size_t)k * FOX_NFEATURES, prices[4 * (size_t)k + 3], x);
+      env_observe(p, &s, k, norm + (size_t)k * FOX_NFEATURES, prices[4 * (size_t)k + 3], x);
     __syncthreads();
     float *in = x, *out = y;
-    for (int l = 0; l < pol.n_layers; l++) {
-      for (int o = tid; o < pol.dims[l + 1]; o += nt)
-        out[o] = policy_unit(&pol, l, o, in);
+    for (int l = 0; l < pol->n_layers; l++) {
+      for (int o = tid; o < pol->dims[l + 1]; o += nt)
+        out[o] = policy_unit(pol, l, o, in);
       __syncthreads();
       float *t = in;
       in = out, out = t;
     }
     if (tid == 0) {
-      int a = policy_action(&pol, in);
-      actions[k - b] = (uint8_t)a;
+      int a = policy_action(pol, in);
+      act[k - b] = (uint8_t)a;
       if (k + 1 < e)
-        env_bar(&p, &s, a, k + 1, prices + 4 * (size_t)(k + 1), sigma[k], k + 1 == e - 1);
+        env_bar(p, &s, a, k + 1, prices + 4 * (size_t)(k + 1), sigma[k], k + 1 == e - 1);
     }
     __syncthreads(); /* the head's outputs are read before the next bar overwrites them */
   }
@@ -283,35 +292,73 @@ static int ppo_tick_(struct ppo_clock *clk, struct fox_err *e) { LAUNCH1_(ppo_ti
 #define EVAL_THREADS_ 256
 #endif
 
-static int greedy_eval_run_(const struct device_dataset *d, const struct market_params *p,
-                            const struct policy_dev *pol, int32_t b, int32_t en,
-                            uint8_t *actions, float **scratch, uint8_t **dev_actions,
-                            struct fox_err *e) {
+/* The device side of a batch: the jobs (their policies' weights are where the agents keep
+ * them), each one's place in the actions, the scratch. */
+struct eval_dev_ {
+  struct eval_job *jobs;
+  size_t *at;
+  float *scratch;
+  uint8_t *actions;
+};
+
+static int greedy_eval_run_(const struct device_dataset *d, const struct eval_job *jobs, int n,
+                            const size_t *at, struct eval_dev_ *g, struct fox_err *e) {
   int widest = FOX_STATE_DIM;
-  for (int l = 0; l < pol->n_layers; l++)
-    widest = pol->dims[l + 1] > widest ? pol->dims[l + 1] : widest;
-  size_t n = (size_t)(en - b);
-  cudaCheck(cudaMalloc((void **)scratch, 2 * (size_t)widest * sizeof(float)), e);
-  cudaCheck(cudaMalloc((void **)dev_actions, n), e);
+  for (int j = 0; j < n; j++)
+    for (int l = 0; l < jobs[j].pol.n_layers; l++)
+      widest = jobs[j].pol.dims[l + 1] > widest ? jobs[j].pol.dims[l + 1] : widest;
+  size_t total = at[n];
+  cudaCheck(cudaMalloc((void **)&g->jobs, (size_t)n * sizeof *jobs), e);
+  cudaCheck(cudaMalloc((void **)&g->at, (size_t)n * sizeof *at), e);
+  cudaCheck(cudaMalloc((void **)&g->scratch, 2 * (size_t)widest * (size_t)n * sizeof(float)),
+            e);
+  cudaCheck(cudaMalloc((void **)&g->actions, total ? total : 1), e);
+  cudaCheck(cudaMemcpy(g->jobs, jobs, (size_t)n * sizeof *jobs, cudaMemcpyHostToDevice), e);
+  cudaCheck(cudaMemcpy(g->at, at, (size_t)n * sizeof *at, cudaMemcpyHostToDevice), e);
   /* A warp per 32 units of the widest layer, at most 256 threads: a bar's work is a few
    * thousand multiply-adds, and every layer ends at a barrier. */
   int threads = (widest + 31) / 32 * 32;
   threads = threads > EVAL_THREADS_ ? EVAL_THREADS_ : threads;
-  FOX_LAUNCH_SYNC(greedy_eval_kernel, 1, threads, 0, 0, *p, d->prices, d->sigma, d->states,
-                  *pol, b, en, widest, *scratch, *dev_actions);
+  for (int j = 0; j < n; j++) /* the policies' weights, through the jobs' table */
+    FOX_LAUNCH_TOUCH(jobs[j].pol.w, 0, "a policy's weights (an evaluation job's)");
+  FOX_LAUNCH_SYNC(greedy_eval_kernel, n, threads, 0, 0, d->prices, d->sigma, d->states, g->jobs,
+                  g->at, widest, g->scratch, g->actions);
   cudaCheckLaunch(e);
-  cudaCheck(cudaMemcpy(actions, *dev_actions, n, cudaMemcpyDeviceToHost), e);
+  uint8_t *host = (uint8_t *)malloc(total ? total : 1);
+  if (!host)
+    return fox_errf(e, FOX_EFAIL, "evaluation: out of memory for %zu actions", total);
+  cudaError_t rc = cudaMemcpy(host, g->actions, total, cudaMemcpyDeviceToHost);
+  for (int j = 0; rc == cudaSuccess && j < n; j++)
+    memcpy(jobs[j].actions, host + at[j], at[j + 1] - at[j]);
+  free(host);
+  cudaCheck(rc, e);
   return 0;
 }
 
-static int greedy_eval_(const struct device_dataset *d, const struct market_params *p,
-                        const struct policy_dev *pol, int32_t b, int32_t en, uint8_t *actions,
+/* Every job in one launch, a block each, and one copy of all their actions. */
+static int greedy_eval_(const struct device_dataset *d, const struct eval_job *jobs, int n,
                         struct fox_err *e) {
-  float *scratch = NULL;
-  uint8_t *dev_actions = NULL;
-  int rc = greedy_eval_run_(d, p, pol, b, en, actions, &scratch, &dev_actions, e);
-  cudaFree(scratch);
-  cudaFree(dev_actions);
+  if (n <= 0)
+    return 0;
+  size_t *at = (size_t *)malloc(((size_t)n + 1) * sizeof *at);
+  if (!at)
+    return fox_errf(e, FOX_EFAIL, "evaluation: out of memory");
+  at[0] = 0;
+  for (int j = 0; j < n; j++) {
+    if (jobs[j].e <= jobs[j].b) {
+      free(at);
+      return fox_errf(e, FOX_EUSAGE, "evaluation: job %d has bars [%d, %d)", j, jobs[j].b,
+                      jobs[j].e);
+    }
+    at[j + 1] = at[j] + (size_t)(jobs[j].e - jobs[j].b);
+  }
+  struct eval_dev_ g = {};
+  int rc = greedy_eval_run_(d, jobs, n, at, &g, e);
+  cudaFree(g.jobs);
+  cudaFree(g.at);
+  cudaFree(g.scratch);
+  cudaFree(g.actions);
+  free(at);
   return rc;
 }
 

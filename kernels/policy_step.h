@@ -24,6 +24,17 @@ struct policy_dev {
   size_t offset[FOX_POLICY_MAX_LAYERS];
 };
 
+/* One greedy evaluation (agent_ops.h greedy_eval): the policy `pol` under market `p` over bars
+ * [b, e) of the dataset from initial capital, each action decided on the state (the bar's
+ * normalised features and the portfolio so far) after that bar's close; its actions [e - b]
+ * land in `actions` (host). */
+struct eval_job {
+  struct market_params p;
+  struct policy_dev pol;
+  int32_t b, e;
+  uint8_t *actions;
+};
+
 /* Unit o of layer l from its inputs. */
 FOX_HD static inline float policy_unit(const struct policy_dev *pol, int l, int o,
                                        const float *in) {

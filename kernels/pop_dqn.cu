@@ -18,8 +18,8 @@
  *     adds the update's loss to the accumulator, counts the update on the clock and prepares
  *     the clip coefficient and Adam's constants;
  *   Adam, then the target's blend when the clock says it is due.
- * The emulation's sanitizer sees the table, not the arrays behind it: the population tests
- * hold each member to the same trial trained alone, bit for bit. */
+ * Every launch declares the members' arrays behind the table (POP_LAUNCH_), so the
+ * emulation's sanitizer sees them as it sees arguments. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

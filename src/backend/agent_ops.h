@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-struct policy_dev; /* kernels/policy_step.h */
+struct eval_job; /* kernels/policy_step.h */
 
 /* The DQN replay ring, compact: a transition's s is the dataset's normalised features of bar
  * `bar` plus 3 portfolio features, its s' those of bar + 1 (the next state is always the next
@@ -121,11 +121,9 @@ struct agent_ops {
                       struct fox_err *e);
   /* The rollout learned from: the clock counts it. */
   int (*ppo_tick)(struct ppo_clock *clk, struct fox_err *e);
-  /* Evaluation: the greedy policy `pol` over bars [b, e) of the dataset from initial capital,
-   * each action decided on the state (the bar's normalised features and the portfolio so far)
-   * after that bar's close; actions [e - b] come back to the host (one copy). */
-  int (*greedy_eval)(const struct device_dataset *d, const struct market_params *p,
-                     const struct policy_dev *pol, int32_t b, int32_t e, uint8_t *actions,
+  /* Evaluation: each job's greedy policy over its bars (struct eval_job), all of them at once
+   * (CUDA: one launch, a block a job, and one copy of every job's actions back). */
+  int (*greedy_eval)(const struct device_dataset *d, const struct eval_job *jobs, int n,
                      struct fox_err *err);
 };
 

@@ -138,6 +138,17 @@ void counters_add(struct backend_counts *sum, const struct backend_counts *c) {
   sum->d2h_bytes += c->d2h_bytes;
 }
 
+static uint64_t share_(uint64_t x, int i, int k) {
+  return x / (uint64_t)k + ((uint64_t)i < x % (uint64_t)k);
+}
+
+struct backend_counts counters_share(const struct backend_counts *c, int i, int k) {
+  return (struct backend_counts){share_(c->launches, i, k),  share_(c->graph_launches, i, k),
+                                 share_(c->copies, i, k),    share_(c->nodes, i, k),
+                                 share_(c->syncs, i, k),     share_(c->h2d_bytes, i, k),
+                                 share_(c->d2h_bytes, i, k)};
+}
+
 uint64_t counters_peak_bytes(void) { return atomic_load(&peak_); }
 
 void counters_peak_reset(void) { atomic_store(&peak_, atomic_load(&in_use_)); }

@@ -54,6 +54,8 @@ void counters_release_ptr(const void *p);
 /* The calling thread's counts since its last take; they start again from 0. */
 struct backend_counts counters_take(void);
 void counters_add(struct backend_counts *sum, const struct backend_counts *c);
+/* Sharer i of k's part of c: equal shares that add up to it (work done for k at once). */
+struct backend_counts counters_share(const struct backend_counts *c, int i, int k);
 uint64_t counters_peak_bytes(void);
 /* The peak starts again from the memory in use now (a benchmark's phases, each its own). */
 void counters_peak_reset(void);

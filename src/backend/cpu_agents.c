@@ -153,9 +153,9 @@ FOX_CLONES static void layer_(const float *restrict wt, const float *restrict bi
     y[o] = hidden ? fox_act(act, y[o] + bias[o]) : y[o] + bias[o];
 }
 
-static int greedy_eval_(const struct device_dataset *d, const struct market_params *p,
-                        const struct policy_dev *pol, int32_t b, int32_t en, uint8_t *actions,
-                        struct fox_err *e) {
+static int greedy_one_(const struct device_dataset *d, const struct market_params *p,
+                       const struct policy_dev *pol, int32_t b, int32_t en, uint8_t *actions,
+                       struct fox_err *e) {
   int widest = FOX_STATE_DIM;
   size_t nw = 0;
   for (int l = 0; l < pol->n_layers; l++) {
@@ -198,6 +198,19 @@ static int greedy_eval_(const struct device_dataset *d, const struct market_para
   }
   free(wt), free(buf);
   return 0;
+}
+
+/* The jobs side by side on the cores (a job is a serial walk over its bars). */
+static int greedy_eval_(const struct device_dataset *d, const struct eval_job *jobs, int n,
+                        struct fox_err *e) {
+  int rc = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : rc)
+  for (int j = 0; j < n; j++) {
+    struct fox_err mine = {0};
+    if (greedy_one_(d, &jobs[j].p, &jobs[j].pol, jobs[j].b, jobs[j].e, jobs[j].actions, &mine))
+      rc |= 1;
+  }
+  return rc ? fox_errf(e, FOX_EFAIL, "evaluation: out of memory for the policy's weights") : 0;
 }
 
 const struct agent_ops agent_cpu_ops = {

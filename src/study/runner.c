@@ -433,9 +433,12 @@ static int epoch_(struct pool_ *p, struct crew_ *c, struct pop *q, struct fox_er
     return FOX_ESTOP;
   }
   FOX_TRY(rc);
-  for (int k = 0; k < c->n; k++)
+  struct trial *members[FOX_POP_MAX];
+  int n = 0;
+  for (int k = 0; k < c->n && n < FOX_POP_MAX; k++)
     if (c->seg[k]->pop == q)
-      FOX_TRY(trial_epoch_end(&c->seg[k]->t, seconds, NULL, e));
+      members[n++] = &c->seg[k]->t;
+  FOX_TRY(trial_epochs_end(members, n, seconds, NULL, e));
   for (int k = c->n - 1; k >= 0; k--)
     if (c->seg[k]->pop == q && seg_done_(c->seg[k]))
       FOX_TRY(leave_(p, c, k, 0, e));

@@ -90,30 +90,63 @@ static struct policy_dev policy_(struct agent *a) {
   return pol;
 }
 
+/* Evaluation k's folds as jobs at jobs[*nj ...], its actions in one host array. */
+static int jobs_(const struct agent_eval *ev, const struct dataset *ds, struct eval_job *jobs,
+                 int *nj, uint8_t **actions, struct fox_err *e) {
+  int64_t b = ds->split[ev->split][0], en = ds->split[ev->split][1];
+  size_t n = (size_t)(en - b);
+  if (ev->nfolds < 1 || n / (size_t)ev->nfolds < 2)
+    return fox_errf(e, FOX_EDATA, "%s: the %s split has %zu bars: %d fold%s of >= 2 bars "
+                                  "cannot be cut from it", ds->source,
+                    dataset_split_name(ev->split), n, ev->nfolds, ev->nfolds > 1 ? "s" : "");
+  *actions = malloc(n);
+  if (!*actions)
+    return fox_errf(e, FOX_EFAIL, "agent: out of memory for %zu actions", n);
+  struct policy_dev pol = policy_(ev->a);
+  for (int j = 0; j < ev->nfolds; j++) {
+    int64_t fb, fe;
+    backtest_fold_bounds(b, n, ev->nfolds, j, &fb, &fe);
+    jobs[(*nj)++] = (struct eval_job){ev->cfg->market, pol, (int32_t)fb, (int32_t)fe,
+                                      *actions + (fb - b)};
+  }
+  return 0;
+}
+
+static int many_(const struct agent_eval *ev, int n, const struct backend *be,
+                 const struct dataset *ds, const struct device_dataset *dev,
+                 struct eval_job *jobs, uint8_t **actions, struct fox_err *e) {
+  int nj = 0;
+  for (int k = 0; k < n; k++)
+    FOX_TRY(jobs_(&ev[k], ds, jobs, &nj, &actions[k], e));
+  FOX_TRY(be->agents->greedy_eval(dev, jobs, nj, e));
+  for (int k = 0; k < n; k++)
+    FOX_TRY(backtest_run(be, ds, dev, ev[k].cfg, ev[k].split, ev[k].nfolds, actions[k],
+                         ev[k].out, e));
+  return 0;
+}
+
+int agent_backtest_many(const struct agent_eval *ev, int n, const struct backend *be,
+                        const struct dataset *ds, const struct device_dataset *dev,
+                        struct fox_err *e) {
+  long folds = 0;
+  for (int k = 0; k < n; k++)
+    folds += ev[k].nfolds > 0 ? ev[k].nfolds : 0;
+  struct eval_job *jobs = calloc((size_t)(folds ? folds : 1), sizeof *jobs);
+  uint8_t **actions = calloc((size_t)(n ? n : 1), sizeof *actions);
+  int rc = jobs && actions ? many_(ev, n, be, ds, dev, jobs, actions, e)
+                           : fox_errf(e, FOX_EFAIL, "agent: out of memory for %d evaluations", n);
+  for (int k = 0; actions && k < n; k++)
+    free(actions[k]);
+  free(actions);
+  free(jobs);
+  return rc;
+}
+
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
                    const struct device_dataset *dev, const struct config *cfg, int split,
                    int nfolds, struct backtest_run *out, struct fox_err *e) {
-  int64_t b = ds->split[split][0], en = ds->split[split][1];
-  size_t n = (size_t)(en - b);
-  if (nfolds < 1 || n / (size_t)nfolds < 2)
-    return fox_errf(e, FOX_EDATA, "%s: the %s split has %zu bars: %d fold%s of >= 2 bars "
-                                  "cannot be cut from it", ds->source, dataset_split_name(split),
-                    n, nfolds, nfolds > 1 ? "s" : "");
-  uint8_t *actions = malloc(n);
-  if (!actions)
-    return fox_errf(e, FOX_EFAIL, "agent: out of memory for %zu actions", n);
-  struct policy_dev pol = policy_(a);
-  int rc = 0;
-  for (int j = 0; rc == 0 && j < nfolds; j++) {
-    int64_t fb, fe;
-    backtest_fold_bounds(b, n, nfolds, j, &fb, &fe);
-    rc = be->agents->greedy_eval(dev, &cfg->market, &pol, (int32_t)fb, (int32_t)fe,
-                                 actions + (fb - b), e);
-  }
-  if (rc == 0)
-    rc = backtest_run(be, ds, dev, cfg, split, nfolds, actions, out, e);
-  free(actions);
-  return rc;
+  struct agent_eval ev = {a, cfg, split, nfolds, out};
+  return agent_backtest_many(&ev, 1, be, ds, dev, e);
 }
 
 static int finite_(const struct net *n, int *finite, struct fox_err *e) {

@@ -40,12 +40,24 @@ int agent_clock_put(struct agent *a, struct fox_err *e);
 /* The network that decides: the Q-network (DQN) or the actor (PPO). */
 struct net *agent_policy_net(struct agent *a);
 /* The greedy policy over a split in `nfolds` walk-forward folds, each bar by bar from the
- * portfolio it builds from flat (agent_ops.h greedy_eval: one kernel per fold on CUDA, the
- * actions copied back once each), then the very backtest that `foxopt backtest --actions
+ * portfolio it builds from flat, then the very backtest that `foxopt backtest --actions
  * --folds` runs on those actions: so each fold is what the policy does started flat there. */
 int agent_backtest(struct agent *a, const struct backend *be, const struct dataset *ds,
                    const struct device_dataset *dev, const struct config *cfg, int split,
                    int nfolds, struct backtest_run *out, struct fox_err *e);
+/* One agent's evaluation among several: its config (market, the backtest's settings), split,
+ * folds and where its result goes. */
+struct agent_eval {
+  struct agent *a;
+  const struct config *cfg;
+  int split, nfolds;
+  struct backtest_run *out;
+};
+/* agent_backtest of n agents, every fold of every one in one greedy_eval (CUDA: one launch, a
+ * block a fold, one copy back), then each one's backtest. */
+int agent_backtest_many(const struct agent_eval *ev, int n, const struct backend *be,
+                        const struct dataset *ds, const struct device_dataset *dev,
+                        struct fox_err *e);
 /* *finite = 1 when every weight is finite. */
 int agent_finite(const struct agent *a, int *finite, struct fox_err *e);
 

@@ -99,11 +99,6 @@ void pop_remove(struct pop *p, const struct trial *t) {
     }
 }
 
-/* Member i of k's share of a count: equal shares that add up to it. */
-static uint64_t share_(uint64_t x, int i, int k) {
-  return x / (uint64_t)k + ((uint64_t)i < x % (uint64_t)k);
-}
-
 static void share_counts_(struct pop *p, const struct backend_counts *c) {
   counters_add(&p->counts, c);
   int i = 0;
@@ -111,13 +106,7 @@ static void share_counts_(struct pop *p, const struct backend_counts *c) {
     struct trial *t = p->m[k];
     if (!t)
       continue;
-    struct backend_counts s = {share_(c->launches, i, p->live),
-                               share_(c->graph_launches, i, p->live),
-                               share_(c->copies, i, p->live),
-                               share_(c->nodes, i, p->live),
-                               share_(c->syncs, i, p->live),
-                               share_(c->h2d_bytes, i, p->live),
-                               share_(c->d2h_bytes, i, p->live)};
+    struct backend_counts s = counters_share(c, i, p->live);
     counters_add(&t->r.train_counts, &s);
     t->r.pop_members = p->live;
     t->r.graphs_captured += p->chunks.captured - p->seen_captured;

@@ -130,43 +130,88 @@ void trial_close(struct trial *t) {
   memset(t, 0, sizeof *t);
 }
 
-int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e) {
-  const struct config *cfg = &t->cfg;
-  struct trial_result *out = &t->r;
-  if (out->status != FOX_TRIAL_COMPLETE)
+/* The weights' check after an epoch: 1 when t goes on to its evaluation, 0 when it is over
+ * (failed before, or diverged now). */
+static int evaluable_(struct trial *t, int *go, struct fox_err *e) {
+  *go = 0;
+  if (t->r.status != FOX_TRIAL_COMPLETE)
     return 0;
-  int ep = out->epochs_done, finite;
-  double t0 = now_();
+  int finite;
   FOX_TRY(agent_finite(&t->ag, &finite, e));
   if (!finite) {
-    trial_fail(t, "diverged: a weight is not finite after epoch %d (%ld transitions)", ep + 1,
-               out->transitions);
+    trial_fail(t, "diverged: a weight is not finite after epoch %d (%ld transitions)",
+               t->r.epochs_done + 1, t->r.transitions);
     return 0;
   }
-  struct backtest_run run;
-  int rc = agent_backtest(&t->ag, t->be, t->ds, t->dev, cfg, cfg->eval_split, cfg->eval_folds,
-                          &run, e);
-  struct backend_counts c = counters_take();
-  counters_add(&out->eval_counts, &c);
-  FOX_TRY(rc);
+  *go = 1;
+  return 0;
+}
+
+/* The epoch's row from its evaluation (run, which t keeps). */
+static void record_(struct trial *t, double seconds, struct backtest_run *run, FILE *log) {
+  const struct config *cfg = &t->cfg;
+  struct trial_result *out = &t->r;
+  int ep = out->epochs_done;
   struct epoch_row *row = &out->curve[ep];
   row->epoch = ep + 1;
-  row->seconds = train_seconds + (now_() - t0);
-  row->env_steps_per_s = (double)(t->vec_steps * cfg->num_envs) / train_seconds;
+  row->seconds = seconds;
+  row->env_steps_per_s = (double)(t->vec_steps * cfg->num_envs) / seconds;
   row->loss = t->loss;
   row->members = out->pop_members;
-  row->eval = run.mean;
-  out->final = run.mean;
+  row->eval = run->mean;
+  out->final = run->mean;
   out->epochs_done = ep + 1;
   backtest_free(&t->last);
-  t->last = run;
+  t->last = *run;
+  memset(run, 0, sizeof *run);
   if (log)
     fprintf(log, "epoch %3d/%d  %10.0f env-steps/s  loss %-11.5g  %s.sharpe %-9.4g  "
                  "%s.total_return %.5g\n",
             ep + 1, cfg->epochs, row->env_steps_per_s, row->loss,
             dataset_split_name(cfg->eval_split), row->eval.sharpe,
             dataset_split_name(cfg->eval_split), row->eval.total_return);
-  return 0;
+}
+
+int trial_epochs_end(struct trial *const *ts, int n, double train_seconds, FILE *log,
+                     struct fox_err *e) {
+  if (n > FOX_POP_MAX)
+    return fox_errf(e, FOX_EUSAGE, "trial: %d trials' epoch ends at once, at most %d", n,
+                    FOX_POP_MAX);
+  struct trial *who[FOX_POP_MAX];
+  struct agent_eval ev[FOX_POP_MAX];
+  struct backtest_run run[FOX_POP_MAX];
+  int m = 0;
+  double t0 = now_();
+  for (int k = 0; k < n; k++) {
+    int go;
+    FOX_TRY(evaluable_(ts[k], &go, e));
+    if (!go)
+      continue;
+    struct trial *t = ts[k];
+    memset(&run[m], 0, sizeof run[m]);
+    ev[m] = (struct agent_eval){&t->ag, &t->cfg, t->cfg.eval_split, t->cfg.eval_folds, &run[m]};
+    who[m++] = t;
+  }
+  if (!m)
+    return 0;
+  /* Every member's evaluation at once (one launch on CUDA), its counts shared equally. */
+  int rc = agent_backtest_many(ev, m, who[0]->be, who[0]->ds, who[0]->dev, e);
+  struct backend_counts c = counters_take();
+  for (int k = 0; k < m; k++) {
+    struct backend_counts s = counters_share(&c, k, m);
+    counters_add(&who[k]->r.eval_counts, &s);
+  }
+  double seconds = train_seconds + (now_() - t0);
+  for (int k = 0; k < m; k++) {
+    if (rc == 0)
+      record_(who[k], seconds, &run[k], log);
+    backtest_free(&run[k]);
+  }
+  return rc;
+}
+
+int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e) {
+  return trial_epochs_end(&t, 1, train_seconds, log, e);
 }
 
 /* A trial alone is a population of one: the one training path. */

@@ -65,6 +65,10 @@ void trial_close(struct trial *t);
  * evaluation on eval.split, the curve's row and a line to `log` (not NULL). A trial that has
  * failed is left as it is. */
 int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e);
+/* trial_epoch_end of n trials trained together (a population's members), their evaluations
+ * at once (agent_backtest_many: one launch on CUDA), its counts shared equally. */
+int trial_epochs_end(struct trial *const *ts, int n, double train_seconds, FILE *log,
+                     struct fox_err *e);
 /* The trial has failed: status FOX_TRIAL_FAILED, the reason from fmt (an epoch, then a count
  * of transitions). */
 void trial_fail(struct trial *t, const char *fmt, int epoch, long transitions);

@@ -43,6 +43,44 @@ static void small_(struct config *c, int algo) {
   c->ppo.n_steps = 25, c->ppo.minibatches = 4;
 }
 
+/* Several evaluations at once (a population's: agent_backtest_many, one launch on CUDA, a
+ * block a fold) under other markets, splits and folds: each the CPU's evaluation alone, bit
+ * for bit, and the costs change what the policy does (so a job run under another's market
+ * would show). tg holds tc's policy. */
+static void many_(const char *name, struct trial *tc, struct trial *tg, const struct dataset *ds,
+                  const struct device_dataset *dc, const struct device_dataset *dg,
+                  const struct backend *cuda) {
+  struct fox_err e = {0};
+  struct config cfg[3] = {tc->cfg, tc->cfg, tc->cfg};
+  cfg[1].market.fee = 0.004, cfg[1].market.cash_reserve = 0.5;
+  cfg[1].market.pt = cfg[1].market.sl = 0.3, cfg[1].market.horizon = 5; /* exits it forces */
+  cfg[2].eval_split = FOX_SPLIT_TEST, cfg[2].eval_folds = 2;
+  struct backtest_run one[3], all[3];
+  struct agent_eval ev[3];
+  for (int k = 0; k < 3; k++) {
+    CHECK(agent_backtest(&tc->ag, backend_cpu(), ds, dc, &cfg[k], cfg[k].eval_split,
+                         cfg[k].eval_folds, &one[k], &e) == 0,
+          "%s: %s", name, e.msg);
+    ev[k] = (struct agent_eval){&tg->ag, &cfg[k], cfg[k].eval_split, cfg[k].eval_folds, &all[k]};
+  }
+  CHECK(agent_backtest_many(ev, 3, cuda, ds, dg, &e) == 0, "%s: %s", name, e.msg);
+  for (int k = 0; k < 3; k++) {
+    size_t nb = (size_t)(one[k].end - one[k].begin);
+    CHECK(all[k].end - all[k].begin == (int64_t)nb && all[k].nfolds == one[k].nfolds &&
+              memcmp(one[k].actions, all[k].actions, nb) == 0 &&
+              memcmp(one[k].equity, all[k].equity, nb * sizeof *one[k].equity) == 0 &&
+              memcmp(&one[k].mean, &all[k].mean, sizeof one[k].mean) == 0,
+          "%s: evaluation %d of 3 at once is not the CPU's alone", name, k);
+  }
+  size_t nb = (size_t)(one[0].end - one[0].begin);
+  CHECK(memcmp(one[0].actions, one[1].actions, nb) != 0,
+        "%s: the policy acts the same under other costs: a weak comparison", name);
+  for (int k = 0; k < 3; k++) {
+    backtest_free(&one[k]);
+    backtest_free(&all[k]);
+  }
+}
+
 static void compare_(const char *name, const struct config *cfg, const struct dataset *ds,
                      const struct device_dataset *dc, const struct device_dataset *dg,
                      const struct backend *cuda) {
@@ -100,6 +138,7 @@ static void compare_(const char *name, const struct config *cfg, const struct da
         "%s: fold 2 does not start from the initial capital", name);
   backtest_free(&bc);
   backtest_free(&bg);
+  many_(name, &tc, &tg, ds, dc, dg, cuda);
   trial_close(&tc);
   trial_close(&tg);
 }

@@ -54,9 +54,11 @@ static void variant_(struct config *c, int algo, int v) {
   case 3:
     c->dqn.eps_start = 0.5, c->dqn.eps_fraction = 0.2;
     c->ppo.clip = 0.1, c->ppo.ent_coef = 0.0;
+    c->eval_folds = 3;
     break;
   case 4:
     c->dqn.tau = 0.5, c->dqn.target_update = 10;
+    c->eval_split = FOX_SPLIT_TEST;
     c->ppo.vf_coef = 1.0, c->ppo.gae_lambda = 0.9;
     break;
   case 5:
@@ -133,10 +135,16 @@ static void train_(struct pop *p, struct trial *t, int m) {
   while (p->live) {
     double s;
     CHECK(pop_train_epoch(p, NULL, &s, &e) == 0, "%s", e.msg);
+    struct trial *in[FOX_POP_MAX];
+    int n = 0;
+    for (int i = 0; i < m; i++)
+      if (in_(p, &t[i]))
+        in[n++] = &t[i];
+    /* Their evaluations at once (one launch on CUDA), of other folds and costs. */
+    CHECK(trial_epochs_end(in, n, s, NULL, &e) == 0, "%s", e.msg);
     for (int i = 0; i < m; i++) {
       if (!in_(p, &t[i]))
         continue;
-      CHECK(trial_epoch_end(&t[i], s, NULL, &e) == 0, "%s", e.msg);
       CHECK(t[i].r.status == FOX_TRIAL_COMPLETE, "member %d: %s", i, t[i].r.reason);
       CHECK(t[i].r.pop_members >= 1 && t[i].r.pop_members <= m, "member %d: %d members", i,
             t[i].r.pop_members);
