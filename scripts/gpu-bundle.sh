@@ -13,6 +13,8 @@ rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 cp build/default/tests/gpu/test_gpu_* build/default/tests/bench/bench_gpu build/default/tests/bench/bench_device \
   build/default/tests/bench/bench_device_model build/default/foxopt "$out/bin/"
+# Populations on the device: the unit test's binary with its `cuda` argument (test_gpu_pop).
+cp build/default/tests/unit/test_pop "$out/bin/"
 build/cuda-emu/tests/bench/bench_device_model "$out/model.json" >"$out/model.txt"
 ldd "$out"/bin/* | awk '/=> \// { print $3 }' | sort -u |
   grep -vE '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda|libcuda|libcudart|libcublas' |

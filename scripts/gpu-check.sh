@@ -31,9 +31,11 @@ model=${model:-$out/model.json}
 status=0
 rows=()
 if [ -n "$bin" ]; then
-  for t in "$bin"/test_gpu_*; do
+  for t in "$bin"/test_gpu_* "$bin"/test_pop; do
     name=$(basename "$t")
-    timeout 300 "$t" >"$out/$name.log" 2>&1
+    args=()
+    [ "$name" = test_pop ] && name=test_gpu_pop args=(cuda) # populations on the device
+    timeout 300 "$t" "${args[@]}" >"$out/$name.log" 2>&1
     rc=$?
     case $rc in 0) res=passed ;; 77) res=SKIPPED; status=1 ;; *) res="FAILED ($rc)"; status=1 ;; esac
     rows+=("$(printf '  %-24s %s  %s' "$name" "$res" "$(tail -1 "$out/$name.log")")")
