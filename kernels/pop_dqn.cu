@@ -365,29 +365,26 @@ static int same_(const struct pdqn_shape *a, const struct mlp_cuda *m, const str
 }
 
 /* The arrays a member's entry points to, declared by every launch (pop_table_touch): the
- * dataset's states read, the member's own arrays written. */
+ * dataset's states read, the member's own arrays written (its environments' buffers are
+ * pop_env_put's). */
 static int touch_(struct pop_table *t, const struct pdqn_member *p, struct fox_err *e) {
-  const void *w[] = {p->rb.bar,  p->rb.pf,    p->rb.r,    p->rb.a,     p->rb.term, p->clk,
-                     p->w,       p->g,        p->am,      p->av,       p->tw,      p->st,
-                     p->delta[0], p->delta[1], p->bs,     p->br,       p->dout,    p->coef,
-                     p->ba,      p->bterm,    p->terms,   p->lanes,    p->acc,     p->states[0],
-                     p->states[1], p->next_states, p->rewards, p->bars, p->actions, p->dones};
+  const void *w[] = {p->rb.bar, p->rb.pf, p->rb.r,  p->rb.a,    p->rb.term, p->clk,
+                     p->w,      p->g,     p->am,    p->av,      p->tw,      p->st,
+                     p->delta[0], p->delta[1], p->bs, p->br,     p->dout,    p->coef,
+                     p->ba,     p->bterm, p->terms, p->lanes,   p->acc};
   static const char *const names[] = {
-      "a DQN member's ring (bars)",  "a DQN member's ring (portfolio features)",
-      "a DQN member's ring (rewards)", "a DQN member's ring (actions)",
+      "a DQN member's ring (bars)",      "a DQN member's ring (portfolio features)",
+      "a DQN member's ring (rewards)",   "a DQN member's ring (actions)",
       "a DQN member's ring (terminals)", "a DQN member's clock",
-      "a DQN member's weights",      "a DQN member's gradients",
-      "a DQN member's Adam moments", "a DQN member's Adam velocities",
-      "a DQN member's target",       "a DQN member's optimiser state",
-      "a DQN member's deltas",       "a DQN member's deltas",
-      "a DQN member's batch states", "a DQN member's batch rewards",
-      "a DQN member's head deltas",  "a DQN member's clip coefficient",
-      "a DQN member's batch actions", "a DQN member's batch terminals",
-      "a DQN member's loss terms",   "a DQN member's norm lanes",
-      "a DQN member's accumulator",  "a DQN member's states",
-      "a DQN member's states",       "a DQN member's next states",
-      "a DQN member's rewards",      "a DQN member's bars",
-      "a DQN member's actions",      "a DQN member's dones"};
+      "a DQN member's weights",          "a DQN member's gradients",
+      "a DQN member's Adam moments",     "a DQN member's Adam velocities",
+      "a DQN member's target",           "a DQN member's optimiser state",
+      "a DQN member's deltas",           "a DQN member's deltas",
+      "a DQN member's batch states",     "a DQN member's batch rewards",
+      "a DQN member's head deltas",      "a DQN member's clip coefficient",
+      "a DQN member's batch actions",    "a DQN member's batch terminals",
+      "a DQN member's loss terms",       "a DQN member's norm lanes",
+      "a DQN member's accumulator"};
   for (size_t i = 0; i < sizeof w / sizeof *w; i++)
     FOX_TRY(pop_table_touch_add(t, w[i], 1, names[i], e));
   for (int l = 0; l <= FOX_MLP_CUDA_MAX; l++) {

@@ -319,7 +319,8 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
   }
   POP_LAUNCH_(&tb->hdr, pppo_gae_kernel, n * sh->N, TAB_(tb), *sh);
   cudaCheckLaunch(e);
-  int rows = sh->n_steps * sh->N, mbs = rows / sh->m;
+  long rows = (long)sh->n_steps * sh->N;
+  int mbs = (int)(rows / sh->m);
   for (int ep = 0; ep < sh->epochs; ep++)
     for (int b = 0; b < mbs; b++) {
       for (int l = 0; l < sh->L - 1; l++) {
@@ -348,21 +349,20 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
 }
 
 /* The arrays a member's entry points to, declared by every launch (pop_table_touch): all the
- * member's own, written. */
+ * member's own, written (its environments' buffers are pop_env_put's). The population's update
+ * leaves the minibatch's logits and values, the permutation and v_next unwritten (it keeps
+ * them in registers or computes them in place): only the agent's own update reads them. */
 static int touch_(struct pop_table *t, const struct pppo_member *p, struct fox_err *e) {
   const struct rollout_dev *r = &p->ro;
   const struct minibatch_dev *b = &p->mb;
-  const void *w[] = {p->states[0], p->states[1], p->next_states, p->rewards, p->dones,
-                     p->actions,  r->obs,       r->logp,        r->values,  r->rewards,
-                     r->adv,      r->ret,       r->actions,     r->dones,   b->obs,
-                     b->logits,   b->values,    b->dlogits,     b->dvalues, b->adv,
-                     b->oldlogp,  b->oldv,      b->ret,         b->act,     p->clk,
-                     p->terms,    p->stats,     p->lanes,       p->acc,     p->coef};
+  const void *w[] = {r->obs,     r->logp,    r->values, r->rewards, r->adv,   r->ret,
+                     r->actions, r->dones,   b->obs,    b->dlogits, b->dvalues, b->adv,
+                     b->oldlogp, b->oldv,    b->ret,    b->act,     p->clk,   p->terms,
+                     p->stats,   p->lanes,   p->acc,    p->coef};
   for (size_t i = 0; i < sizeof w / sizeof *w; i++)
     FOX_TRY(pop_table_touch_add(t, w[i], 1,
-                                i < 6 ? "a PPO member's environments' buffers"
-                                : i < 14 ? "a PPO member's rollout"
-                                : i < 24 ? "a PPO member's minibatch"
+                                i < 8    ? "a PPO member's rollout"
+                                : i < 16 ? "a PPO member's minibatch"
                                          : "a PPO member's clock, loss or clip",
                                 e));
   for (int j = 0; j < 2; j++) {

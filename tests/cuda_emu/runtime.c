@@ -665,22 +665,37 @@ void cuda_emu_launch_arg(const char *kernel, const char *file, int line, int ind
 }
 
 /* What the next launch of this thread declares it reaches besides its arguments (a table's
- * arrays: cuda_emu_launch_touch), taken by that launch. */
-#define TOUCH_MAX_ 16384
-static _Thread_local struct {
+ * arrays: cuda_emu_launch_touch), taken by that launch; grown on the heap as needed (a
+ * thread-local array would be zeroed for every thread, FOX_LAUNCH_SYNC's block threads
+ * included). */
+struct touch_ {
   const void *p;
   int write;
   const char *what;
-} touch_[TOUCH_MAX_];
-static _Thread_local int ntouch_;
+};
+static _Thread_local struct touch_ *touch_;
+static _Thread_local int ntouch_, cap_touch_;
+static pthread_key_t touch_key_; /* frees a thread's list when it ends */
+static pthread_once_t touch_once_ = PTHREAD_ONCE_INIT;
+
+static void touch_key_make_(void) {
+  if (pthread_key_create(&touch_key_, free) != 0)
+    cuda_emu_die("pthread_key_create failed");
+}
 
 void cuda_emu_launch_touch(const void *p, int write, const char *what) {
   if (!p)
     return;
-  if (ntouch_ == TOUCH_MAX_)
-    cuda_emu_die("more than %d arrays declared for one launch", TOUCH_MAX_);
-  touch_[ntouch_].p = p, touch_[ntouch_].write = write, touch_[ntouch_].what = what;
-  ntouch_++;
+  if (ntouch_ == cap_touch_) {
+    int cap = cap_touch_ ? 2 * cap_touch_ : 256;
+    struct touch_ *grown = realloc(touch_, (size_t)cap * sizeof *grown);
+    if (!grown)
+      cuda_emu_die("out of host memory for a launch's %d declared arrays", cap);
+    touch_ = grown, cap_touch_ = cap;
+    pthread_once(&touch_once_, touch_key_make_);
+    pthread_setspecific(touch_key_, grown);
+  }
+  touch_[ntouch_++] = (struct touch_){p, write, what};
 }
 
 void cuda_emu_launch_touches(struct emu_op *op) {

@@ -268,7 +268,8 @@ static void refused_(void) {
  * updates; both: the environments' steps) against the same trial made member by member with
  * the agent's own operations (the backend without its `pops`): the same weights and losses to float rounding, over 50 DQN updates of
  * each head (plain, Double, dueling; ReLU and tanh; 1 and 3 hidden layers) and 2 PPO rollouts
- * with their updates, with the members' own numbers. Rounding differs (the population's dot
+ * with their updates (minibatches that leave a row out, and smaller than the environments),
+ * with the members' own numbers. Rounding differs (the population's dot
  * products are its own, the member's cuBLAS's), so within 2e-5 relative; a wrong term is far
  * outside (a dropped feature or a changed discount fails every variant). */
 static void fused_run_(const struct backend *be, const struct config *c, struct outcome_ *o) {
@@ -329,9 +330,11 @@ static void fused_(void) {
       free(f.w), free(g.w);
     }
   /* PPO: acting, observing and the updates through the population's kernels. */
-  static const char *const pnames[] = {"relu, 2 layers", "tanh, 1 layer", "3 layers"};
-  for (int s = 0; s < 3; s++)
-    for (int v = 0; v < 6; v++) {
+  static const char *const pnames[] = {"relu, 2 layers", "tanh, 1 layer", "3 layers",
+                                       "7 minibatches (a row left out)",
+                                       "60 minibatches (2 rows, fewer than the environments)"};
+  for (int s = 0; s < 5; s++)
+    for (int v = 0; v < VARIANTS; v++) {
       struct config c;
       variant_(&c, FOX_ALGO_PPO, v);
       c.epochs = 1;
@@ -344,6 +347,10 @@ static void fused_(void) {
         c.ppo.n_hidden = 3;
         c.ppo.hidden[2] = 8;
       }
+      if (s == 3)
+        c.ppo.minibatches = 7;
+      if (s == 4)
+        c.ppo.minibatches = 60;
       struct outcome_ f, g;
       fused_run_(be_, &c, &f);
       fused_run_(&generic, &c, &g);
