@@ -36,7 +36,7 @@ __global__ void fused_experience_kernel(struct market_params p, struct venv_shap
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= shape.num_envs)
     return;
-  venv_step_env(&p, &shape, prices, sigma, norm, &b, i);
+  venv_step_env_regs(&p, &shape, prices, sigma, norm, &b, i);
 }
 
 __global__ void backtest_kernel(struct market_params p, const float *__restrict__ prices,

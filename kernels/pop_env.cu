@@ -21,7 +21,7 @@ __global__ void pop_env_step_kernel(const struct pop_env *tab, int n, int N, int
   struct venv_bufs b = m->b;
   b.states = outputs & VENV_STATES ? m->states[flip] : NULL;
   b.next_states = outputs & VENV_NEXT ? m->next_states : NULL;
-  venv_step_env(&m->p, &m->shape, m->prices, m->sigma, m->norm, &b, (int)(idx % (size_t)N));
+  venv_step_env_regs(&m->p, &m->shape, m->prices, m->sigma, m->norm, &b, (int)(idx % (size_t)N));
 }
 
 static int upload_(struct pop_table *t, const struct pop_env *host, int n, struct fox_err *e) {
