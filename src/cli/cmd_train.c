@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "train/solo.h"
 #include "train/trial_h5.h"
 #include "util/fsutil.h"
 

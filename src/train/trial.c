@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "env/venv.h"
-#include "train/pop.h"
 
 static double now_(void) {
   struct timespec ts;
@@ -172,14 +171,26 @@ static void record_(struct trial *t, double seconds, struct backtest_run *run, F
             dataset_split_name(cfg->eval_split), row->eval.total_return);
 }
 
+static int ends_(struct trial *const *ts, int n, double train_seconds, FILE *log,
+                 struct trial **who, struct agent_eval *ev, struct backtest_run *run,
+                 struct fox_err *e);
+
 int trial_epochs_end(struct trial *const *ts, int n, double train_seconds, FILE *log,
                      struct fox_err *e) {
-  if (n > FOX_POP_MAX)
-    return fox_errf(e, FOX_EUSAGE, "trial: %d trials' epoch ends at once, at most %d", n,
-                    FOX_POP_MAX);
-  struct trial *who[FOX_POP_MAX];
-  struct agent_eval ev[FOX_POP_MAX];
-  struct backtest_run run[FOX_POP_MAX];
+  if (n < 1)
+    return 0;
+  struct trial **who = calloc((size_t)n, sizeof *who);
+  struct agent_eval *ev = calloc((size_t)n, sizeof *ev);
+  struct backtest_run *run = calloc((size_t)n, sizeof *run);
+  int rc = who && ev && run ? ends_(ts, n, train_seconds, log, who, ev, run, e)
+                            : fox_errf(e, FOX_EFAIL, "trial: out of memory for %d epoch ends", n);
+  free(who), free(ev), free(run);
+  return rc;
+}
+
+static int ends_(struct trial *const *ts, int n, double train_seconds, FILE *log,
+                 struct trial **who, struct agent_eval *ev, struct backtest_run *run,
+                 struct fox_err *e) {
   int m = 0;
   double t0 = now_();
   for (int k = 0; k < n; k++) {
@@ -212,31 +223,4 @@ int trial_epochs_end(struct trial *const *ts, int n, double train_seconds, FILE 
 
 int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e) {
   return trial_epochs_end(&t, 1, train_seconds, log, e);
-}
-
-/* A trial alone is a population of one: the one training path. */
-int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
-                  struct fox_err *e) {
-  if (to_epoch > t->cfg.epochs)
-    to_epoch = t->cfg.epochs;
-  if (t->r.epochs_done >= to_epoch || t->r.status != FOX_TRIAL_COMPLETE)
-    return 0;
-  struct pop p;
-  pop_init(&p, t->be, 1);
-  int rc = pop_add(&p, t, e);
-  while (rc == 0 && t->r.epochs_done < to_epoch && t->r.status == FOX_TRIAL_COMPLETE) {
-    double seconds;
-    rc = pop_train_epoch(&p, stop, &seconds, e);
-    if (rc == 0)
-      rc = trial_epoch_end(t, seconds, log, e);
-  }
-  pop_free(&p);
-  return rc;
-}
-
-int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,
-              const struct backend *be, const struct device_dataset *dev, FILE *log,
-              struct fox_err *e) {
-  FOX_TRY(trial_open(t, cfg, ds, be, dev, e));
-  return trial_advance(t, cfg->epochs, log, NULL, e);
 }

@@ -53,13 +53,6 @@ struct trial {
 /* The agent and the environments of a new trial, from cfg's seed (train.seed). */
 int trial_open(struct trial *t, const struct config *cfg, const struct dataset *ds,
                const struct backend *be, const struct device_dataset *dev, struct fox_err *e);
-/* Trains up to epoch `to_epoch` (<= train.epochs), with an evaluation after each epoch; a
- * line per epoch to `log` when it is not NULL. A divergence (NaN or Inf in a loss or a
- * weight) sets status FOX_TRIAL_FAILED and its reason and returns 0: a result, not an error.
- * When *stop becomes non-zero the segment is abandoned between two steps: FOX_ESTOP, and the
- * trial must not be continued (reload its last checkpoint instead). */
-int trial_advance(struct trial *t, int to_epoch, FILE *log, const volatile sig_atomic_t *stop,
-                  struct fox_err *e);
 void trial_close(struct trial *t);
 /* After an epoch of training (pop_train_epoch, `train_seconds` of it): the weights' check, the
  * evaluation on eval.split, the curve's row and a line to `log` (not NULL). A trial that has
@@ -72,11 +65,6 @@ int trial_epochs_end(struct trial *const *ts, int n, double train_seconds, FILE 
 /* The trial has failed: status FOX_TRIAL_FAILED, the reason from fmt (an epoch, then a count
  * of transitions). */
 void trial_fail(struct trial *t, const char *fmt, int epoch, long transitions);
-/* open + advance to train.epochs; the result moves to `out` (free with trial_result_free) and
- * the trained agent stays in t until trial_close. */
-int trial_run(struct trial *t, const struct config *cfg, const struct dataset *ds,
-              const struct backend *be, const struct device_dataset *dev, FILE *log,
-              struct fox_err *e);
 void trial_result_free(struct trial_result *r);
 /* Environment steps in one epoch (steps_per_epoch, or the train split's bars for auto). */
 int64_t trial_steps_per_epoch(const struct config *cfg, const struct dataset *ds);

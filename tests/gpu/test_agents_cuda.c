@@ -11,6 +11,7 @@
 
 #include "data/synth.h"
 #include "fox_check.h"
+#include "train/solo.h"
 #include "train/trial.h"
 
 static double max_diff_(const struct net *a, const struct net *b, double *scale) {

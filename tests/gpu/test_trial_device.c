@@ -13,6 +13,7 @@
 #include "backend/agent_ops.h"
 #include "dqn_step.h"
 #include "fox_check.h"
+#include "train/solo.h"
 #include "train/trial.h"
 
 static struct dataset ds_;

@@ -13,6 +13,7 @@
 
 #include "data/synth.h"
 #include "fox_check.h"
+#include "train/solo.h"
 #include "train/trial_state.h"
 
 static struct dataset ds_;

@@ -8,6 +8,7 @@
 #include "backend/agent_ops.h"
 #include "data/synth.h"
 #include "fox_check.h"
+#include "train/solo.h"
 #include "train/trial_h5.h"
 #include <unistd.h>
 

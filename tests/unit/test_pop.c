@@ -16,6 +16,7 @@
 #include "fox_check.h"
 #include "backend/pop_ops.h"
 #include "train/pop.h"
+#include "train/solo.h"
 #include "train/trial.h"
 
 #define VARIANTS 8
