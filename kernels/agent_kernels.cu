@@ -123,9 +123,10 @@ __global__ void ppo_adv_stats_kernel(const float *adv, int m, double *stats) {
 }
 
 __global__ void ppo_loss_kernel(struct minibatch_dev mb, int m, const double *stats,
-                                double clip, double ent_coef, double vf_coef, double *terms) {
+                                double clip, double ent_coef, double vf_coef, int vloss,
+                                double *terms) {
   ITEM_(m);
-  ppo_loss_item(&mb, m, i, stats, clip, ent_coef, vf_coef, terms);
+  ppo_loss_item(&mb, m, i, stats, clip, ent_coef, vf_coef, vloss, terms);
 }
 
 __global__ void ppo_loss_sum_kernel(const double *terms, int m, double ent_coef, double vf_coef,
@@ -271,8 +272,9 @@ static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,
 }
 
 static int ppo_loss_(const struct minibatch_dev *mb, int m, const double *stats, double clip,
-                     double ent_coef, double vf_coef, double *terms, struct fox_err *e) {
-  LAUNCH_(ppo_loss_kernel, m, *mb, m, stats, clip, ent_coef, vf_coef, terms);
+                     double ent_coef, double vf_coef, int vloss, double *terms,
+                     struct fox_err *e) {
+  LAUNCH_(ppo_loss_kernel, m, *mb, m, stats, clip, ent_coef, vf_coef, vloss, terms);
 }
 
 static int ppo_loss_sum_(const double *terms, int m, double ent_coef, double vf_coef,

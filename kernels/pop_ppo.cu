@@ -50,6 +50,7 @@ struct pppo_member {
   float *coef;
   uint64_t seed;
   double gamma, lambda, clip, ent_coef, vf_coef, max_norm;
+  int vloss; /* ppo.value_loss, FOX_VLOSS_* */
   struct opt_lr lr;
   unsigned *done; /* [1]: the clip's lanes finished this minibatch (reset by the last) */
 };
@@ -178,8 +179,8 @@ __global__ void pppo_head_loss_kernel(const struct pppo_member *tab, struct pppo
   float z[3], v, dz[3], dv;
   pop_head(p->w[0] + sh.off[L - 1], p->act[0][L - 1] + i, m, in, 3, z);
   pop_head(p->w[1] + sh.off[L - 1], p->act[1][L - 1] + i, m, in, 1, &v);
-  ppo_loss_row(&p->mb, sh.m, i, z, v, p->stats, p->clip, p->ent_coef, p->vf_coef, dz, &dv,
-               p->terms + 5 * (size_t)i);
+  ppo_loss_row(&p->mb, sh.m, i, z, v, p->stats, p->clip, p->ent_coef, p->vf_coef, p->vloss, dz,
+               &dv, p->terms + 5 * (size_t)i);
   for (int a = 0; a < 3; a++)
     p->mb.dlogits[3 * (size_t)i + a] = dz[a];
   p->mb.dvalues[i] = dv;
@@ -428,7 +429,7 @@ static int open_(struct ppo *const *members, struct venv *const *envs, int n,
     p->clk = q->clk;
     p->seed = q->seed;
     p->gamma = q->cfg.gamma, p->lambda = q->cfg.gae_lambda, p->clip = q->cfg.clip;
-    p->ent_coef = q->cfg.ent_coef, p->vf_coef = q->cfg.vf_coef;
+    p->ent_coef = q->cfg.ent_coef, p->vf_coef = q->cfg.vf_coef, p->vloss = q->cfg.value_loss;
     p->max_norm = q->cfg.max_grad_norm;
     p->lr = (struct opt_lr){q->cfg.lr, q->cfg.anneal_lr, q->num_updates};
     p->mb = q->mb;

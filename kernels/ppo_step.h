@@ -87,10 +87,16 @@ struct ppo_terms {
   double pg, vl, ent, kl, clipped;
 };
 
+/* ppo.value_loss: the critic's squared error e(x) = (x - R)^2 at its prediction v, or at vc,
+ * the prediction clipped to old_v +- clip: CleanRL's max(e(v), e(vc)); SB3's e(vc) (its
+ * clip_range_vf); e(v) alone (SB3's default, clip_range_vf None). */
+enum { FOX_VLOSS_MAX = 0, FOX_VLOSS_CLIPPED = 1, FOX_VLOSS_UNCLIPPED = 2 };
+
 FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, double old_logp,
                                           double old_v, double A, double R, double clip,
-                                          double ent_coef, double vf_coef, double inv,
-                                          double *dz, double *dv, struct ppo_terms *t) {
+                                          double ent_coef, double vf_coef, int vloss,
+                                          double inv, double *dz, double *dv,
+                                          struct ppo_terms *t) {
   double lp[3], pr[3], h;
   ppo_softmax3(z, lp, pr, &h);
   double logratio = lp[a] - old_logp, r = exp(logratio);
@@ -110,9 +116,16 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
   }
   double d = v - old_v, vc = old_v + (d < -clip ? -clip : d > clip ? clip : d);
   double e1 = (v - R) * (v - R), e2 = (vc - R) * (vc - R);
-  t->vl = e1 > e2 ? e1 : e2;
-  double g = e1 >= e2 ? (v - R) : (fabs(d) < clip ? (vc - R) : 0.0);
-  *dv = vf_coef * inv * g; /* d(0.5 max(...)) = (x - R) dx */
+  /* dvc/dv: 1 inside the clip, 0 on it (torch's clamp passes the gradient at the bounds, but
+   * d == +-clip exactly is a measure-zero tie) */
+  double g2 = fabs(d) < clip ? (vc - R) : 0.0, g;
+  if (vloss == FOX_VLOSS_UNCLIPPED)
+    t->vl = e1, g = v - R;
+  else if (vloss == FOX_VLOSS_CLIPPED)
+    t->vl = e2, g = g2;
+  else
+    t->vl = e1 > e2 ? e1 : e2, g = e1 >= e2 ? (v - R) : g2;
+  *dv = vf_coef * inv * g; /* d(0.5 e) = (x - R) dx */
 }
 
 /* Entry i of a pseudo-random permutation of 0 .. n-1 drawn for (seed, round): a 4-round
@@ -185,12 +198,13 @@ FOX_HD static inline void ppo_adv_stats(const float *adv, int m, double *stats) 
 FOX_HD static inline void ppo_loss_row(const struct minibatch_dev *mb, int m, int i,
                                        const float *logits, float value, const double *stats,
                                        double clip, double ent_coef, double vf_coef,
-                                       float *dlogits, float *dvalue, double *terms) {
+                                       int vloss, float *dlogits, float *dvalue,
+                                       double *terms) {
   float A = (float)((mb->adv[i] - stats[0]) / (stats[1] + 1e-8));
   double z[3] = {logits[0], logits[1], logits[2]}, dz[3], dv;
   struct ppo_terms t;
   ppo_loss_sample(z, value, mb->act[i], mb->oldlogp[i], mb->oldv[i], A, mb->ret[i], clip,
-                  ent_coef, vf_coef, 1.0 / (double)m, dz, &dv, &t);
+                  ent_coef, vf_coef, vloss, 1.0 / (double)m, dz, &dv, &t);
   for (int j = 0; j < 3; j++)
     dlogits[j] = (float)dz[j];
   *dvalue = (float)dv;
@@ -201,9 +215,10 @@ FOX_HD static inline void ppo_loss_row(const struct minibatch_dev *mb, int m, in
  * the minibatch and its terms at terms + 5 i. */
 FOX_HD static inline void ppo_loss_item(const struct minibatch_dev *mb, int m, int i,
                                         const double *stats, double clip, double ent_coef,
-                                        double vf_coef, double *terms) {
+                                        double vf_coef, int vloss, double *terms) {
   ppo_loss_row(mb, m, i, mb->logits + 3 * (size_t)i, mb->values[i], stats, clip, ent_coef,
-               vf_coef, mb->dlogits + 3 * (size_t)i, &mb->dvalues[i], terms + 5 * (size_t)i);
+               vf_coef, vloss, mb->dlogits + 3 * (size_t)i, &mb->dvalues[i],
+               terms + 5 * (size_t)i);
 }
 
 /* The minibatch's loss from its terms, summed in order, into acc (the approximate KL and clip

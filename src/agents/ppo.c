@@ -159,7 +159,7 @@ int ppo_update(struct ppo *p, const float *last_states, struct fox_err *e) {
       FOX_TRY(net_forward(&p->actor, p->mb.obs, m, p->mb.logits, e));
       FOX_TRY(net_forward(&p->critic, p->mb.obs, m, p->mb.values, e));
       FOX_TRY(ops->ppo_loss(&p->mb, m, p->stats, p->cfg.clip, p->cfg.ent_coef, p->cfg.vf_coef,
-                            p->terms, e));
+                            p->cfg.value_loss, p->terms, e));
       FOX_TRY(ops->ppo_loss_sum(p->terms, m, p->cfg.ent_coef, p->cfg.vf_coef, p->clk, (long)n,
                                 p->acc, e));
       FOX_TRY(net_zero_grad(&p->actor, e));

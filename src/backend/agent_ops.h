@@ -115,7 +115,8 @@ struct agent_ops {
    * gradients dlogits, dvalues; then their sums in order into acc, marked with the rollouts'
    * transitions so far ((updates + 1) * rollout) when not finite. */
   int (*ppo_loss)(const struct minibatch_dev *mb, int m, const double *stats, double clip,
-                  double ent_coef, double vf_coef, double *terms, struct fox_err *e);
+                  double ent_coef, double vf_coef, int vloss, double *terms,
+                  struct fox_err *e);
   int (*ppo_loss_sum)(const double *terms, int m, double ent_coef, double vf_coef,
                       const struct ppo_clock *clk, long rollout, double *acc,
                       struct fox_err *e);

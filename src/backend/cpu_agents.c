@@ -118,9 +118,10 @@ static int ppo_gather_(const struct rollout_dev *ro, const uint32_t *idx, int m,
 }
 
 static int ppo_loss_(const struct minibatch_dev *mb, int m, const double *stats, double clip,
-                     double ent_coef, double vf_coef, double *terms, struct fox_err *e) {
+                     double ent_coef, double vf_coef, int vloss, double *terms,
+                     struct fox_err *e) {
   for (int i = 0; i < m; i++)
-    ppo_loss_item(mb, m, i, stats, clip, ent_coef, vf_coef, terms);
+    ppo_loss_item(mb, m, i, stats, clip, ent_coef, vf_coef, vloss, terms);
   return 0;
 }
 

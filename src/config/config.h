@@ -57,6 +57,7 @@ struct ppo_config {
   double ent_coef, vf_coef, max_grad_norm;
   int anneal_lr;
   int activation, init;
+  int value_loss; /* FOX_VLOSS_* (kernels/ppo_step.h) */
 };
 
 /* The samplers' settings (study.sampler.*): TPE's (src/search/tpe.c documents each choice) and

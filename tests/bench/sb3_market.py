@@ -311,14 +311,17 @@ def make_ppo(cfg, env, seed, updates):
     # foxopt anneals to lr (1 - u / U) at update u = 0 .. U-1 (CleanRL); SB3 evaluates the
     # schedule at progress_remaining = 1 - (u + 1) / U, after the rollout: shift by 1 / U.
     sched = (lambda rem: lr * min(1.0, rem + 1.0 / updates)) if p["anneal_lr"] else lr
-    # Minibatch size = rollout / minibatches; SB3 clips the value prediction to old +- clip_vf
-    # and takes its squared error without CleanRL's 0.5 (foxopt: 0.5 max(unclipped, clipped)),
-    # so vf_coef / 2 gives the critic the same gradient scale under the shared global-norm
-    # clip. Separate actor and critic nets; Adam eps 1e-5 (SB3's default for PPO).
+    # Minibatch size = rollout / minibatches. ppo.value_loss: SB3 takes the squared error of
+    # the prediction clipped to old +- clip_range_vf (`clipped`), or unclipped when that is
+    # None (`unclipped`, SB3's default); it has no CleanRL max of the two (`max`: the clipped
+    # one is the nearest). SB3 drops CleanRL's 0.5 (foxopt: 0.5 e), so vf_coef / 2 gives the
+    # critic the same gradient scale under the shared global-norm clip. Separate actor and
+    # critic nets; Adam eps 1e-5 (SB3's default for PPO).
+    vf_clip = None if p.get("value_loss", "max") == "unclipped" else p["clip"]
     return PPO("MlpPolicy", env, learning_rate=sched, n_steps=p["n_steps"],
                batch_size=p["n_steps"] * n // p["minibatches"], n_epochs=p["epochs"],
                gamma=p["gamma"], gae_lambda=p["gae_lambda"], clip_range=p["clip"],
-               clip_range_vf=p["clip"], normalize_advantage=True, ent_coef=p["ent_coef"],
+               clip_range_vf=vf_clip, normalize_advantage=True, ent_coef=p["ent_coef"],
                vf_coef=p["vf_coef"] / 2, max_grad_norm=p["max_grad_norm"],
                policy_kwargs=dict(net_arch=dict(pi=list(p["hidden"]), vf=list(p["hidden"])),
                                   activation_fn=act, ortho_init=init == "orthogonal"),

@@ -431,7 +431,7 @@ static void test_ppo_(void) {
   }
   push_(m[6]), push_(m[7]);
   struct twin *tterms = tw_("ppo terms", 'd', MB * 5);
-  BOTH(ppo_loss(&mb[s], MB, P(tstats), .2, .01, .5, P(tterms), &e_));
+  BOTH(ppo_loss(&mb[s], MB, P(tstats), .2, .01, .5, FOX_VLOSS_MAX, P(tterms), &e_));
   sync_("ppo_loss");
   const double *terms = tterms->h[0];
   const float *dz = m[3]->h[0];

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "data/dataset.h"
 #include "fox_check.h"
+#include "ppo_step.h"
 
 static char path_[64];
 
@@ -144,8 +145,9 @@ int main(void) {
   CHECK(c.eval_split == FOX_SPLIT_VAL && c.experience == FOX_EXP_SUMMARY, "eval/output");
   /* CleanRL's networks per algorithm, and rewards of order one (auto, stored as 0). */
   CHECK(c.dqn.activation == FOX_ACT_RELU && c.dqn.init == FOX_INIT_DEFAULT &&
-            c.ppo.activation == FOX_ACT_TANH && c.ppo.init == FOX_INIT_ORTHOGONAL,
-        "activation and init defaults");
+            c.ppo.activation == FOX_ACT_TANH && c.ppo.init == FOX_INIT_ORTHOGONAL &&
+            c.ppo.value_loss == FOX_VLOSS_UNCLIPPED,
+        "activation, init and value loss defaults");
   CHECK(c.market.reward_scale == 0, "reward.scale defaults to auto");
   {
     struct config a;
@@ -166,6 +168,15 @@ int main(void) {
     CHECK(config_set(&a, "dqn.init=xavier", NULL, &e) == FOX_EUSAGE &&
               strstr(e.msg, "expected default or orthogonal"),
           "a bad init: %s", e.msg);
+    fox_err_clear(&e);
+    CHECK(config_set(&a, "ppo.value_loss=clipped", NULL, &e) == 0 &&
+              a.ppo.value_loss == FOX_VLOSS_CLIPPED &&
+              config_set(&a, "ppo.value_loss=max", NULL, &e) == 0 &&
+              a.ppo.value_loss == FOX_VLOSS_MAX,
+          "--set ppo.value_loss: %s", e.msg);
+    CHECK(config_set(&a, "ppo.value_loss=huber", NULL, &e) == FOX_EUSAGE &&
+              strstr(e.msg, "expected max, clipped or unclipped"),
+          "a bad value loss: %s", e.msg);
     fox_err_clear(&e);
     CHECK(config_set(&a, "reward.scale=0", NULL, &e) == FOX_EUSAGE &&
               strstr(e.msg, "auto or a number > 0"),

@@ -9,6 +9,7 @@
 #include "agents/mlp.h"
 #include "agents/ppo_loss.h"
 #include "fox_check.h"
+#include "ppo_step.h"
 
 #define B 5
 
@@ -185,25 +186,46 @@ int main(void) {
     ret[i] = rng_normal(&r);
   }
   struct ppo_stats_f64 st;
-  ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, dz, dv, &st);
-  for (int i = 0; i < M * 3 + M; i++) {
-    double *x = i < M * 3 ? &z[i] : &v[i - M * 3], keep = *x, an = i < M * 3 ? dz[i] : dv[i - M * 3];
-    *x = keep + h;
-    ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, dz2, dv2, &st);
-    double lp_ = st.loss;
-    *x = keep - h;
-    ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, dz2, dv2, &st);
-    double lm_ = st.loss;
-    *x = keep;
-    double fd = (lp_ - lm_) / (2 * h);
-    CHECK(fabs(fd - an) <= 1e-7 + 1e-5 * fabs(fd), "ppo input %d: analytic %.10g, fd %.10g", i,
-          an, fd);
+  for (int vl = FOX_VLOSS_MAX; vl <= FOX_VLOSS_UNCLIPPED; vl++) { /* each ppo.value_loss */
+    ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, vl, dz, dv, &st);
+    for (int i = 0; i < M * 3 + M; i++) {
+      double *x = i < M * 3 ? &z[i] : &v[i - M * 3], keep = *x,
+             an = i < M * 3 ? dz[i] : dv[i - M * 3];
+      *x = keep + h;
+      ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, vl, dz2, dv2, &st);
+      double lp_ = st.loss;
+      *x = keep - h;
+      ppo_loss_f64(z, v, act, oldlp, oldv, adv, ret, M, 0.2, 0.01, 0.5, vl, dz2, dv2, &st);
+      double lm_ = st.loss;
+      *x = keep;
+      double fd = (lp_ - lm_) / (2 * h);
+      CHECK(fabs(fd - an) <= 1e-7 + 1e-5 * fabs(fd), "ppo (value loss %d) input %d: analytic "
+            "%.10g, fd %.10g", vl, i, an, fd);
+    }
+  }
+  /* The value losses by hand, one sample whose prediction moved 1 from the old 0 (clip 0.2:
+   * vc = 0.2), vf_coef 0.5 (dv = 0.5 g). R = 0.5: e(v) = 0.25 > e(vc) = 0.09; R = 2: e(v) = 1 <
+   * e(vc) = 3.24. v_loss is 0.5 e; g is v - R where e(v) counts, 0 where the clipped one does
+   * (the clip holds vc still). */
+  {
+    const double R[2] = {0.5, 2}, vl_want[3][2] = {{.125, 1.62}, {.045, 1.62}, {.125, .5}},
+                 g_want[3][2] = {{.5, 0}, {0, 0}, {.5, -1}};
+    for (int vl = FOX_VLOSS_MAX; vl <= FOX_VLOSS_UNCLIPPED; vl++)
+      for (int k = 0; k < 2; k++) {
+        double zz[3] = {0, 0, 0}, vv = 1, lp = -log(3.0), ov = 0, a0 = 0, rr = R[k], dzz[3], dvv;
+        uint8_t ac = 0;
+        ppo_loss_f64(zz, &vv, &ac, &lp, &ov, &a0, &rr, 1, 0.2, 0.01, 0.5, vl, dzz, &dvv, &st);
+        CHECK(fabs(st.v_loss - vl_want[vl][k]) < 1e-12 && fabs(dvv - 0.5 * g_want[vl][k]) < 1e-12,
+              "value loss %d, R %g: v_loss %.12g (want %g), dv %.12g (want %g)", vl, R[k],
+              st.v_loss, vl_want[vl][k], dvv, 0.5 * g_want[vl][k]);
+      }
   }
   /* By hand: one sample, equal logits (p = 1/3, H = ln 3), ratio 1, A = 2, v = R: loss =
    * -2 - 0.01 ln 3; dlogits = -2 (onehot - 1/3) (the entropy is at its maximum: no slope). */
   double z1[3] = {0, 0, 0}, v1 = 1, lp1 = -log(3.0), ov1 = 1, a1 = 2, r1 = 1, dz1[3], dv1;
   uint8_t ac1 = 1;
-  ppo_loss_f64(z1, &v1, &ac1, &lp1, &ov1, &a1, &r1, 1, 0.2, 0.01, 0.5, dz1, &dv1, &st);
+  ppo_loss_f64(z1, &v1, &ac1, &lp1, &ov1, &a1, &r1, 1, 0.2, 0.01, 0.5, FOX_VLOSS_MAX, dz1, &dv1,
+               &st);
   CHECK_NEAR(st.loss, -2 - 0.01 * log(3.0), 1e-12, 0);
   CHECK_NEAR(dz1[1], -2 * (1 - 1.0 / 3), 1e-12, 0);
   CHECK_NEAR(dz1[0], 2.0 / 3, 1e-12, 0);

@@ -54,13 +54,13 @@ static void variant_(struct config *c, int algo, int v) {
     break;
   case 3:
     c->dqn.eps_start = 0.5, c->dqn.eps_fraction = 0.2;
-    c->ppo.clip = 0.1, c->ppo.ent_coef = 0.0;
+    c->ppo.clip = 0.1, c->ppo.ent_coef = 0.0, c->ppo.value_loss = FOX_VLOSS_CLIPPED;
     c->eval_folds = 3;
     break;
   case 4:
     c->dqn.tau = 0.5, c->dqn.target_update = 10;
     c->eval_split = FOX_SPLIT_TEST;
-    c->ppo.vf_coef = 1.0, c->ppo.gae_lambda = 0.9;
+    c->ppo.vf_coef = 1.0, c->ppo.gae_lambda = 0.9, c->ppo.value_loss = FOX_VLOSS_UNCLIPPED;
     break;
   case 5:
     c->dqn.max_grad_norm = c->ppo.max_grad_norm = 1.0;
