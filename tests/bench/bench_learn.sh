@@ -11,9 +11,12 @@
 # stable-baselines3 and gymnasium are pip-installed into it when missing, as
 # `scripts/setup.sh --bench` does), SEEDS (20, or 5 with --quick), JOBS (runs at once, one core
 # each; default the cores), ENVS (16), DQN_STEPS (65536) and PPO_STEPS (204800):
-# train.steps_per_epoch of the 3 epochs. A seed of one market and algorithm takes about 70 s of
-# a core (nine tenths in SB3): 20 seeds x 3 markets x 2 algorithms about 70 minutes on 2 cores,
-# --quick about 18.
+# train.steps_per_epoch of the 3 epochs; MARKETS ("wave ou regime") and ALGOS ("dqn ppo"): the
+# cells to run (one cell at 20 seeds to settle a question); FOX_SET: extra foxopt keys for a
+# switch, e.g. FOX_SET="ppo.value_loss=max" (SB3 follows the keys sb3_market.py maps). A seed
+# of one market and algorithm takes about 70 s of a core (nine tenths in SB3): 20 seeds x 3
+# markets x 2 algorithms about 70 minutes on 2 cores, --quick about 18, one PPO cell at 20
+# seeds about 12.
 # SB3 has no Double DQN: foxopt's DQN runs with dqn.double=false here.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +31,18 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 envs=${ENVS:-16}
 dqn_steps=${DQN_STEPS:-65536}
 ppo_steps=${PPO_STEPS:-204800}
+read -r -a markets <<<"${MARKETS:-wave ou regime}"
+read -r -a algos <<<"${ALGOS:-dqn ppo}"
+fox_set=()
+for kv in ${FOX_SET:-}; do fox_set+=(--set "$kv"); done
+for m in "${markets[@]}"; do
+  case $m in wave | ou | regime) ;; *) echo "bench_learn: MARKETS: no market $m (wave, ou," \
+    "regime)" >&2; exit 2 ;; esac
+done
+for a in "${algos[@]}"; do
+  case $a in dqn | ppo) ;; *) echo "bench_learn: ALGOS: no algorithm $a (dqn, ppo)" >&2; exit 2 ;;
+  esac
+done
 [ -x "$fox" ] || { echo "bench_learn: no foxopt at $fox (set FOXOPT)" >&2; exit 2; }
 [ -x "$py" ] || { echo "bench_learn: no python at $py: run scripts/setup.sh --python --bench" \
   "or set FOX_PYTHON" >&2; exit 2; }
@@ -111,7 +126,7 @@ one() {
   t0=$(now)
   "$fox" train "$work/$m.yaml" -o "$dir" --json --set train.algo="$algo" \
     --set env.num_envs="$envs" --set train.steps_per_epoch="$steps" --set train.seed="$s" \
-    --set reward.scale="$scale" "${extra[@]}" 2>"$dir.err" >"$dir.fox.json" ||
+    --set reward.scale="$scale" "${extra[@]}" "${fox_set[@]}" 2>"$dir.err" >"$dir.fox.json" ||
     { cat "$dir.err" >&2; return 1; }
   t1=$(now)
   "$py" "$here/sb3_market.py" run "$work/$m.h5" --trial "$dir/trial.h5" --seed "$s" \
@@ -123,7 +138,6 @@ one() {
     "$(secs "$t0" "$t1")" "$m" "$algo" "$s" "$g" "$(secs "$t1" "$t2")" >"$dir.rows"
   echo "  $m $algo seed $s: foxopt $f, sb3 $g" >&2
 }
-markets=(wave ou regime)
 for m in "${markets[@]}"; do
   "$fox" import "$work/$m.csv" -o "$work/$m.h5" >/dev/null
   # The wrapper first: one environment through the val split on random actions against
@@ -146,7 +160,7 @@ done
 running=0
 for s in $(seq 1 "$seeds"); do
   for m in "${markets[@]}"; do
-    for algo in dqn ppo; do
+    for algo in "${algos[@]}"; do
       if [ "$running" -ge "$jobs" ]; then
         wait -n || { echo "bench_learn: a run failed" >&2; exit 1; }
         running=$((running - 1))
@@ -162,12 +176,12 @@ while [ "$running" -gt 0 ]; do
 done
 cat "$work"/*.rows >"$rows"
 
-"$py" - "$rows" "$meta" "$json" "$seeds" "$envs" "$dqn_steps" "$ppo_steps" <<'PY'
+"$py" - "$rows" "$meta" "$json" "$seeds" "$envs" "$dqn_steps" "$ppo_steps" "${FOX_SET:-}" <<'PY'
 import json, math, sys
 import numpy as np
 from scipy import stats
 import gymnasium, stable_baselines3, torch
-rows, meta, out, seeds, envs, dqn_steps, ppo_steps = sys.argv[1:]
+rows, meta, out, seeds, envs, dqn_steps, ppo_steps, fox_set = sys.argv[1:]
 res = {}
 for line in open(rows):
     m, algo, lib, seed, ret, wall = line.split("\t")
@@ -181,6 +195,8 @@ print("# checked against foxopt backtest --actions), same hyperparameters (foxop
       "dqn.double=false), %s envs," % envs)
 print("# 3 epochs x %s (dqn) / %s (ppo) env-steps, seeds 1..%s; greedy on val, measured by foxopt "
       "backtest; one core each" % (dqn_steps, ppo_steps, seeds))
+if fox_set:
+    print("# switches (FOX_SET, foxopt --set; SB3 where sb3_market.py maps them): %s" % fox_set)
 print("# ret = val.total_return over the seeds: mean, median, std (ddof 1); pos = seeds with ret > 0;"
       " wall = mean seconds per run")
 print("# diff: foxopt mean - sb3 mean, Welch's 95% interval (t at Welch-Satterthwaite's degrees "
@@ -190,6 +206,7 @@ for m, (scale, bh) in info.items():
     print("# %s: reward.scale auto = %.6g, buy-and-hold val.total_return %.4f" % (m, float(scale), float(bh)))
 print("# %-6s %-4s %-7s %9s %9s %9s %5s %8s" % ("market", "algo", "library", "mean", "median", "std", "pos", "wall s"))
 doc = {"seeds": int(seeds), "num_envs": int(envs), "epochs": 3, "interval": "welch95",
+       "fox_set": fox_set.split(),
        "steps_per_epoch": {"dqn": int(dqn_steps), "ppo": int(ppo_steps)},
        "versions": {"stable_baselines3": stable_baselines3.__version__, "torch": torch.__version__,
                     "gymnasium": gymnasium.__version__}, "markets": {}}
