@@ -275,6 +275,7 @@ static int ppo_write_body_(hid_t g, const struct ppo *p, struct rollout_host_ *h
   FOX_TRY(i64_attr_(g, "t", p->t, e));
   FOX_TRY(i64_attr_(g, "updates", p->updates, e));
   FOX_TRY(i64_attr_(g, "num_updates", p->num_updates, e));
+  FOX_TRY(i64_attr_(g, "value_loss", p->cfg.value_loss, e));
   FOX_TRY(rng_write_(g, &p->rng, e));
   IN_GROUP_(a, group_(g, "actor", e), net_write_(a, &p->actor, e));
   IN_GROUP_(c, group_(g, "critic", e), net_write_(c, &p->critic, e));
@@ -319,6 +320,22 @@ static int ppo_read_body_(hid_t g, struct ppo *p, const char *file, struct rollo
     return fox_errf(e, FOX_EDATA, "%s: checkpoint rollout (step %lld, %lld updates planned) "
                                   "does not fit the config (n_steps %d, %ld updates)", file,
                     (long long)t, (long long)nu, p->cfg.n_steps, p->num_updates);
+  /* The value loss the critic was trained with: a checkpoint written before ppo.value_loss
+   * existed was trained with max, and one resumed under a newer default must not switch its
+   * loss half way without a word. */
+  int64_t vl = FOX_VLOSS_MAX;
+  htri_t has = H5Aexists(g, "value_loss");
+  if (has < 0)
+    return fox_errf(e, FOX_EDATA, "%s: cannot read the checkpoint's value_loss", file);
+  if (has > 0)
+    FOX_TRY(i64_read_(g, "value_loss", &vl, file, e));
+  if (vl != p->cfg.value_loss) {
+    static const char *const names[] = {"max", "clipped", "unclipped"};
+    return fox_errf(e, FOX_EDATA, "%s: checkpoint critic was trained with ppo.value_loss %s, "
+                                  "the config makes %s (set ppo.value_loss: %s to resume it)",
+                    file, vl >= 0 && vl <= 2 ? names[vl] : "?", names[p->cfg.value_loss],
+                    vl >= 0 && vl <= 2 ? names[vl] : "?");
+  }
   p->t = (int)t;
   p->updates = (long)up;
   FOX_TRY(rng_read_(g, &p->rng, file, e));

@@ -221,6 +221,7 @@ int main(void) {
 
   /* Dump and load back: the same struct, field for field (a path needing escapes too). */
   snprintf(c.data_path, sizeof c.data_path, "C:\\new\\\"data\".h5");
+  c.ppo.value_loss = FOX_VLOSS_CLIPPED; /* not the default: the dump must carry it */
   FILE *f = fopen(path_, "w");
   config_dump(&c, f);
   fclose(f);

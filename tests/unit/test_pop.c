@@ -60,7 +60,7 @@ static void variant_(struct config *c, int algo, int v) {
   case 4:
     c->dqn.tau = 0.5, c->dqn.target_update = 10;
     c->eval_split = FOX_SPLIT_TEST;
-    c->ppo.vf_coef = 1.0, c->ppo.gae_lambda = 0.9, c->ppo.value_loss = FOX_VLOSS_UNCLIPPED;
+    c->ppo.vf_coef = 1.0, c->ppo.gae_lambda = 0.9, c->ppo.value_loss = FOX_VLOSS_MAX;
     break;
   case 5:
     c->dqn.max_grad_norm = c->ppo.max_grad_norm = 1.0;

@@ -101,11 +101,14 @@ static void same_run_(const char *what, struct config *cfg) {
   else
     act.ppo.activation = !act.ppo.activation;
   scaled.market.reward_scale = 3.0;
+  struct config vloss = *cfg; /* PPO: a critic trained with another value loss */
+  vloss.ppo.value_loss =
+      vloss.ppo.value_loss == FOX_VLOSS_MAX ? FOX_VLOSS_UNCLIPPED : FOX_VLOSS_MAX;
   const struct {
     const struct config *c;
     const char *says;
-  } refused[2] = {{&act, "activation"}, {&scaled, "reward.scale"}};
-  for (int k = 0; k < 2; k++) {
+  } refused[3] = {{&act, "activation"}, {&scaled, "reward.scale"}, {&vloss, "ppo.value_loss"}};
+  for (int k = 0; k < (cfg->algo == FOX_ALGO_PPO ? 3 : 2); k++) {
     struct trial d;
     CHECK(trial_open(&d, refused[k].c, &ds_, backend_cpu(), &dev_, &e) == 0, "%s", e.msg);
     fox_err_clear(&e);
