@@ -12,7 +12,7 @@ const char *const pbt_fixed_keys[] = {
     "train.algo",       "train.steps_per_epoch", "env.num_envs",   "env.episode_bars",
     "dqn.hidden",       "dqn.activation",        "dqn.dueling",    "dqn.buffer_size",
     "dqn.init",         "ppo.hidden",            "ppo.activation", "ppo.n_steps",
-    "ppo.init",         "reward.scale",          "reward.normalize", NULL};
+    "ppo.init",         "ppo.value_loss",        "reward.scale",   "reward.normalize", NULL};
 
 int pbt_setup(struct study *s, const char *name, struct fox_err *e) {
   const struct study_config *sc = &s->cfg.study;

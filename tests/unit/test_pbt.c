@@ -330,6 +330,9 @@ static void test_refusals(void) {
        "parameters.dqn.buffer_size: cannot be searched"},
       {"  env.num_envs: {distribution: categorical, values: [8, 16]}\n",
        "parameters.env.num_envs: cannot be searched"},
+      {"  ppo.value_loss: {distribution: categorical, values: [max, unclipped]}\n"
+       "  ppo.lr: {value: 1e-3}\n  train.algo: {distribution: categorical, values: [dqn, ppo]}\n",
+       "parameters.ppo.value_loss: cannot be searched"},
   };
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
     char yaml[1024];
