@@ -134,24 +134,41 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
  * always ends, the walk's cycle returning to i at worst). Every entry is independent of the
  * others, so the device computes one per thread and the CPU loops over the same function, where
  * a Fisher-Yates shuffle would be one thread's serial walk over the whole rollout. */
+struct ppo_perm {
+  int h;         /* half the domain's bits */
+  uint32_t mask; /* (1 << h) - 1 */
+  uint64_t key;  /* the round's key */
+};
+
+FOX_HD static inline struct ppo_perm ppo_perm_setup(uint32_t n, uint64_t seed, uint64_t round) {
+  struct ppo_perm q;
+  q.h = 1;
+  while (((uint64_t)1 << (2 * q.h)) < (uint64_t)n)
+    q.h++;
+  q.mask = (uint32_t)(((uint64_t)1 << q.h) - 1);
+  q.key = fox_mix3(seed, FOX_RS_PERMUTE, round);
+  return q;
+}
+
+/* One pass of the Feistel network over the domain: a bijection of [0, 2^(2h)). */
+FOX_HD static inline uint32_t ppo_perm_pass(uint32_t x, struct ppo_perm q) {
+  uint32_t l = x >> q.h, r = x & q.mask;
+  for (int k = 0; k < 4; k++) {
+    uint32_t f = (uint32_t)fox_splitmix(q.key ^ ((uint64_t)k << 40) ^ r) & q.mask;
+    uint32_t t = r;
+    r = l ^ f;
+    l = t;
+  }
+  return (l << q.h) | r;
+}
+
 FOX_HD static inline uint32_t ppo_perm_at(uint32_t i, uint32_t n, uint64_t seed,
                                           uint64_t round) {
-  int h = 1;
-  while (((uint64_t)1 << (2 * h)) < (uint64_t)n)
-    h++;
-  uint32_t mask = (uint32_t)(((uint64_t)1 << h) - 1);
-  uint64_t key = fox_mix3(seed, FOX_RS_PERMUTE, round);
+  struct ppo_perm q = ppo_perm_setup(n, seed, round);
   uint32_t x = i;
-  do {
-    uint32_t l = x >> h, r = x & mask;
-    for (int k = 0; k < 4; k++) {
-      uint32_t f = (uint32_t)fox_splitmix(key ^ ((uint64_t)k << 40) ^ r) & mask;
-      uint32_t t = r;
-      r = l ^ f;
-      l = t;
-    }
-    x = (l << h) | r;
-  } while (x >= n);
+  do
+    x = ppo_perm_pass(x, q);
+  while (x >= n);
   return x;
 }
 

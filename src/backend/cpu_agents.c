@@ -99,11 +99,40 @@ static int ppo_gae_(int T, int N, const struct rollout_dev *ro, const float *las
   return 0;
 }
 
+/* v [i] = one Feistel pass of v [i]: a fixed number of rounds, so the lanes vectorise. */
+FOX_CLONES static void perm_pass_(uint32_t *restrict v, uint32_t m, struct ppo_perm q) {
+  for (uint32_t i = 0; i < m; i++)
+    v[i] = ppo_perm_pass(v[i], q);
+}
+
+/* ppo_perm_at for every entry, walked breadth first: one pass over all entries, then passes
+ * over those still outside [0, n) (about half, then a quarter...), each a loop that
+ * vectorises, where entry by entry the walk's data-dependent length kept every entry scalar:
+ * the same permutation in a third of the time (4% of a PPO run before). */
 static int ppo_permute_(uint32_t n, uint64_t seed, const struct ppo_clock *clk, int epochs,
                         int ep, uint32_t *perm, struct fox_err *e) {
   uint64_t round = (uint64_t)clk->updates * (uint64_t)epochs + (uint64_t)ep;
+  struct ppo_perm q = ppo_perm_setup(n, seed, round);
+  uint32_t *at = malloc((size_t)n * 2 * sizeof *at), *walk = at + n, m = 0;
+  if (!at)
+    return fox_errf(e, FOX_EFAIL, "ppo: out of memory for a permutation of %u", n);
   for (uint32_t i = 0; i < n; i++)
-    perm[i] = ppo_perm_at(i, n, seed, round);
+    perm[i] = i;
+  perm_pass_(perm, n, q);
+  for (uint32_t i = 0; i < n; i++)
+    if (perm[i] >= n)
+      at[m] = i, walk[m++] = perm[i];
+  while (m > 0) {
+    perm_pass_(walk, m, q);
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < m; j++)
+      if (walk[j] < n)
+        perm[at[j]] = walk[j];
+      else
+        at[k] = at[j], walk[k++] = walk[j];
+    m = k;
+  }
+  free(at);
   return 0;
 }
 
