@@ -102,8 +102,8 @@ void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, int init, double head_gain
 static int reserve_(struct NN_(mlp) *m, int batch, struct fox_err *e) {
   if (batch <= m->batch_cap)
     return 0;
-  int widest = 0;
-  for (int l = 0; l <= m->n_layers; l++) {
+  int widest = m->dims[0];
+  for (int l = 1; l <= m->n_layers; l++) {
     free(m->act[l]);
     m->act[l] = malloc((size_t)batch * m->dims[l] * sizeof(fox_real));
     if (!m->act[l])
@@ -172,14 +172,16 @@ FOX_CLONES static void bias_grad_(fox_real *restrict gb, const fox_real *restric
 int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real *out,
                      struct fox_err *e) {
   FOX_TRY(reserve_(m, batch, e));
-  memcpy(m->act[0], x, (size_t)batch * m->dims[0] * sizeof *x);
+  /* The input is read where it lies: a copy for backward was 2-3% of a PPO run (the callers'
+   * minibatches and replay batches stay put until their backward). */
+  m->in = x;
   for (int l = 0; l < m->n_layers; l++) {
     int in = m->dims[l], o = m->dims[l + 1];
     const fox_real *w = m->w + m->offset[l], *b = w + (size_t)o * in;
     fox_real *wt = m->wt + m->offset[l];
     if (!m->wt_fresh)
       transpose_(w, o, in, wt);
-    NN_(gemm_xwt)(batch, in, o, m->act[l], wt, m->act[l + 1]); /* Y = X W^T */
+    NN_(gemm_xwt)(batch, in, o, l ? m->act[l] : x, wt, m->act[l + 1]); /* Y = X W^T */
     bias_act_(m->act[l + 1], b, batch, o, l < m->n_layers - 1 ? m->activation : -1);
   }
   m->wt_fresh = 1;
@@ -195,7 +197,7 @@ void NN_(mlp_backward)(struct NN_(mlp) *m, const fox_real *dout, int batch) {
     int in = m->dims[l], o = m->dims[l + 1];
     const fox_real *w = m->w + m->offset[l];
     fox_real *gw = m->g + m->offset[l], *gb = gw + (size_t)o * in;
-    NN_(gemm_dw)(batch, in, o, d, m->act[l], gw); /* dW += dY^T X */
+    NN_(gemm_dw)(batch, in, o, d, l ? m->act[l] : m->in, gw); /* dW += dY^T X */
     bias_grad_(gb, d, batch, o);
     if (l == 0)
       break;

@@ -23,7 +23,8 @@ struct NN_(mlp) {
   size_t offset[FOX_MLP_MAX]; /* where W_l starts; b_l follows it */
   fox_real *w, *g;
   int batch_cap;
-  fox_real *act[FOX_MLP_MAX + 1]; /* act[0] = input copy, act[l] = output of layer l */
+  fox_real *act[FOX_MLP_MAX + 1]; /* act[l] = output of layer l (act[0] unused) */
+  const fox_real *in;             /* the last forward's input, which backward reads */
   fox_real *delta[2];             /* ping-pong buffers for backprop */
   fox_real *wt;                   /* W_l^T, the forward's operand (gemm.h), [n_params] */
   int wt_fresh;                   /* wt holds w's transposes; every writer of w clears it */
@@ -37,7 +38,8 @@ void NN_(mlp_free)(struct NN_(mlp) *m);
  * CleanRL's layer_init, orthogonal weights with gain sqrt(2) on hidden layers and `head_gain`
  * on the last, zero biases. */
 void NN_(mlp_init)(struct NN_(mlp) *m, struct rng *r, int init, double head_gain);
-/* out [batch, dims[n_layers]]; keeps the activations for mlp_backward. */
+/* out [batch, dims[n_layers]]; keeps the activations for mlp_backward, and x itself (not a
+ * copy: x must hold the same rows until the backward that follows). */
 int NN_(mlp_forward)(struct NN_(mlp) *m, const fox_real *x, int batch, fox_real *out,
                      struct fox_err *e);
 /* Accumulates dLoss/dparams into g from dLoss/dout [batch, out] of the first `batch` rows of
