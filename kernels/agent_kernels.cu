@@ -25,8 +25,7 @@ __global__ void dqn_explore_kernel(const float *q, int n, const struct dqn_clock
                                    struct dqn_eps eps, uint64_t seed, uint8_t *actions) {
   ITEM_(n);
   int64_t t = clk->transitions;
-  actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, dqn_epsilon_at(eps, t), seed,
-                                    (uint64_t)t, (uint64_t)i);
+  actions[i] = (uint8_t)dqn_explore_at(q + (size_t)i * FOX_NACTIONS, eps, t, seed, (uint64_t)i);
 }
 
 __global__ void dqn_dueling_kernel(const float *raw, int n, float *q) {

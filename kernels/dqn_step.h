@@ -27,12 +27,20 @@ struct dqn_clock {
   int64_t pos, size;   /* the ring's next write and fill */
 };
 
-/* Epsilon's linear schedule: start to end over `span` transitions, then flat. */
+/* Epsilon's linear schedule: start to end over `span` transitions, then flat; 1 (every
+ * action uniform) while fewer than `warmup` transitions are stored (dqn.uniform_warmup: SB3's
+ * random actions before learning_starts; 0 without). `vector_coin`: one draw a vector step
+ * decides for every environment whether it explores (dqn.eps_per_env false: SB3's and
+ * CleanRL's way, all 64 explore or all exploit together); 0: each environment draws its own. */
 struct dqn_eps {
   double start, end, span;
+  int64_t warmup;
+  int vector_coin;
 };
 
 FOX_HD static inline double dqn_epsilon_at(struct dqn_eps s, int64_t t) {
+  if (t < s.warmup)
+    return 1.0;
   double frac = s.span > 0 ? (double)t / s.span : 1.0;
   if (frac > 1)
     frac = 1;
@@ -55,13 +63,15 @@ FOX_HD static inline int dqn_argmax3(const float *q) {
   return best;
 }
 
-/* Environment `env`'s action at `step` (transitions before this vector step): with
- * probability eps a uniformly random one, else argmax Q. Both draws are made whatever eps is. */
-FOX_HD static inline int dqn_explore(const float *q, double eps, uint64_t seed, uint64_t step,
-                                     uint64_t env) {
-  double u = fox_u01(seed, FOX_RS_EXPLORE, step, env);
-  double v = fox_u01(seed, FOX_RS_RANDOM_ACTION, step, env);
-  return u < eps ? (int)(v * FOX_NACTIONS) : dqn_argmax3(q);
+/* Environment `env`'s action at `t` transitions (before this vector step) under schedule s:
+ * with probability epsilon a uniformly random one, else argmax Q. The coin is the
+ * environment's own or, with s.vector_coin, environment 0's for all; the random action is
+ * always the environment's own. Both draws are made whatever epsilon is. */
+FOX_HD static inline int dqn_explore_at(const float *q, struct dqn_eps s, int64_t t,
+                                        uint64_t seed, uint64_t env) {
+  double u = fox_u01(seed, FOX_RS_EXPLORE, (uint64_t)t, s.vector_coin ? 0 : env);
+  double v = fox_u01(seed, FOX_RS_RANDOM_ACTION, (uint64_t)t, env);
+  return u < dqn_epsilon_at(s, t) ? (int)(v * FOX_NACTIONS) : dqn_argmax3(q);
 }
 
 /* Dueling: Q = V + A - mean(A) of one raw row [4], and its backward. */

@@ -268,7 +268,7 @@ __global__ void pdqn_act_forward_kernel(const struct pdqn_member *tab, struct pd
 }
 
 /* Acting, environment i of every member: the head, the (dueling) Q-values, epsilon-greedy at
- * the clock's transitions (dqn_explore, as dqn_explore_kernel). */
+ * the clock's transitions (dqn_explore_at, as dqn_explore_kernel). */
 __global__ void pdqn_act_head_kernel(const struct pdqn_member *tab, struct pdqn_shape sh) {
   THREAD_((size_t)sh.n * sh.N);
   const struct pdqn_member *p = &tab[idx / sh.N];
@@ -277,8 +277,7 @@ __global__ void pdqn_act_head_kernel(const struct pdqn_member *tab, struct pdqn_
   pop_head(p->w + sh.off[L - 1], p->on_act[L - 1] + i, (size_t)sh.N, in, sh.out, y);
   q_(y, sh.duel, q);
   int64_t t = p->clk->transitions;
-  p->actions[i] = (uint8_t)dqn_explore(q, dqn_epsilon_at(p->eps, t), p->seed, (uint64_t)t,
-                                       (uint64_t)i);
+  p->actions[i] = (uint8_t)dqn_explore_at(q, p->eps, t, p->seed, (uint64_t)i);
 }
 
 /* The step's transitions of every member into its ring (replay_store: with more environments

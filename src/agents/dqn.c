@@ -9,7 +9,8 @@
 #include <string.h>
 
 static struct dqn_eps eps_(const struct dqn_config *c, long total) {
-  struct dqn_eps s = {c->eps_start, c->eps_end, c->eps_fraction * (double)total};
+  struct dqn_eps s = {c->eps_start, c->eps_end, c->eps_fraction * (double)total,
+                      c->uniform_warmup ? c->learning_starts : 0, !c->eps_per_env};
   return s;
 }
 

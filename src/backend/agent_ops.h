@@ -62,8 +62,8 @@ struct ppo_clock; /* kernels/ppo_step.h */
  * the clocks there: a chunk of steps is then the same calls every time, which a device can
  * capture once as a graph and replay. */
 struct agent_ops {
-  /* DQN: epsilon-greedy actions from Q [n, 3] (dqn_explore) at the clock's transitions, epsilon
-   * from its schedule. */
+  /* DQN: epsilon-greedy actions from Q [n, 3] (dqn_explore_at) at the clock's transitions,
+   * epsilon from its schedule. */
   int (*dqn_explore)(const float *q, int n, const struct dqn_clock *clk,
                      const struct dqn_eps *eps, uint64_t seed, uint8_t *actions,
                      struct fox_err *e);

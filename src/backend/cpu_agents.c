@@ -12,10 +12,9 @@
 static int explore_(const float *q, int n, const struct dqn_clock *clk,
                     const struct dqn_eps *eps, uint64_t seed, uint8_t *actions,
                     struct fox_err *e) {
-  double rate = dqn_epsilon_at(*eps, clk->transitions);
-  uint64_t step = (uint64_t)clk->transitions;
   for (int i = 0; i < n; i++)
-    actions[i] = (uint8_t)dqn_explore(q + (size_t)i * FOX_NACTIONS, rate, seed, step, (uint64_t)i);
+    actions[i] = (uint8_t)dqn_explore_at(q + (size_t)i * FOX_NACTIONS, *eps, clk->transitions,
+                                         seed, (uint64_t)i);
   return 0;
 }
 

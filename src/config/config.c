@@ -93,6 +93,8 @@ static const struct param_ params_[] = {
     {"dqn.eps_fraction", P_DOUBLE, D_(eps_fraction), 0, 1, 1, NULL, "a fraction in (0, 1]"},
     {"dqn.double", P_BOOL, D_(double_q), 0, 1, 0, NULL, "true or false"},
     {"dqn.dueling", P_BOOL, D_(dueling), 0, 1, 0, NULL, "true or false"},
+    {"dqn.eps_per_env", P_BOOL, D_(eps_per_env), 0, 1, 0, NULL, "true or false"},
+    {"dqn.uniform_warmup", P_BOOL, D_(uniform_warmup), 0, 1, 0, NULL, "true or false"},
     {"dqn.max_grad_norm", P_DOUBLE, D_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
     {"dqn.tau", P_DOUBLE, D_(tau), 0, 1, 1, NULL, "a number in (0, 1]"},
     {"dqn.activation", P_CHOICE, D_(activation), 0, 0, 0, act_names_, "relu or tanh"},
@@ -218,6 +220,8 @@ void config_defaults(struct config *c) {
                                .eps_fraction = 0.5,
                                .double_q = 1,
                                .dueling = 0,
+                               .eps_per_env = 1,
+                               .uniform_warmup = 0,
                                .max_grad_norm = 10,
                                .tau = 1.0,
                                /* CleanRL's dqn.py: nn.Linear's own initialisation, ReLU */

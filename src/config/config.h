@@ -43,6 +43,8 @@ struct dqn_config {
   int batch_size, buffer_size, learning_starts, train_freq, target_update;
   double eps_start, eps_end, eps_fraction;
   int double_q, dueling;
+  int eps_per_env;    /* each environment draws its own exploration coin (else one a step) */
+  int uniform_warmup; /* uniform actions before learning_starts, as SB3 */
   double max_grad_norm;
   double tau; /* 1: hard target copies; below 1: Polyak averaging at each target update */
   int activation, init; /* FOX_ACT_*, FOX_INIT_* (kernels/act_step.h) */

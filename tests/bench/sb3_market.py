@@ -284,7 +284,9 @@ def make_dqn(cfg, env, seed):
     # steps (64 envs, train_freq 4: 16 updates per vector step in both), and a target copy every
     # target_update x train_freq transitions (= target_update updates). SB3 trains once
     # num_timesteps > learning_starts (foxopt: >=), one vector step later; before that it acts
-    # uniformly at random (foxopt: epsilon-greedy at epsilon ~ 1).
+    # uniformly at random (foxopt: epsilon-greedy at epsilon ~ 1, or uniform with
+    # dqn.uniform_warmup), and one coin a vector step decides whether all its environments
+    # explore (foxopt: a coin each, or one with dqn.eps_per_env false).
     model = DQN("MlpPolicy", env, learning_rate=d["lr"], buffer_size=d["buffer_size"],
                 learning_starts=d["learning_starts"], batch_size=d["batch_size"], tau=d["tau"],
                 gamma=d["gamma"], train_freq=(1, "step"), gradient_steps=n // d["train_freq"],

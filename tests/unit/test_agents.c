@@ -128,6 +128,13 @@ int main(void) {
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 250, 1000), 0.525, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 500, 1000), 0.05, 0, 1e-12);
   CHECK_NEAR(dqn_epsilon(&cfg.dqn, 900, 1000), 0.05, 0, 1e-12);
+  /* dqn.uniform_warmup: 1 before learning_starts (100 here), the schedule from there. */
+  cfg.dqn.uniform_warmup = 1, cfg.dqn.learning_starts = 100;
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 0, 1000), 1, 0, 0);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 99, 1000), 1, 0, 0);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 100, 1000), 1 - 0.95 * 100 / 500, 0, 1e-12);
+  CHECK_NEAR(dqn_epsilon(&cfg.dqn, 250, 1000), 0.525, 0, 1e-12);
+  config_defaults(&cfg);
 
   /* The updates a step makes, planned ahead (a chunk's shape) and step by step, agree: 10
    * envs and train_freq 4 pay 2 and 3 updates alternately once learning_starts 25 is crossed
@@ -176,8 +183,8 @@ int main(void) {
     for (int i = 0; i < 100000; i++) {
       double u = fox_u01(11, FOX_RS_EXPLORE, (uint64_t)(i / 64), (uint64_t)(i % 64));
       bins[(int)(u * 10)]++;
-      acts[dqn_explore(q, 1.0, 11, (uint64_t)(i / 64), (uint64_t)(i % 64))]++;
-      greedy &= dqn_explore(q, 0.0, 11, (uint64_t)i, 0) == 1;
+      acts[dqn_explore_at(q, (struct dqn_eps){1, 1, 1, 0, 0}, i / 64, 11, (uint64_t)(i % 64))]++;
+      greedy &= dqn_explore_at(q, (struct dqn_eps){0, 0, 1, 0, 0}, i, 11, 0) == 1;
       in_range &= dqn_replay_index(11, (uint64_t)i, 5, 1000) < 1000;
     }
     double chi = 0, chi3 = 0;
@@ -188,6 +195,27 @@ int main(void) {
     CHECK(chi < 27.9, "fox_u01 not uniform: chi-square %g", chi);
     CHECK(chi3 < 13.8, "random actions not uniform: chi-square %g", chi3); /* 2 dof, 99.9% */
     CHECK(greedy && in_range, "eps 0 is greedy, replay indices in range");
+    /* dqn.eps_per_env false: at epsilon 1/2 a vector step of 64 environments is all greedy
+     * (every action 1) about half the time, and otherwise explores in every environment (all
+     * 64 random actions 1: 3^-64); each its own coin: all 64 greedy at (2/3)^64. The random
+     * actions are the environments' own either way. */
+    struct dqn_eps one = {0.5, 0.5, 1, 0, 1}, own = {0.5, 0.5, 1, 0, 0};
+    int all_one = 0, all_own = 0, mixed_one = 0, same_rand = 1;
+    for (int64_t t = 0; t < 2000; t += 5) {
+      int g1 = 0, g2 = 0, a0 = -1, same = 1;
+      for (int i = 0; i < 64; i++) {
+        int a = dqn_explore_at(q, one, t, 11, (uint64_t)i);
+        g1 += a == 1, g2 += dqn_explore_at(q, own, t, 11, (uint64_t)i) == 1;
+        same &= a0 < 0 || a == a0, a0 = a;
+      }
+      all_one += g1 == 64, all_own += g2 == 64, mixed_one += g1 < 64 && g1 > 40;
+      same_rand &= g1 == 64 || !same;
+    }
+    printf("explore, one coin a step: %d of 400 steps all greedy; a coin each: %d\n", all_one,
+           all_own);
+    CHECK(all_one > 160 && all_one < 240 && all_own == 0 && !mixed_one && same_rand,
+          "one coin a step: %d all greedy (about 200), %d mixed; a coin each: %d all greedy",
+          all_one, mixed_one, all_own);
   }
 
   /* reward.scale auto by hand: train split [1, 5) of closes 50, 100, 110, 99, 99, 200 has the

@@ -299,8 +299,8 @@ static void fused_(void) {
     return;
   struct backend generic = *be_;
   generic.pops = NULL;
-  static const char *const names[] = {"plain", "double", "dueling", "tanh, 1 layer",
-                                      "3 layers, dueling double"};
+  static const char *const names[] = {"plain", "double, one coin, uniform warm-up", "dueling",
+                                      "tanh, 1 layer", "3 layers, dueling double"};
   for (int s = 0; s < 5; s++)
     for (int v = 0; v < 6; v++) {
       struct config c;
@@ -309,6 +309,8 @@ static void fused_(void) {
       c.steps_per_epoch = 360; /* 50 updates after learning_starts 160 */
       c.dqn.double_q = s == 1 || s == 4;
       c.dqn.dueling = s == 2 || s == 4;
+      c.dqn.eps_per_env = s != 1;
+      c.dqn.uniform_warmup = s == 1;
       if (s == 3) {
         c.dqn.activation = FOX_ACT_TANH;
         c.dqn.n_hidden = 1;
