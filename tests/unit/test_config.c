@@ -222,10 +222,10 @@ int main(void) {
   /* Dump and load back: the same struct, field for field (a path needing escapes too). */
   snprintf(c.data_path, sizeof c.data_path, "C:\\new\\\"data\".h5");
   c.ppo.value_loss = FOX_VLOSS_CLIPPED; /* not the defaults: the dump must carry them */
-  CHECK(c.dqn.eps_per_env && !c.dqn.uniform_warmup, "exploration defaults");
+  CHECK(c.dqn.eps_per_env && c.dqn.uniform_warmup, "exploration defaults");
   CHECK(config_set(&c, "dqn.eps_per_env=false", NULL, &e) == 0 &&
-            config_set(&c, "dqn.uniform_warmup=true", NULL, &e) == 0 &&
-            !c.dqn.eps_per_env && c.dqn.uniform_warmup,
+            config_set(&c, "dqn.uniform_warmup=false", NULL, &e) == 0 &&
+            !c.dqn.eps_per_env && !c.dqn.uniform_warmup,
         "--set the exploration switches: %s", e.msg);
   FILE *f = fopen(path_, "w");
   config_dump(&c, f);
