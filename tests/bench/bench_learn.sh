@@ -9,8 +9,9 @@
 #   tests/bench/bench_learn.sh [--quick] [OUT.json]   (default bench_learn.json; --quick: 5 seeds)
 # Environment: FOXOPT (binary, default build/default/foxopt), FOX_PYTHON (default .venv's; torch,
 # stable-baselines3 and gymnasium are pip-installed into it when missing, as
-# `scripts/setup.sh --bench` does), SEEDS (20, or 5 with --quick), JOBS (runs at once, one core
-# each; default the cores), ENVS (16), DQN_STEPS (65536) and PPO_STEPS (204800):
+# `scripts/setup.sh --bench` does), SEEDS (20, or 5 with --quick), FIRST_SEED (1: the seeds
+# are FIRST_SEED onwards, so that a cell can be extended by further seeds), JOBS (runs at
+# once, one core each; default the cores), ENVS (16), DQN_STEPS (65536) and PPO_STEPS (204800):
 # train.steps_per_epoch of the 3 epochs; MARKETS ("wave ou regime") and ALGOS ("dqn ppo"): the
 # cells to run (one cell at 20 seeds to settle a question); FOX_SET: extra foxopt keys for a
 # switch, e.g. FOX_SET="ppo.value_loss=max" (SB3 follows the keys sb3_market.py maps). A seed
@@ -27,6 +28,8 @@ quick=0
 [ "${1:-}" = --quick ] && { quick=1; shift; }
 json=${1:-bench_learn.json}
 seeds=${SEEDS:-$([ $quick = 1 ] && echo 5 || echo 20)}
+first=${FIRST_SEED:-1}
+case $first in '' | *[!0-9]*) echo "bench_learn: FIRST_SEED must be a number >= 1" >&2; exit 2 ;; esac
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 envs=${ENVS:-16}
 dqn_steps=${DQN_STEPS:-65536}
@@ -158,7 +161,7 @@ for m in "${markets[@]}"; do
 done
 # Every (market, algorithm, seed) as a job, JOBS at once; any failure stops the bench.
 running=0
-for s in $(seq 1 "$seeds"); do
+for s in $(seq "$first" $((first + seeds - 1))); do
   for m in "${markets[@]}"; do
     for algo in "${algos[@]}"; do
       if [ "$running" -ge "$jobs" ]; then
@@ -176,7 +179,8 @@ while [ "$running" -gt 0 ]; do
 done
 cat "$work"/*.rows >"$rows"
 
-"$py" - "$rows" "$meta" "$json" "$seeds" "$envs" "$dqn_steps" "$ppo_steps" "${FOX_SET:-}" <<'PY'
+"$py" - "$rows" "$meta" "$json" "$first..$((first + seeds - 1))" "$envs" "$dqn_steps" "$ppo_steps" \
+  "${FOX_SET:-}" <<'PY'
 import json, math, sys
 import numpy as np
 from scipy import stats
@@ -193,7 +197,7 @@ print("# learning benchmark: foxopt against Stable-Baselines3 %s (torch %s, gymn
                                           gymnasium.__version__))
 print("# checked against foxopt backtest --actions), same hyperparameters (foxopt's defaults; "
       "dqn.double=false), %s envs," % envs)
-print("# 3 epochs x %s (dqn) / %s (ppo) env-steps, seeds 1..%s; greedy on val, measured by foxopt "
+print("# 3 epochs x %s (dqn) / %s (ppo) env-steps, seeds %s; greedy on val, measured by foxopt "
       "backtest; one core each" % (dqn_steps, ppo_steps, seeds))
 if fox_set:
     print("# switches (FOX_SET, foxopt --set; SB3 where sb3_market.py maps them): %s" % fox_set)
@@ -205,7 +209,7 @@ print("# diff: foxopt mean - sb3 mean, Welch's 95% interval (t at Welch-Satterth
 for m, (scale, bh) in info.items():
     print("# %s: reward.scale auto = %.6g, buy-and-hold val.total_return %.4f" % (m, float(scale), float(bh)))
 print("# %-6s %-4s %-7s %9s %9s %9s %5s %8s" % ("market", "algo", "library", "mean", "median", "std", "pos", "wall s"))
-doc = {"seeds": int(seeds), "num_envs": int(envs), "epochs": 3, "interval": "welch95",
+doc = {"seeds": seeds, "num_envs": int(envs), "epochs": 3, "interval": "welch95",
        "fox_set": fox_set.split(),
        "steps_per_epoch": {"dqn": int(dqn_steps), "ppo": int(ppo_steps)},
        "versions": {"stable_baselines3": stable_baselines3.__version__, "torch": torch.__version__,
