@@ -161,6 +161,10 @@ int main(void) {
   compare_("dqn double", &cfg, &ds, &dc, &dg, cuda);
   small_(&cfg, FOX_ALGO_DQN);
   cfg.dqn.dueling = 1, cfg.dqn.tau = 0.5, cfg.dqn.target_update = 5;
+  /* Epsilon-greedy from the start: after the uniform warm-up (the default, which "dqn double"
+   * and "dqn plain" keep) this short run's dueling policy holds one action over the whole
+   * split, which would leave the evaluations nothing to differ in. */
+  cfg.dqn.uniform_warmup = 0;
   compare_("dqn dueling", &cfg, &ds, &dc, &dg, cuda);
   small_(&cfg, FOX_ALGO_DQN);
   cfg.dqn.double_q = 0;
