@@ -208,7 +208,7 @@ def run_ppo(env, steps, seed, hidden=(64, 64), lr=2.5e-4, n_steps=128, gamma=0.9
                 adv[t] = last
             ret = adv + V
         bo, ba, blp = O.reshape(-1, 54), Aa.reshape(-1), LP.reshape(-1)
-        badv, bret, bv = adv.reshape(-1), ret.reshape(-1), V.reshape(-1)
+        badv, bret = adv.reshape(-1), ret.reshape(-1)
         mb = batch // minibatches
         for _ in range(epochs):
             perm = torch.randperm(batch)
@@ -219,8 +219,7 @@ def run_ppo(env, steps, seed, hidden=(64, 64), lr=2.5e-4, n_steps=128, gamma=0.9
                 a_ = (badv[i] - badv[i].mean()) / (badv[i].std() + 1e-8)
                 pg = torch.max(-a_ * ratio, -a_ * ratio.clamp(1 - clip, 1 + clip)).mean()
                 v = critic(bo[i]).squeeze(1)
-                vc = bv[i] + (v - bv[i]).clamp(-clip, clip)
-                vl = 0.5 * torch.max((v - bret[i]) ** 2, (vc - bret[i]) ** 2).mean()
+                vl = 0.5 * ((v - bret[i]) ** 2).mean()  # ppo.value_loss: unclipped, the default
                 loss = pg - ent_coef * dist.entropy().mean() + vf_coef * vl
                 opt.zero_grad()
                 loss.backward()
