@@ -128,12 +128,8 @@ FOX_HD static inline void ppo_loss_sample(const double *z, double v, int a, doub
   *dv = vf_coef * inv * g; /* d(0.5 e) = (x - R) dx */
 }
 
-/* Entry i of a pseudo-random permutation of 0 .. n-1 drawn for (seed, round): a 4-round
- * Feistel network (splitmix rounds) on the smallest domain of an even number of bits that
- * holds n, cycle-walked into [0, n) (under 4 steps on average: the domain is below 4n; it
- * always ends, the walk's cycle returning to i at worst). Every entry is independent of the
- * others, so the device computes one per thread and the CPU loops over the same function, where
- * a Fisher-Yates shuffle would be one thread's serial walk over the whole rollout. */
+/* The Feistel network of one (n, seed, round) (ppo_perm_at below): its parameters and one
+ * pass. */
 struct ppo_perm {
   int h;         /* half the domain's bits */
   uint32_t mask; /* (1 << h) - 1 */
@@ -162,6 +158,13 @@ FOX_HD static inline uint32_t ppo_perm_pass(uint32_t x, struct ppo_perm q) {
   return (l << q.h) | r;
 }
 
+/* Entry i of a pseudo-random permutation of 0 .. n-1 drawn for (seed, round): a 4-round
+ * Feistel network (splitmix rounds) on the smallest domain of an even number of bits that
+ * holds n, cycle-walked into [0, n) (under 4 steps on average: the domain is below 4n; it
+ * always ends, the walk's cycle returning to i at worst). Every entry is independent of the
+ * others, so the device computes one per thread and the CPU applies the same passes to all
+ * entries at once (cpu_agents.c), where a Fisher-Yates shuffle would be one thread's serial
+ * walk over the whole rollout. */
 FOX_HD static inline uint32_t ppo_perm_at(uint32_t i, uint32_t n, uint64_t seed,
                                           uint64_t round) {
   struct ppo_perm q = ppo_perm_setup(n, seed, round);
