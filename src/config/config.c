@@ -31,6 +31,8 @@ struct param_ {
   int lo_open;                 /* 1: the lower bound itself is excluded */
   const char *const *choices;  /* P_CHOICE: names of 0, 1, 2, ... */
   const char *what;            /* the expected value, for messages */
+  const char *doc;             /* what the key does, one or two sentences: --help, the man
+                                  page and docs/config-keys.md are written from it */
 };
 
 static const char *const algo_names_[] = {"dqn", "ppo", NULL};
