@@ -6,31 +6,31 @@
 #include <hdf5.h>
 
 #include "cli/cli.h"
+#include "util/nearest.h"
 #include "util/stop.h"
 
-struct command_ {
-  const char *name;
-  int (*run)(int argc, char **argv, struct fox_err *e);
-  const char *summary;
-};
-
-static const struct command_ commands_[] = {
-    {"synth", cmd_synth, "realistic synthetic 1-minute bars (CSV)"},
-    {"import", cmd_import, "CSV bars -> dataset.h5 with the 51 features"},
-    {"info", cmd_info, "what a foxopt HDF5 file holds"},
-    {"train", cmd_train, "train one DQN/PPO trial with fixed parameters -> trial.h5"},
-    {"backtest", cmd_backtest, "metrics of an action sequence over a split (walk-forward folds)"},
-    {"run", cmd_run, "a hyperparameter study: samplers, schedulers, study.h5, resume"},
-    {"report", cmd_report, "best trials, luck (DSR, PBO), --test, CSV, plots, one-page --html"},
-    {"export", cmd_export, "a study as Optuna's journal (optuna.load_study, optuna-dashboard)"},
-};
-
 static void usage_(FILE *f) {
-  fprintf(f, "usage: foxopt COMMAND [ARGS]   (foxopt COMMAND --help for each)\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof commands_ / sizeof *commands_; i++)
-    fprintf(f, "  %-8s %s\n", commands_[i].name, commands_[i].summary);
-  fprintf(f, "\nexit codes: 0 ok; 1 other failure; 2 bad usage or config; 3 bad input data or "
+  fprintf(f, "usage: foxopt COMMAND [ARGS]   (foxopt help COMMAND, or man foxopt-COMMAND, for "
+             "each)\n\ncommands:\n");
+  for (int i = 0; cli_commands[i]; i++)
+    fprintf(f, "  %-8s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
+  fprintf(f, "\n  -V, --version    the version\n  -h, --help       this text\n"
+             "\nexit codes: 0 ok; 1 other failure; 2 bad usage or config; 3 bad input data or "
              "file;\n            75 stopped by SIGTERM/SIGUSR1 after a clean checkpoint\n");
+}
+
+/* An unknown command's message with the nearest names. */
+static int unknown_command_(const char *name) {
+  const char *names[32];
+  int n = 0;
+  for (int i = 0; cli_commands[i] && n < 31; i++)
+    names[n++] = cli_commands[i]->name;
+  names[n++] = "help";
+  char near[256];
+  nearest_names(name, names, n, near, sizeof near);
+  fprintf(stderr, "foxopt: error: unknown command '%s'%s%s (foxopt --help lists them)\n", name,
+          near[0] ? ": " : "", near);
+  return 2;
 }
 
 /* `foxopt run`'s SIGTERM/SIGUSR1 handlers go in before any shared library's constructor runs:
@@ -57,25 +57,42 @@ int main(int argc, char **argv) {
     usage_(stderr);
     return 2;
   }
-  if (cli_is_help(argv[1])) {
+  const char *first = argv[1];
+  if (cli_is_help(first) || (strcmp(first, "help") == 0 && argc == 2)) {
     usage_(stdout);
     return 0;
   }
-  if (strcmp(argv[1], "--version") == 0) {
+  if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
     printf("foxopt %s\n", FOXOPT_VERSION);
     return 0;
   }
-  for (size_t i = 0; i < sizeof commands_ / sizeof *commands_; i++) {
-    if (strcmp(argv[1], commands_[i].name) == 0) {
-      struct fox_err e = {0};
-      int rc = commands_[i].run(argc - 1, argv + 1, &e);
-      if (rc != 0 && !e.quiet)
-        fprintf(stderr, "foxopt %s: error: %s\n", argv[1], e.msg[0] ? e.msg : "failed");
-      fflush(stdout);
-      return fox_exit_code(rc);
+  if (strcmp(first, "help") == 0) {
+    const struct cli_cmd *c = cli_find(argv[2]);
+    if (!c)
+      return unknown_command_(argv[2]);
+    if (argc > 3) {
+      fprintf(stderr, "foxopt help: error: one command only (foxopt help %s)\n", argv[2]);
+      return 2;
     }
+    cli_usage(c, stdout);
+    return 0;
   }
-  fprintf(stderr, "foxopt: unknown command '%s'\n", argv[1]);
-  usage_(stderr);
-  return 2;
+  const struct cli_cmd *c = cli_find(first);
+  if (!c)
+    return unknown_command_(first);
+  struct fox_err e = {0};
+  struct cli_args a;
+  int rc = cli_args(c, argc - 1, argv + 1, &a, &e);
+  if (rc == 0 && a.help) {
+    cli_usage(c, stdout);
+    cli_args_free(&a);
+    return 0;
+  }
+  if (rc == 0)
+    rc = c->run(a.argc, a.argv, &e);
+  cli_args_free(&a);
+  if (rc != 0 && !e.quiet)
+    fprintf(stderr, "foxopt %s: error: %s\n", c->name, e.msg[0] ? e.msg : "failed");
+  fflush(stdout);
+  return fox_exit_code(rc);
 }

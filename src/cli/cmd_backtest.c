@@ -9,39 +9,50 @@
 #include "study/rankfile.h"
 #include "train/trial_h5.h"
 
-static const char usage_[] =
-    "usage: foxopt backtest DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5 |\n"
-    "                                --study OUTDIR --trial ID [--repeat R])\n"
-    "                       [--split val|test|train] [--folds K]\n"
-    "                       [--set market.KEY=V]... [--set barrier.KEY=V]...\n"
-    "                       [--set output.experience=none|summary|full] [--output EXP.h5]\n"
-    "                       [--backend auto|cpu|cuda] [--json]\n"
-    "\n"
-    "Runs the actions (one 0 hold / 1 buy / 2 sell per bar of the split, optional header\n"
-    "`action`; action i is decided after bar i's close and executes at the next open) through\n"
-    "the market of DESIGN.md s5 and prints total_return, sharpe, sortino, max_drawdown,\n"
-    "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.\n"
-    "\n"
-    "  --policy T.h5    the greedy policy of a trained trial (foxopt train), with the trial's\n"
-    "                   market settings; reproduces its recorded metrics\n"
-    "  --study D --trial ID  the policy of trial ID of the study in D (foxopt run), from the\n"
-    "                   trial file; reproduces the metrics in D/trials.csv (with study.repeats\n"
-    "                   > 1, of its seed R: --repeat R, default 0)\n"
-    "  --split S        the split to run (default val; with --policy the trial's eval.split)\n"
-    "  --folds K        K consecutive folds, each from initial capital: per-fold and mean metrics\n"
-    "                   (default 1; with --policy or --study the trial's eval.folds, a policy\n"
-    "                   acting from flat in each fold)\n"
-    "  --set K=V        market.initial_capital (10000), market.spread (0.0005), market.fee\n"
-    "                   (0.0004), market.cash_reserve (0.05), barrier.pt (2), barrier.sl (2),\n"
-    "                   barrier.horizon (60), barrier.enforce (true), barrier.bonus (0),\n"
-    "                   output.experience (summary)\n"
-    "  --output EXP.h5  /backtest/{equity,position,folds} and /experience/{actions,rewards,\n"
-    "                   barrier_labels[,states]}\n"
-    "  --backend B      where to run (default auto: CUDA when a device answers; with --policy\n"
-    "                   the backend the trial was trained on)\n"
-    "  --json           one JSON object (fold means under the metric names, and \"folds\")\n"
-    "\n"
-    "exit codes: 0 ok, 1 failure, 2 bad usage, 3 bad input (file and line named)\n";
+static const struct cli_opt opts_[] = {
+    {"--actions", "ACTIONS.csv", "the actions to run: one 0 hold / 1 buy / 2 sell per bar of the "
+                                 "split, optional header `action`"},
+    {"--policy", "T.h5", "the greedy policy of a trained trial (foxopt train), with the trial's "
+                         "market settings; reproduces its recorded metrics"},
+    {"--study", "OUTDIR", "with --trial ID: the policy of trial ID of the study in OUTDIR "
+                          "(foxopt run), from the trial file; reproduces the metrics in "
+                          "OUTDIR/trials.csv"},
+    {"--trial", "ID", "the trial of --study"},
+    {"--repeat", "R", "with study.repeats > 1, the seed R of the --study trial (default 0)"},
+    {"--split", "S", "the split to run: val, test or train (default val; with --policy the "
+                     "trial's eval.split)"},
+    {"--folds", "K", "K consecutive folds, each from initial capital: per-fold and mean metrics "
+                     "(default 1; with --policy or --study the trial's eval.folds, a policy "
+                     "acting from flat in each fold)"},
+    {"--set", "K=V", "market.initial_capital (10000), market.spread (0.0005), market.fee "
+                     "(0.0004), market.cash_reserve (0.05), barrier.pt (2), barrier.sl (2), "
+                     "barrier.horizon (60), barrier.enforce (true), barrier.bonus (0), "
+                     "output.experience (summary)"},
+    {"--output", "EXP.h5", "/backtest/{equity,position,folds} and /experience/{actions,rewards,"
+                           "barrier_labels[,states]}"},
+    {"--backend", "B", "where to run: auto, cpu or cuda (default auto: CUDA when a device "
+                       "answers; with --policy the backend the trial was trained on)"},
+    {"--json", NULL, "one JSON object (fold means under the metric names, and \"folds\")"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_backtest = {
+    .name = "backtest",
+    .summary = "metrics of an action sequence over a split (walk-forward folds)",
+    .synopsis = "DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5 |\n"
+                "         --study OUTDIR --trial ID [--repeat R])\n"
+                "[--split val|test|train] [--folds K]\n"
+                "[--set market.KEY=V]... [--set barrier.KEY=V]...\n"
+                "[--set output.experience=none|summary|full] [--output EXP.h5]\n"
+                "[--backend auto|cpu|cuda] [--json]",
+    .about =
+        "Runs the actions (one 0 hold / 1 buy / 2 sell per bar of the split, optional header\n"
+        "`action`; action i is decided after bar i's close and executes at the next open) through\n"
+        "the market of DESIGN.md s5 and prints total_return, sharpe, sortino, max_drawdown,\n"
+        "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.",
+    .opts = opts_,
+    .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (file and line named)",
+    .run = cmd_backtest,
+};
 
 static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 
@@ -55,10 +66,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   config_defaults(&cfg);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
-    if (cli_is_help(a)) {
-      fputs(usage_, stdout);
-      return 0;
-    } else if (strcmp(a, "--json") == 0) {
+    if (strcmp(a, "--json") == 0) {
       json = 1;
     } else if (strcmp(a, "--actions") == 0 || strcmp(a, "--split") == 0 ||
                strcmp(a, "--folds") == 0 || strcmp(a, "--set") == 0 ||
@@ -75,7 +83,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
       else if (a[2] == 'f')
         FOX_TRY(cli_parse_i64(a, v, 1, 100000, &folds, e));
       else if (a[2] == 's' && nset == 256)
-        return fox_errf(e, FOX_EUSAGE, "backtest: too many --set");
+        return fox_errf(e, FOX_EUSAGE, "too many --set");
       else if (a[2] == 's')
         sets[nset++] = v;
       else if (a[2] == 'o')
@@ -92,22 +100,20 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
         FOX_TRY(cli_parse_i64(a, v, 0, FOX_REPEATS_MAX - 1, &repeat, e));
       else
         FOX_TRY(cli_parse_i64(a, v, 0, 1LL << 31, &trial_id, e));
-    } else if (a[0] == '-') {
-      return fox_errf(e, FOX_EUSAGE, "backtest: unknown option '%s' (see --help)", a);
     } else if (!data) {
       data = a;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "backtest: one dataset only");
+      return fox_errf(e, FOX_EUSAGE, "one dataset only");
     }
   }
   if (!study != (trial_id < 0))
-    return fox_errf(e, FOX_EUSAGE, "backtest: --study OUTDIR and --trial ID go together");
+    return fox_errf(e, FOX_EUSAGE, "--study OUTDIR and --trial ID go together");
   if (!data || !!actions_path + !!policy + !!study != 1)
     return fox_errf(e, FOX_EUSAGE,
-                    "backtest: DATA.h5 and one of --actions FILE, --policy TRIAL.h5 or --study "
-                    "OUTDIR --trial ID are required\n%s", usage_);
+                    "DATA.h5 and one of --actions FILE, --policy TRIAL.h5 or --study "
+                    "OUTDIR --trial ID are required (foxopt help backtest)");
   if (repeat && !study)
-    return fox_errf(e, FOX_EUSAGE, "backtest: --repeat goes with --study OUTDIR --trial ID");
+    return fox_errf(e, FOX_EUSAGE, "--repeat goes with --study OUTDIR --trial ID");
   /* A policy runs where it was trained unless told otherwise: the same arithmetic gives the
    * same greedy actions, hence the recorded metrics. */
   char trained_on[16] = "auto";

@@ -9,60 +9,59 @@
 #include "report/optuna_journal.h"
 #include "study/study_h5.h"
 
-static const char usage_[] =
-    "usage: foxopt export OUTDIR --optuna FILE.log\n"
-    "\n"
-    "Writes the study in OUTDIR (study.h5 and the trial files of foxopt run, finished or\n"
-    "still running) as Optuna's JournalStorage log: one JSON object per line, the operations\n"
-    "Optuna 5 replays. Then, in Python:\n"
-    "  storage = optuna.storages.JournalStorage(\n"
-    "      optuna.storages.journal.JournalFileBackend(\"FILE.log\"))\n"
-    "  study = optuna.load_study(study_name=\"NAME\", storage=storage)   # study.name\n"
-    "or `optuna-dashboard FILE.log`. One Optuna trial per foxopt trial (number = id), with:\n"
-    "  params        the active parameters with their distributions (uniform: Float,\n"
-    "                log_uniform: Float log (Int log on integer keys), int_uniform: Int,\n"
-    "                q_uniform: Float step q (Int step q on integer keys), values: and\n"
-    "                value: Categorical, lists as their text); inactive ones are absent\n"
-    "  state, value  complete, pruned (its last intermediate value), failed, running\n"
-    "  intermediate  the objective per epoch from the trial files' curves (test functions:\n"
-    "                at each rung); with repeats x folds and an aggregate other than mean,\n"
-    "                the study's aggregate at the last rung only\n"
-    "  user attrs    foxopt.id, status, round, rung, epochs, seed, reason, every metric, and\n"
-    "                with repeats or folds each metric's std and the objective's cells\n"
-    "  times         study.h5's modification time as the end of every trial, its start that\n"
-    "                minus the trial's seconds: durations are foxopt's, clock times are not\n"
-    "FILE is replaced whole (a temporary name, then a rename): restart a dashboard that\n"
-    "serves it.\n"
-    "\n"
-    "  --optuna FILE    the journal to write\n"
-    "\n"
-    "exit codes: 0 ok, 1 FILE cannot be written (e.g. its directory is missing), 2 bad usage,\n"
-    "            3 OUTDIR holds no readable study.h5, or a trial file is damaged\n";
+static const struct cli_opt opts_[] = {
+    {"--optuna", "FILE", "the journal to write"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_export = {
+    .name = "export",
+    .summary = "a study as Optuna's journal (optuna.load_study, optuna-dashboard)",
+    .synopsis = "OUTDIR --optuna FILE.log",
+    .about =
+        "Writes the study in OUTDIR (study.h5 and the trial files of foxopt run, finished or\n"
+        "still running) as Optuna's JournalStorage log: one JSON object per line, the operations\n"
+        "Optuna 5 replays. Then, in Python:\n"
+        "  storage = optuna.storages.JournalStorage(\n"
+        "      optuna.storages.journal.JournalFileBackend(\"FILE.log\"))\n"
+        "  study = optuna.load_study(study_name=\"NAME\", storage=storage)   # study.name\n"
+        "or `optuna-dashboard FILE.log`. One Optuna trial per foxopt trial (number = id), with:\n"
+        "  params        the active parameters with their distributions (uniform: Float,\n"
+        "                log_uniform: Float log (Int log on integer keys), int_uniform: Int,\n"
+        "                q_uniform: Float step q (Int step q on integer keys), values: and\n"
+        "                value: Categorical, lists as their text); inactive ones are absent\n"
+        "  state, value  complete, pruned (its last intermediate value), failed, running\n"
+        "  intermediate  the objective per epoch from the trial files' curves (test functions:\n"
+        "                at each rung); with repeats x folds and an aggregate other than mean,\n"
+        "                the study's aggregate at the last rung only\n"
+        "  user attrs    foxopt.id, status, round, rung, epochs, seed, reason, every metric, and\n"
+        "                with repeats or folds each metric's std and the objective's cells\n"
+        "  times         study.h5's modification time as the end of every trial, its start that\n"
+        "                minus the trial's seconds: durations are foxopt's, clock times are not\n"
+        "FILE is replaced whole (a temporary name, then a rename): restart a dashboard that\n"
+        "serves it.",
+    .opts = opts_,
+    .exits = "0 ok, 1 FILE cannot be written (e.g. its directory is missing), 2 bad usage,\n"
+             "            3 OUTDIR holds no readable study.h5, or a trial file is damaged",
+    .run = cmd_export,
+};
 
 int cmd_export(int argc, char **argv, struct fox_err *e) {
-  for (int i = 1; i < argc; i++)
-    if (cli_is_help(argv[i])) {
-      fputs(usage_, stdout);
-      return 0;
-    }
   const char *outdir = NULL, *optuna = NULL;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     if (strcmp(s, "--optuna") == 0) {
       if (!(optuna = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
-    } else if (s[0] == '-' && s[1] != '\0') {
-      return fox_errf(e, FOX_EUSAGE, "export: unknown option '%s' (see --help)", s);
     } else if (!outdir) {
       outdir = s;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "export: one OUTDIR only ('%s' and '%s')", outdir, s);
+      return fox_errf(e, FOX_EUSAGE, "one OUTDIR only ('%s' and '%s')", outdir, s);
     }
   }
   if (!outdir)
-    return fox_errf(e, FOX_EUSAGE, "export: OUTDIR is required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "OUTDIR is required (foxopt help export)");
   if (!optuna)
-    return fox_errf(e, FOX_EUSAGE, "export: --optuna FILE is required (the one format so far)");
+    return fox_errf(e, FOX_EUSAGE, "--optuna FILE is required (the one format so far)");
   struct stat st;
   if (stat(outdir, &st) != 0)
     return fox_errf(e, FOX_EDATA, "%s/study.h5: cannot open: %s: %s (expected the -o OUTDIR "

@@ -7,23 +7,30 @@
 #include "data/csv.h"
 #include "data/dataset.h"
 
-static const char usage_[] =
-    "usage: foxopt import IN.csv[.gz] -o OUT.h5 [--split 0.7,0.15,0.15] [--bars-per-year N]\n"
-    "                     [--fill-gaps] [--skip-bad-rows]\n"
-    "\n"
-    "Reads 1-minute bars (Binance kline CSV: 12 columns, ms/us open times; or\n"
-    "timestamp,open,high,low,close,volume in seconds), gzip or plain, header optional, and\n"
-    "writes a dataset: /bars, the 51 features of FEATURES.md, f32 /prices, the splits and the\n"
-    "train-split normalisation statistics.\n"
-    "\n"
-    "  -o OUT.h5            output (temporary name, then renamed: an old file survives errors)\n"
-    "  --split a,b,c        train/val/test fractions of the bars after warm-up (default\n"
-    "                       0.7,0.15,0.15)\n"
-    "  --bars-per-year N    annualisation (default: from the bar interval, 525600 for 1 minute)\n"
-    "  --fill-gaps          insert flat bars (O=H=L=C=previous close, V=0) for missing bars\n"
-    "  --skip-bad-rows      skip and count invalid rows instead of failing on the first\n"
-    "\n"
-    "exit codes: 0 ok, 1 failure, 2 bad usage, 3 bad input (message names file and line)\n";
+static const struct cli_opt opts_[] = {
+    {"-o", "OUT.h5", "the output (a temporary name, then renamed: an old file survives errors)"},
+    {"--split", "a,b,c", "the train/val/test fractions of the bars after warm-up (default "
+                         "0.7,0.15,0.15)"},
+    {"--bars-per-year", "N", "the annualisation (default: from the bar interval, 525600 for 1 "
+                             "minute)"},
+    {"--fill-gaps", NULL, "insert flat bars (O=H=L=C=previous close, V=0) for missing bars"},
+    {"--skip-bad-rows", NULL, "skip and count invalid rows instead of failing on the first"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_import = {
+    .name = "import",
+    .summary = "CSV bars -> dataset.h5 with the 51 features",
+    .synopsis = "IN.csv[.gz] -o OUT.h5 [--split 0.7,0.15,0.15] [--bars-per-year N]\n"
+                "[--fill-gaps] [--skip-bad-rows]",
+    .about =
+        "Reads 1-minute bars (Binance kline CSV: 12 columns, ms/us open times; or\n"
+        "timestamp,open,high,low,close,volume in seconds), gzip or plain, header optional, and\n"
+        "writes a dataset: /bars, the 51 features of FEATURES.md, f32 /prices, the splits and the\n"
+        "train-split normalisation statistics.",
+    .opts = opts_,
+    .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (message names file and line)",
+    .run = cmd_import,
+};
 
 static double now_(void) {
   struct timespec ts;
@@ -58,10 +65,7 @@ int cmd_import(int argc, char **argv, struct fox_err *e) {
   struct csv_options opt = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
-    if (cli_is_help(a)) {
-      fputs(usage_, stdout);
-      return 0;
-    } else if (strcmp(a, "-o") == 0) {
+    if (strcmp(a, "-o") == 0) {
       if (!(out = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
     } else if (strcmp(a, "--split") == 0) {
@@ -76,18 +80,16 @@ int cmd_import(int argc, char **argv, struct fox_err *e) {
       opt.fill_gaps = 1;
     } else if (strcmp(a, "--skip-bad-rows") == 0) {
       opt.skip_bad_rows = 1;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      return fox_errf(e, FOX_EUSAGE, "import: unknown option '%s' (see foxopt import --help)", a);
     } else if (!in) {
       in = a;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "import: one input file only (got '%s' and '%s')", in, a);
+      return fox_errf(e, FOX_EUSAGE, "one input file only (got '%s' and '%s')", in, a);
     }
   }
   if (!in || !out)
-    return fox_errf(e, FOX_EUSAGE, "import: IN.csv and -o OUT.h5 are required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "IN.csv and -o OUT.h5 are required (foxopt help import)");
   if (strcmp(in, out) == 0)
-    return fox_errf(e, FOX_EUSAGE, "import: output %s would overwrite the input", out);
+    return fox_errf(e, FOX_EUSAGE, "output %s would overwrite the input", out);
 
   double t0 = now_();
   struct bars bars = {0};

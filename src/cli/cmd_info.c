@@ -10,14 +10,19 @@
 #include "study/study_h5.h"
 #include "util/h5io.h"
 
-static const char usage_[] =
-    "usage: foxopt info FILE.h5\n"
-    "\n"
-    "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
-    "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
-    "a study (study.h5: objective, trials by status, the best) or a rank file.\n"
-    "\n"
-    "exit codes: 0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file\n";
+static const struct cli_opt opts_[] = {{NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_info = {
+    .name = "info",
+    .summary = "what a foxopt HDF5 file holds",
+    .synopsis = "FILE.h5",
+    .about = "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
+             "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
+             "a study (study.h5: objective, trials by status, the best) or a rank file.",
+    .opts = opts_,
+    .exits = "0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file",
+    .run = cmd_info,
+};
 
 static void print_split_(const char *name, const struct dataset *ds, int s) {
   int64_t b = ds->split[s][0], en = ds->split[s][1];
@@ -221,19 +226,14 @@ static int info_backtest_(hid_t f, const char *path, struct fox_err *e) {
 int cmd_info(int argc, char **argv, struct fox_err *e) {
   const char *path = NULL;
   for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(usage_, stdout);
-      return 0;
-    } else if (argv[i][0] == '-') {
-      return fox_errf(e, FOX_EUSAGE, "info: unknown option '%s'", argv[i]);
-    } else if (!path) {
+    if (!path) {
       path = argv[i];
     } else {
-      return fox_errf(e, FOX_EUSAGE, "info: one file only");
+      return fox_errf(e, FOX_EUSAGE, "one file only");
     }
   }
   if (!path)
-    return fox_errf(e, FOX_EUSAGE, "info: FILE.h5 is required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "FILE.h5 is required (foxopt help info)");
   /* What kind of file: trials and backtest outputs say so; datasets may predate `kind`. */
   hid_t f;
   FOX_TRY(h5io_open_read(path, "a foxopt dataset, trial, backtest, study or rank file", &f, e));

@@ -21,62 +21,68 @@
 #include "util/dirlock.h"
 #include "util/gnuplot.h"
 
-static const char usage_[] =
-    "usage: foxopt report OUTDIR [--top K] [--csv FILE] [--no-plots] [--json] [--html]\n"
-    "                     [--pbo-blocks S] [--test [--backend auto|cpu|cuda]]\n"
-    "\n"
-    "Reads OUTDIR/study.h5 (written by foxopt run, also while it runs) and prints the best K\n"
-    "trials as a fixed-width table: complete trials ranked by the objective in its direction\n"
-    "(with several objectives or constraints: by constrained non-domination rank first, the\n"
-    "Pareto front printed under the table), then pruned ones (most epochs first), running\n"
-    "ones, failed ones; with the objective, the\n"
-    "key metrics of an agent study and every parameter (empty where inactive). With\n"
-    "study.repeats or eval.folds each metric is the study's aggregate over repeats x folds.\n"
-    "\n"
-    "A pbt study's segments rank latest generation first; under the table, the best member's\n"
-    "schedule (its lineage of segments with their parameters) and each generation's costs.\n"
-    "Under the table, for an agent study, how much of the best result is luck, from every\n"
-    "evaluated configuration's per-bar returns on the evaluation split (its trial files):\n"
-    "  PSR(0)  the probabilistic Sharpe ratio of the best complete trial against 0\n"
-    "  DSR     its deflated Sharpe ratio (Bailey & Lopez de Prado 2014): PSR against the\n"
-    "          expected maximum Sharpe of N configurations with no edge, N counting every\n"
-    "          configuration that reached an evaluation, pruned ones included\n"
-    "  MinTRL  the minimum track record length for Sharpe > 0 at 95 %\n"
-    "  PBO     the probability of backtest overfitting (Bailey, Borwein, Lopez de Prado & Zhu\n"
-    "          2017) by combinatorially symmetric cross-validation over the complete\n"
-    "          configurations, with the performance degradation (OOS on IS Sharpe)\n"
-    "With gnuplot on PATH it also draws, into OUTDIR:\n"
-    "  history.png      the objective of each trial by id, by status, and the best so far\n"
-    "  best_equity.png  the evaluation equity curve of the best trial (from its trial file)\n"
-    "  params.png       the objective against each parameter, one panel each\n"
-    "  pbo_logits.png   the distribution of the CSCV logits (when there is a PBO)\n"
-    "  pbt_schedule.png a pbt study's best member's parameters and objective by generation\n"
-    "\n"
-    "  --top K          rows in the table (default 10); with --test, the configurations tested\n"
-    "  --csv FILE       every trial, best first, in the columns of trials.csv, to FILE\n"
-    "  --no-plots       no plots\n"
-    "  --json           one JSON object instead of the table: the best trials and the figures\n"
-    "                   (dsr, psr, min_track_record, pbo, degradation_slope, n_trials_counted)\n"
-    "  --html           also OUTDIR/report.html: the whole report as one self-contained page\n"
-    "                   (inline CSS and SVG plots; no script, font, image or fetch), readable\n"
-    "                   on a phone: the facts, the best K trials, the history, each parameter,\n"
-    "                   the best equity against buy-and-hold (from data.path's close prices\n"
-    "                   over the same folds; without the dataset the page says so), the\n"
-    "                   selection figures with the CSCV logits, the test looks, and the Pareto\n"
-    "                   front of a study with several objectives. Needs no gnuplot\n"
-    "  --pbo-blocks S   CSCV's blocks, even, 2 .. 24 (default 16: C(16, 8) = 12870 splits)\n"
-    "  --test           the final test: the K best complete configurations (by the objective\n"
-    "                   on the evaluation split) evaluated once on the test split, every repeat,\n"
-    "                   the study's folds; their test metrics beside the validation ones, with\n"
-    "                   the PSR and the DSR on test (N: every configuration ever looked at on\n"
-    "                   test). Recorded in OUTDIR/test.h5: every later report says the test\n"
-    "                   split has been looked at. Takes OUTDIR's lock (refused while a run\n"
-    "                   holds it)\n"
-    "  --backend B      where --test runs the policies (default: where each was trained)\n"
-    "\n"
-    "exit codes: 0 ok (also without gnuplot: a note says so), 1 failure, 2 bad usage or\n"
-    "            OUTDIR in use (--test), 3 OUTDIR holds no readable study.h5 or a damaged\n"
-    "            trial file or dataset\n";
+static const struct cli_opt opts_[] = {
+    {"--top", "K", "rows in the table (default 10); with --test, the configurations tested"},
+    {"--csv", "FILE", "every trial, best first, in the columns of trials.csv, to FILE"},
+    {"--no-plots", NULL, "no plots"},
+    {"--json", NULL, "one JSON object instead of the table: the best trials and the figures "
+                     "(dsr, psr, min_track_record, pbo, degradation_slope, n_trials_counted)"},
+    {"--html", NULL, "also OUTDIR/report.html: the whole report as one self-contained page "
+                     "(inline CSS and SVG plots; no script, font, image or fetch), readable on a "
+                     "phone: the facts, the best K trials, the history, each parameter, the best "
+                     "equity against buy-and-hold (from data.path's close prices over the same "
+                     "folds; without the dataset the page says so), the selection figures with "
+                     "the CSCV logits, the test looks, and the Pareto front of a study with "
+                     "several objectives. Needs no gnuplot"},
+    {"--pbo-blocks", "S", "CSCV's blocks, even, 2 .. 24 (default 16: C(16, 8) = 12870 splits)"},
+    {"--test", NULL, "the final test: the K best complete configurations (by the objective on "
+                     "the evaluation split) evaluated once on the test split, every repeat, the "
+                     "study's folds; their test metrics beside the validation ones, with the PSR "
+                     "and the DSR on test (N: every configuration ever looked at on test). "
+                     "Recorded in OUTDIR/test.h5: every later report says the test split has "
+                     "been looked at. Takes OUTDIR's lock (refused while a run holds it)"},
+    {"--backend", "B", "where --test runs the policies: auto, cpu or cuda (default: where each "
+                       "was trained)"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_report = {
+    .name = "report",
+    .summary = "best trials, luck (DSR, PBO), --test, CSV, plots, one-page --html",
+    .synopsis = "OUTDIR [--top K] [--csv FILE] [--no-plots] [--json] [--html]\n"
+                "[--pbo-blocks S] [--test [--backend auto|cpu|cuda]]",
+    .about =
+        "Reads OUTDIR/study.h5 (written by foxopt run, also while it runs) and prints the best K\n"
+        "trials as a fixed-width table: complete trials ranked by the objective in its direction\n"
+        "(with several objectives or constraints: by constrained non-domination rank first, the\n"
+        "Pareto front printed under the table), then pruned ones (most epochs first), running\n"
+        "ones, failed ones; with the objective, the key metrics of an agent study and every\n"
+        "parameter (empty where inactive). With study.repeats or eval.folds each metric is the\n"
+        "study's aggregate over repeats x folds.\n"
+        "\n"
+        "A pbt study's segments rank latest generation first; under the table, the best member's\n"
+        "schedule (its lineage of segments with their parameters) and each generation's costs.\n"
+        "Under the table, for an agent study, how much of the best result is luck, from every\n"
+        "evaluated configuration's per-bar returns on the evaluation split (its trial files):\n"
+        "  PSR(0)  the probabilistic Sharpe ratio of the best complete trial against 0\n"
+        "  DSR     its deflated Sharpe ratio (Bailey & Lopez de Prado 2014): PSR against the\n"
+        "          expected maximum Sharpe of N configurations with no edge, N counting every\n"
+        "          configuration that reached an evaluation, pruned ones included\n"
+        "  MinTRL  the minimum track record length for Sharpe > 0 at 95 %\n"
+        "  PBO     the probability of backtest overfitting (Bailey, Borwein, Lopez de Prado & Zhu\n"
+        "          2017) by combinatorially symmetric cross-validation over the complete\n"
+        "          configurations, with the performance degradation (OOS on IS Sharpe)\n"
+        "With gnuplot on PATH it also draws, into OUTDIR:\n"
+        "  history.png      the objective of each trial by id, by status, and the best so far\n"
+        "  best_equity.png  the evaluation equity curve of the best trial (from its trial file)\n"
+        "  params.png       the objective against each parameter, one panel each\n"
+        "  pbo_logits.png   the distribution of the CSCV logits (when there is a PBO)\n"
+        "  pbt_schedule.png a pbt study's best member's parameters and objective by generation",
+    .opts = opts_,
+    .exits = "0 ok (also without gnuplot: a note says so), 1 failure, 2 bad usage or\n"
+             "            OUTDIR in use (--test), 3 OUTDIR holds no readable study.h5 or a damaged\n"
+             "            trial file or dataset",
+    .run = cmd_report,
+};
 
 struct report_args_ {
   const char *outdir, *csv, *backend;
@@ -116,21 +122,19 @@ static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err 
         a->csv = v;
       else
         a->backend = v;
-    } else if (s[0] == '-' && s[1] != '\0') {
-      return fox_errf(e, FOX_EUSAGE, "report: unknown option '%s' (see --help)", s);
     } else if (!a->outdir) {
       a->outdir = s;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "report: one OUTDIR only ('%s' and '%s')", a->outdir, s);
+      return fox_errf(e, FOX_EUSAGE, "one OUTDIR only ('%s' and '%s')", a->outdir, s);
     }
   }
   if (!a->outdir)
-    return fox_errf(e, FOX_EUSAGE, "report: OUTDIR is required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "OUTDIR is required (foxopt help report)");
   if (a->backend && !a->test)
-    return fox_errf(e, FOX_EUSAGE, "report: --backend goes with --test");
+    return fox_errf(e, FOX_EUSAGE, "--backend goes with --test");
   if (a->backend && strcmp(a->backend, "auto") && strcmp(a->backend, "cpu") &&
       strcmp(a->backend, "cuda"))
-    return fox_errf(e, FOX_EUSAGE, "report: --backend '%s': expected auto, cpu or cuda",
+    return fox_errf(e, FOX_EUSAGE, "--backend '%s': expected auto, cpu or cuda",
                     a->backend);
   return 0;
 }
@@ -249,7 +253,7 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
   int n = a->top < c[FOX_ST_COMPLETE] ? a->top : c[FOX_ST_COMPLETE];
   *rows = calloc((size_t)n, sizeof **rows);
   int *ids = malloc((size_t)n * sizeof *ids);
-  int rc = *rows && ids ? 0 : fox_errf(e, FOX_EFAIL, "report: out of memory");
+  int rc = *rows && ids ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
   for (int i = 0; rc == 0 && i < n; i++)
     ids[i] = order[i]; /* complete trials rank first */
   if (rc == 0)
@@ -261,11 +265,6 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
 }
 
 int cmd_report(int argc, char **argv, struct fox_err *e) {
-  for (int i = 1; i < argc; i++)
-    if (cli_is_help(argv[i])) {
-      fputs(usage_, stdout);
-      return 0;
-    }
   struct report_args_ a;
   FOX_TRY(parse_(argc, argv, &a, e));
   struct stat st;
@@ -286,7 +285,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     return rc;
   }
   int *order = malloc((size_t)(s.n ? s.n : 1) * sizeof *order);
-  rc = order ? 0 : fox_errf(e, FOX_EFAIL, "report: out of memory");
+  rc = order ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
   if (rc == 0)
     report_rank(&s, order);
   /* The selection figures, for an agent study. */

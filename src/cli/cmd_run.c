@@ -18,49 +18,56 @@
 #include "util/progress.h"
 #include "util/stop.h"
 
-static const char usage_[] =
-    "usage: foxopt run CONFIG.yaml [-o OUTDIR] [--resume] [--backend auto|cpu|cuda]\n"
-    "                  [--set key=value]...\n"
-    "\n"
-    "Runs the study of CONFIG.yaml: trials proposed in rounds of study.round_size by\n"
-    "study.sampler (tpe, random, grid, nsga2) over `parameters:`, trained and evaluated on\n"
-    "eval.split, pruned by study.scheduler (none, successive_halving, hyperband: one objective\n"
-    "only), or trained as a population by pbt: study.scheduler.population members in\n"
-    "generations of `interval` epochs, the bottom quantile copying a top member's whole state\n"
-    "and exploring its parameters; every (member, generation) segment a row with its member,\n"
-    "generation, parent and exploited. study.objective is one {metric, direction} or a list of\n"
-    "up to 4 (tpe, random, grid and nsga2 then search for the Pareto front),\n"
-    "study.constraints a list of \"METRIC OP NUMBER\"; study.repeats seeds per\n"
-    "configuration, eval.folds walk-forward folds, their cells\n"
-    "aggregated by study.objective.aggregate (mean, median, iqm, lcb). After every step\n"
-    "OUTDIR/study.h5 and OUTDIR/trials.csv are rewritten (temporary name, then rename);\n"
-    "OUTDIR/rank-NNNN.h5 holds the dataset rank NNNN uploaded and every trial it ran.\n"
-    "\n"
-    "As an MPI job (mpirun -np N foxopt run ..., or srun in an allocation) rank 0 coordinates\n"
-    "and also runs trials; each rank takes the device local_rank % devices (the CPU where there\n"
-    "is none) and pulls the step's trials one at a time (a pbt generation's segments go where\n"
-    "the states they continue from are held, and a missing state comes from the rank that\n"
-    "holds it over MPI); the table does not depend on N.\n"
-    "\n"
-    "One run per OUTDIR: rank 0 holds OUTDIR/.lock for the whole run; another run or --resume\n"
-    "there meanwhile is refused (exit 2, naming its pid and host). report, info and backtest\n"
-    "--study read a live study.\n"
-    "\n"
-    "  -o OUTDIR        where the study goes (default: study.name in the current directory)\n"
-    "  --resume         continue the study in OUTDIR (CONFIG.yaml may be left out; if given it\n"
-    "                   must be the study's own, with the same --set overrides; --set without\n"
-    "                   CONFIG.yaml is refused); with CONFIG.yaml where OUTDIR holds no\n"
-    "                   study.h5 yet, it starts the study\n"
-    "  --backend B      where trials run, overriding train.backend\n"
-    "  --set K=V        override any config key, e.g. --set study.trials=50\n"
-    "\n"
-    "SIGTERM or SIGUSR1 stops the study at the next safe point: the trial segments in flight\n"
-    "are abandoned (they rerun from their last checkpoint), the study is saved, exit 75; a stop\n"
-    "before the run took OUTDIR's lock writes nothing and exits 75 too.\n"
-    "\n"
-    "exit codes: 0 done, 1 failure, 2 bad usage or config (FILE:LINE named) or OUTDIR in use,\n"
-    "            3 bad data or study file, 75 stopped after a clean checkpoint or before\n"
-    "            anything was written (run again with --resume)\n";
+static const struct cli_opt opts_[] = {
+    {"-o", "OUTDIR", "where the study goes (default: study.name in the current directory)"},
+    {"--resume", NULL, "continue the study in OUTDIR (CONFIG.yaml may be left out; if given it "
+                       "must be the study's own, with the same --set overrides; --set without "
+                       "CONFIG.yaml is refused); with CONFIG.yaml where OUTDIR holds no study.h5 "
+                       "yet, it starts the study"},
+    {"--backend", "B", "where trials run: auto, cpu or cuda, overriding train.backend"},
+    {"--set", "K=V", "override any config key, e.g. --set study.trials=50 (every key is in "
+                     "foxopt(1) and docs/config-keys.md)"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_run = {
+    .name = "run",
+    .summary = "a hyperparameter study: samplers, schedulers, study.h5, resume",
+    .synopsis = "CONFIG.yaml [-o OUTDIR] [--resume] [--backend auto|cpu|cuda]\n"
+                "[--set key=value]...",
+    .about =
+        "Runs the study of CONFIG.yaml: trials proposed in rounds of study.round_size by\n"
+        "study.sampler (tpe, random, grid, nsga2) over `parameters:`, trained and evaluated on\n"
+        "eval.split, pruned by study.scheduler (none, successive_halving, hyperband: one objective\n"
+        "only), or trained as a population by pbt: study.scheduler.population members in\n"
+        "generations of `interval` epochs, the bottom quantile copying a top member's whole state\n"
+        "and exploring its parameters; every (member, generation) segment a row with its member,\n"
+        "generation, parent and exploited. study.objective is one {metric, direction} or a list of\n"
+        "up to 4 (tpe, random, grid and nsga2 then search for the Pareto front),\n"
+        "study.constraints a list of \"METRIC OP NUMBER\"; study.repeats seeds per\n"
+        "configuration, eval.folds walk-forward folds, their cells\n"
+        "aggregated by study.objective.aggregate (mean, median, iqm, lcb). After every step\n"
+        "OUTDIR/study.h5 and OUTDIR/trials.csv are rewritten (temporary name, then rename);\n"
+        "OUTDIR/rank-NNNN.h5 holds the dataset rank NNNN uploaded and every trial it ran.\n"
+        "\n"
+        "As an MPI job (mpirun -np N foxopt run ..., or srun in an allocation) rank 0 coordinates\n"
+        "and also runs trials; each rank takes the device local_rank % devices (the CPU where there\n"
+        "is none) and pulls the step's trials one at a time (a pbt generation's segments go where\n"
+        "the states they continue from are held, and a missing state comes from the rank that\n"
+        "holds it over MPI); the table does not depend on N.\n"
+        "\n"
+        "One run per OUTDIR: rank 0 holds OUTDIR/.lock for the whole run; another run or --resume\n"
+        "there meanwhile is refused (exit 2, naming its pid and host). report, info and backtest\n"
+        "--study read a live study.",
+    .opts = opts_,
+    .after =
+        "SIGTERM or SIGUSR1 stops the study at the next safe point: the trial segments in flight\n"
+        "are abandoned (they rerun from their last checkpoint), the study is saved, exit 75; a stop\n"
+        "before the run took OUTDIR's lock writes nothing and exits 75 too.",
+    .exits = "0 done, 1 failure, 2 bad usage or config (FILE:LINE named) or OUTDIR in use,\n"
+             "            3 bad data or study file, 75 stopped after a clean checkpoint or before\n"
+             "            anything was written (run again with --resume)",
+    .run = cmd_run,
+};
 
 static double now_(void) {
   struct timespec ts;
@@ -88,30 +95,28 @@ static int parse_(int argc, char **argv, struct run_args_ *a, struct fox_err *e)
       else if (s[2] == 'b')
         a->backend = v;
       else if (strchr(v, '\n'))
-        return fox_errf(e, FOX_EUSAGE, "run: --set '%s': a value on one line expected", v);
+        return fox_errf(e, FOX_EUSAGE, "--set '%s': a value on one line expected", v);
       else if (a->nset < 256)
         a->sets[a->nset++] = v;
       else
-        return fox_errf(e, FOX_EUSAGE, "run: too many --set");
-    } else if (s[0] == '-') {
-      return fox_errf(e, FOX_EUSAGE, "run: unknown option '%s' (see --help)", s);
+        return fox_errf(e, FOX_EUSAGE, "too many --set");
     } else if (!a->config) {
       a->config = s;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "run: one config file only");
+      return fox_errf(e, FOX_EUSAGE, "one config file only");
     }
   }
   if (!a->config && !a->resume)
-    return fox_errf(e, FOX_EUSAGE, "run: CONFIG.yaml is required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "CONFIG.yaml is required (foxopt help run)");
   if (!a->outdir && !a->config)
-    return fox_errf(e, FOX_EUSAGE, "run: --resume without CONFIG.yaml needs -o OUTDIR");
+    return fox_errf(e, FOX_EUSAGE, "--resume without CONFIG.yaml needs -o OUTDIR");
   if (!a->config && a->nset)
-    return fox_errf(e, FOX_EUSAGE, "run: --set without CONFIG.yaml: a resumed study keeps the "
+    return fox_errf(e, FOX_EUSAGE, "--set without CONFIG.yaml: a resumed study keeps the "
                                    "config and overrides it was started with (foxopt info "
                                    "OUTDIR/study.h5 shows them)");
   if (a->backend && strcmp(a->backend, "auto") && strcmp(a->backend, "cpu") &&
       strcmp(a->backend, "cuda"))
-    return fox_errf(e, FOX_EUSAGE, "run: --backend '%s': expected auto, cpu or cuda", a->backend);
+    return fox_errf(e, FOX_EUSAGE, "--backend '%s': expected auto, cpu or cuda", a->backend);
   return 0;
 }
 
@@ -326,7 +331,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   struct work_item *items = malloc((size_t)cap * sizeof *items);
   struct work_result *res = malloc((size_t)cap * sizeof *res);
   if (rc == 0 && (!items || !res))
-    rc = fox_errf(e, FOX_EFAIL, "run: out of memory");
+    rc = fox_errf(e, FOX_EFAIL, "out of memory");
   struct progress p;
   progress_init(&p, stdout);
   double t0 = now_(), wall0 = s.wall_seconds;
@@ -399,11 +404,6 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
 }
 
 int cmd_run(int argc, char **argv, struct fox_err *e) {
-  for (int i = 1; i < argc; i++)
-    if (cli_is_help(argv[i])) {
-      fputs(usage_, stdout);
-      return 0;
-    }
   struct run_args_ a;
   FOX_TRY(parse_(argc, argv, &a, e));
   /* Before MPI's start-up: a preemption signal during it is a stop at the first safe point,

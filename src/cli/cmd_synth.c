@@ -7,20 +7,27 @@
 #include "data/synth.h"
 #include "util/fsutil.h"
 
-static const char usage_[] =
-    "usage: foxopt synth -o OUT.csv --bars N [--seed S] [--start UNIX]\n"
-    "\n"
-    "Writes N synthetic 1-minute bars as timestamp,open,high,low,close,volume (seconds, UTC).\n"
-    "Model: GARCH(1,1) volatility with Student-t(4) shocks, Markov regimes in drift and\n"
-    "volatility, intraday volume seasonality, trade-less minutes, OHLC from a Brownian bridge.\n"
-    "The same seed gives a byte-identical file.\n"
-    "\n"
-    "  -o OUT.csv      output file (written to a temporary name, then renamed)\n"
-    "  --bars N        number of bars (>= 1)\n"
-    "  --seed S        random seed (default 1)\n"
-    "  --start UNIX    open time of the first bar (default 1704067200 = 2024-01-01 00:00 UTC)\n"
-    "\n"
-    "exit codes: 0 ok, 1 failure, 2 bad usage\n";
+static const struct cli_opt opts_[] = {
+    {"-o", "OUT.csv", "the output file (written to a temporary name, then renamed)"},
+    {"--bars", "N", "the number of bars (>= 1)"},
+    {"--seed", "S", "the random seed (default 1)"},
+    {"--start", "UNIX", "the open time of the first bar (default 1704067200 = 2024-01-01 00:00 "
+                        "UTC)"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_synth = {
+    .name = "synth",
+    .summary = "realistic synthetic 1-minute bars (CSV)",
+    .synopsis = "-o OUT.csv --bars N [--seed S] [--start UNIX]",
+    .about =
+        "Writes N synthetic 1-minute bars as timestamp,open,high,low,close,volume (seconds, UTC).\n"
+        "Model: GARCH(1,1) volatility with Student-t(4) shocks, Markov regimes in drift and\n"
+        "volatility, intraday volume seasonality, trade-less minutes, OHLC from a Brownian bridge.\n"
+        "The same seed gives a byte-identical file.",
+    .opts = opts_,
+    .exits = "0 ok, 1 failure, 2 bad usage",
+    .run = cmd_synth,
+};
 
 int cmd_synth(int argc, char **argv, struct fox_err *e) {
   struct synth_params p;
@@ -30,10 +37,7 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     long long x;
-    if (cli_is_help(a)) {
-      fputs(usage_, stdout);
-      return 0;
-    } else if (strcmp(a, "-o") == 0) {
+    if (strcmp(a, "-o") == 0) {
       if (!(out = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
     } else if (strcmp(a, "--bars") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--start") == 0) {
@@ -51,11 +55,11 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
         p.start = x;
       }
     } else {
-      return fox_errf(e, FOX_EUSAGE, "synth: unknown argument '%s' (see foxopt synth --help)", a);
+      return fox_errf(e, FOX_EUSAGE, "unexpected argument '%s' (foxopt help synth)", a);
     }
   }
   if (!out || !have_bars)
-    return fox_errf(e, FOX_EUSAGE, "synth: -o OUT.csv and --bars N are required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "-o OUT.csv and --bars N are required (foxopt help synth)");
   /* The range foxopt import accepts: positive times up to the end of the year 9999. */
   long long last = 253402300799LL - 60LL * (long long)p.bars;
   if (p.start < 1 || p.start > last)

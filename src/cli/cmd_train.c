@@ -8,26 +8,32 @@
 #include "train/trial_h5.h"
 #include "util/fsutil.h"
 
-static const char usage_[] =
-    "usage: foxopt train CONFIG.yaml [-o OUTDIR] [--set key=value]... [--json]\n"
-    "\n"
-    "Trains a DQN or PPO agent (train.algo) on the train split of data.path for train.epochs\n"
-    "epochs of train.steps_per_epoch environment steps (auto: the train split's bars),\n"
-    "backtests the greedy policy on eval.split after each epoch, prints a line per epoch, and\n"
-    "writes OUTDIR/trial.h5 (config, weights, curve, final metrics, status). reward.scale auto\n"
-    "(the default) is resolved to 1 / std of the train split's one-bar log returns and\n"
-    "recorded as that number.\n"
-    "\n"
-    "  -o OUTDIR     where trial.h5 goes (default .)\n"
-    "  --set K=V     override any config key (e.g. --set dqn.lr=1e-4 --set dqn.hidden=[64,64])\n"
-    "  --json        print the final metrics as one JSON object (val.sharpe, ...) with a\n"
-    "                \"device\" object: for the training and the evaluations, the host's API\n"
-    "                calls (kernels launched one by one, graphs launched, copies), the\n"
-    "                kernels the device ran, host syncs and bytes copied; env_steps,\n"
-    "                peak_bytes (zeros on the CPU); the epoch lines go to stderr\n"
-    "\n"
-    "exit codes: 0 ok, 1 failure (a diverged trial too: status failed in trial.h5),\n"
-    "            2 bad usage or config (FILE:LINE and key named), 3 bad data\n";
+static const struct cli_opt opts_[] = {
+    {"-o", "OUTDIR", "where trial.h5 goes (default .)"},
+    {"--set", "K=V", "override any config key (e.g. --set dqn.lr=1e-4 --set dqn.hidden=[64,64])"},
+    {"--json", NULL, "print the final metrics as one JSON object (val.sharpe, ...) with a "
+                     "\"device\" object: for the training and the evaluations, the host's API "
+                     "calls (kernels launched one by one, graphs launched, copies), the kernels "
+                     "the device ran, host syncs and bytes copied; env_steps, peak_bytes (zeros "
+                     "on the CPU); the epoch lines go to stderr"},
+    {NULL, NULL, NULL}};
+
+const struct cli_cmd cli_cmd_train = {
+    .name = "train",
+    .summary = "train one DQN/PPO trial with fixed parameters -> trial.h5",
+    .synopsis = "CONFIG.yaml [-o OUTDIR] [--set key=value]... [--json]",
+    .about =
+        "Trains a DQN or PPO agent (train.algo) on the train split of data.path for train.epochs\n"
+        "epochs of train.steps_per_epoch environment steps (auto: the train split's bars),\n"
+        "backtests the greedy policy on eval.split after each epoch, prints a line per epoch, and\n"
+        "writes OUTDIR/trial.h5 (config, weights, curve, final metrics, status). reward.scale auto\n"
+        "(the default) is resolved to 1 / std of the train split's one-bar log returns and\n"
+        "recorded as that number. Every config key is in foxopt(1) and docs/config-keys.md.",
+    .opts = opts_,
+    .exits = "0 ok, 1 failure (a diverged trial too: status failed in trial.h5),\n"
+             "            2 bad usage or config (FILE:LINE and key named), 3 bad data",
+    .run = cmd_train,
+};
 
 int cmd_train(int argc, char **argv, struct fox_err *e) {
   const char *path = NULL, *outdir = ".";
@@ -35,10 +41,7 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
   const char *sets[256];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
-    if (cli_is_help(a)) {
-      fputs(usage_, stdout);
-      return 0;
-    } else if (strcmp(a, "--json") == 0) {
+    if (strcmp(a, "--json") == 0) {
       json = 1;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--set") == 0) {
       if (!(v = cli_value(argc, argv, &i, e)))
@@ -48,17 +51,15 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
       else if (nset < 256)
         sets[nset++] = v;
       else
-        return fox_errf(e, FOX_EUSAGE, "train: too many --set");
-    } else if (a[0] == '-') {
-      return fox_errf(e, FOX_EUSAGE, "train: unknown option '%s' (see --help)", a);
+        return fox_errf(e, FOX_EUSAGE, "too many --set");
     } else if (!path) {
       path = a;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "train: one config file only");
+      return fox_errf(e, FOX_EUSAGE, "one config file only");
     }
   }
   if (!path)
-    return fox_errf(e, FOX_EUSAGE, "train: CONFIG.yaml is required\n%s", usage_);
+    return fox_errf(e, FOX_EUSAGE, "CONFIG.yaml is required (foxopt help train)");
   struct config cfg;
   config_defaults(&cfg);
   FOX_TRY(config_load(&cfg, path, (const char *const[]){"study", "parameters", NULL}, e));

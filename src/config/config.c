@@ -1,6 +1,7 @@
 /* Config keys: one table row per key, so defaults, types, ranges and messages live together;
  * the YAML loader and --set both end in param_assign_. */
 #include "config/config.h"
+#include "util/nearest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -554,14 +555,22 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
 
 static int unknown_(struct fox_err *e, const char *where, const char *key,
                     const char *const *only) {
-  char known[2048] = "";
+  const char *names[NPARAMS_];
+  int n = 0;
   for (size_t i = 0; i < NPARAMS_; i++)
-    if (allowed_(params_[i].key, only) && strlen(known) + strlen(params_[i].key) + 3 < sizeof known) {
-      if (known[0])
-        strcat(known, ", ");
-      strcat(known, params_[i].key);
-    }
-  return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s' (known: %s)", where, key, known);
+    if (allowed_(params_[i].key, only))
+      names[n++] = params_[i].key;
+  char near[600];
+  nearest_names(key, names, n, near, sizeof near);
+  if (only) { /* a command that takes a few keys: all of them */
+    char known[1200] = "";
+    for (int i = 0; i < n && strlen(known) + strlen(names[i]) + 3 < sizeof known; i++)
+      strcat(strcat(known, i ? ", " : ""), names[i]);
+    return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s'%s%s (known here: %s)", where, key,
+                    near[0] ? ": " : "", near, known);
+  }
+  return fox_errf(e, FOX_EUSAGE, "%sunknown key '%s'%s%s (every key: man foxopt, or "
+                  "docs/config-keys.md)", where, key, near[0] ? ": " : "", near);
 }
 
 /* The length of the UTF-8 sequence that byte `c` starts; 0 for a byte that starts none. */
@@ -971,7 +980,7 @@ static void dump_text_(const char *s, FILE *f) {
       fputc(*q, f);
     }
   }
-  fputs("\"\n", f);
+  fputc('"', f);
 }
 
 /* study.objective as a list: the keys every objective shares go in the first item. The table
@@ -982,6 +991,7 @@ static size_t dump_objectives_(const struct config *c, size_t first, FILE *f) {
   for (int k = 0; k < sc->n_obj; k++) {
     fprintf(f, "    - metric: ");
     dump_text_(k ? sc->more_metric[k - 1] : sc->metric, f);
+    fputc('\n', f);
     fprintf(f, "      direction: %s\n", dir_names_[k ? sc->more_dir[k - 1] : sc->direction]);
   }
   size_t i = first;
@@ -1000,6 +1010,75 @@ static size_t dump_objectives_(const struct config *c, size_t first, FILE *f) {
   return i;
 }
 
+/* A double in the fewest digits that read back the same (docs), or in 17 (the dump: exact
+ * whatever the reader's rounding). */
+static void put_double_(double x, int shortest, FILE *f) {
+  char buf[40];
+  if (shortest && x == floor(x) && fabs(x) < 1e15) { /* 10000, not 1e+04 */
+    fprintf(f, "%.0f", x);
+    return;
+  }
+  for (int prec = shortest ? 1 : 17; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x)
+      break;
+  }
+  fputs(buf, f);
+}
+
+/* Key p's value in c as YAML, without the line break. */
+static void put_value_(const struct config *c, const struct param_ *p, int shortest, FILE *f) {
+  const char *dst = (const char *)c + p->offset;
+  switch (p->type) {
+  case P_STRING:
+  case P_NAME: dump_text_(dst, f); break;
+  case P_BOOL: fputs(*(const int *)dst ? "true" : "false", f); break;
+  case P_CHOICE: fputs(p->choices[*(const int *)dst], f); break;
+  case P_STEPS:
+    if (*(const int64_t *)dst == 0)
+      fputs("auto", f);
+    else
+      fprintf(f, "%lld", (long long)*(const int64_t *)dst);
+    break;
+  case P_SEED: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)dst); break;
+  case P_LAYERS: {
+    const int *l = (const int *)dst, n = l[FOX_MAX_LAYERS];
+    fputc('[', f);
+    for (int j = 0; j < n; j++)
+      fprintf(f, "%s%d", j ? ", " : "", l[j]);
+    fputc(']', f);
+    break;
+  }
+  case P_FACTORS:
+    fputc('[', f);
+    for (int j = 0; j < c->study.n_factors; j++) {
+      fputs(j ? ", " : "", f);
+      put_double_(((const double *)dst)[j], shortest, f);
+    }
+    fputc(']', f);
+    break;
+  case P_INT: fprintf(f, "%d", *(const int *)dst); break;
+  case P_AUTO:
+    if (*(const double *)dst == 0)
+      fputs("auto", f);
+    else
+      put_double_(*(const double *)dst, shortest, f);
+    break;
+  case P_DOUBLE: put_double_(*(const double *)dst, shortest, f); break;
+  case P_CONSTRAINTS:
+    fputc('[', f);
+    for (int j = 0; j < c->study.n_constraints; j++) {
+      char text[FOX_NAME_LEN + 40];
+      config_format_constraint(&c->study.constraints[j], text, sizeof text);
+      fputs(j ? ", \"" : "\"", f);
+      fputs(text, f); /* a metric name holds no quote: metric_known_ */
+      fputc('"', f);
+    }
+    fputc(']', f);
+    break;
+  }
+}
+
 void config_dump(const struct config *c, FILE *f) {
   const char *prev = NULL;
   for (size_t i = 0; i < NPARAMS_; i++) {
@@ -1013,53 +1092,31 @@ void config_dump(const struct config *c, FILE *f) {
     }
     int indent = dump_groups_(prev, p->key, f);
     prev = p->key;
-    const char *dst = (const char *)c + p->offset;
     fprintf(f, "%*s%s: ", indent, "", strrchr(p->key, '.') + 1);
-    switch (p->type) {
-    case P_STRING:
-    case P_NAME: dump_text_(dst, f); break;
-    case P_BOOL: fprintf(f, "%s\n", *(const int *)dst ? "true" : "false"); break;
-    case P_CHOICE: fprintf(f, "%s\n", p->choices[*(const int *)dst]); break;
-    case P_STEPS:
-      if (*(const int64_t *)dst == 0)
-        fprintf(f, "auto\n");
-      else
-        fprintf(f, "%lld\n", (long long)*(const int64_t *)dst);
-      break;
-    case P_SEED: fprintf(f, "%llu\n", (unsigned long long)*(const uint64_t *)dst); break;
-    case P_LAYERS: {
-      const int *l = (const int *)dst, n = l[FOX_MAX_LAYERS];
-      fputc('[', f);
-      for (int j = 0; j < n; j++)
-        fprintf(f, "%s%d", j ? ", " : "", l[j]);
-      fprintf(f, "]\n");
-      break;
-    }
-    case P_FACTORS:
-      fputc('[', f);
-      for (int j = 0; j < c->study.n_factors; j++)
-        fprintf(f, "%s%.17g", j ? ", " : "", ((const double *)dst)[j]);
-      fprintf(f, "]\n");
-      break;
-    case P_INT: fprintf(f, "%d\n", *(const int *)dst); break;
-    case P_AUTO:
-      if (*(const double *)dst == 0)
-        fprintf(f, "auto\n");
-      else
-        fprintf(f, "%.17g\n", *(const double *)dst);
-      break;
-    case P_DOUBLE: fprintf(f, "%.17g\n", *(const double *)dst); break;
-    case P_CONSTRAINTS:
-      fputc('[', f);
-      for (int j = 0; j < c->study.n_constraints; j++) {
-        char text[FOX_NAME_LEN + 40];
-        config_format_constraint(&c->study.constraints[j], text, sizeof text);
-        fputs(j ? ", \"" : "\"", f);
-        fputs(text, f); /* a metric name holds no quote: metric_known_ */
-        fputc('"', f);
-      }
-      fprintf(f, "]\n");
-      break;
-    }
+    put_value_(c, p, 0, f);
+    fputc('\n', f);
   }
+}
+
+int config_key_count(void) { return (int)NPARAMS_; }
+
+int config_key_doc(int i, struct config_key_doc *out) {
+  if (i < 0 || i >= (int)NPARAMS_)
+    return -1;
+  const struct param_ *p = &params_[i];
+  static const int kinds[] = {[P_DOUBLE] = FOX_KEY_NUMBER, [P_INT] = FOX_KEY_INTEGER,
+                              [P_BOOL] = FOX_KEY_BOOL,     [P_CHOICE] = FOX_KEY_CHOICE,
+                              [P_STRING] = FOX_KEY_TEXT,   [P_LAYERS] = FOX_KEY_LIST,
+                              [P_STEPS] = FOX_KEY_INTEGER, [P_SEED] = FOX_KEY_INTEGER,
+                              [P_NAME] = FOX_KEY_TEXT,     [P_AUTO] = FOX_KEY_NUMBER,
+                              [P_CONSTRAINTS] = FOX_KEY_LIST, [P_FACTORS] = FOX_KEY_LIST};
+  *out = (struct config_key_doc){p->key, p->what, p->doc ? p->doc : "", p->choices,
+                                 kinds[p->type], ""};
+  struct config c;
+  config_defaults(&c);
+  FILE *f = fmemopen(out->def, sizeof out->def, "w");
+  if (!f)
+    return -1;
+  put_value_(&c, p, 1, f);
+  return fclose(f) == 0 ? 0 : -1;
 }

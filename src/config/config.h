@@ -169,6 +169,19 @@ enum { FOX_KEY_NUMBER = 0, FOX_KEY_INTEGER = 1, FOX_KEY_BOOL = 2, FOX_KEY_CHOICE
        FOX_KEY_TEXT = 4, FOX_KEY_LIST = 5 };
 int config_key_kind(const char *key);
 
+/* The key table, for the man page, docs/config-keys.md and the shell completion: key i's name,
+ * the value it expects, what it does, its choices (NULL-terminated, or NULL), its FOX_KEY_*
+ * kind and its default as YAML. */
+struct config_key_doc {
+  const char *key, *what, *doc;
+  const char *const *choices;
+  int kind;
+  char def[160];
+};
+int config_key_count(void);
+/* -1 for i out of range (or a default that does not fit). */
+int config_key_doc(int i, struct config_key_doc *out);
+
 #ifdef __cplusplus
 }
 #endif
