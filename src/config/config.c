@@ -1100,6 +1100,13 @@ void config_dump(const struct config *c, FILE *f) {
 
 int config_key_count(void) { return (int)NPARAMS_; }
 
+void config_key_nearest(const char *key, char *buf, size_t n) {
+  const char *names[NPARAMS_];
+  for (size_t i = 0; i < NPARAMS_; i++)
+    names[i] = params_[i].key;
+  nearest_names(key, names, (int)NPARAMS_, buf, n);
+}
+
 int config_key_doc(int i, struct config_key_doc *out) {
   if (i < 0 || i >= (int)NPARAMS_)
     return -1;

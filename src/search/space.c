@@ -114,9 +114,13 @@ static int load_param_(struct space *sp, yaml_document_t *doc, yaml_node_t *k, y
     kind = FOX_KEY_NUMBER;
   } else {
     kind = config_key_kind(key);
-    if (kind < 0)
-      return fox_errf(e, FOX_EUSAGE, "%sunknown parameter '%s': not a config key (see "
-                                     "configs/trial.yaml)", where, key);
+    if (kind < 0) {
+      char near[400];
+      config_key_nearest(key, near, sizeof near);
+      return fox_errf(e, FOX_EUSAGE, "%sunknown parameter '%s': not a config key%s%s (every "
+                                     "key: man foxopt, or docs/config-keys.md)", where, key,
+                      near[0] ? ": " : "", near);
+    }
     const char *why = study_owned_(key);
     if (why)
       return fox_errf(e, FOX_EUSAGE, "%sparameters.%s: cannot be searched (%s)", where, key,

@@ -72,6 +72,9 @@ contains "$ERR_TXT" "did you mean 'dqn.activation'"
 printf 'data: {path: a.h5}\ndqn:\n  gama: 0.9\n' >u.yaml
 run_rc 2 "$F" train u.yaml
 contains "$ERR_TXT" "u.yaml:3: unknown key 'dqn.gama': did you mean 'dqn.gamma'?"
+printf 'data: {path: a.h5}\nstudy: {trials: 2}\nparameters:\n  dqn.lrr: {uniform: [1e-4, 1e-3]}\n' >s.yaml
+run_rc 2 "$F" run s.yaml -o st
+contains "$ERR_TXT" "s.yaml:4: unknown parameter 'dqn.lrr': not a config key: did you mean 'dqn.lr'?"
 run_rc 2 "$F" backtest a.h5 --actions x.csv --set market.fe=1
 contains "$ERR_TXT" "did you mean 'market.fee'?"
 contains "$ERR_TXT" "known here: market.initial_capital"
