@@ -61,121 +61,298 @@ const char *const config_function_metrics[] = {"value", "f0", "f1", "c0", "c1", 
 #define S_(f) C_(study) + offsetof(struct study_config, f)
 #define T_(f) S_(tpe) + offsetof(struct tpe_config, f)
 static const struct param_ params_[] = {
-    {"data.path", P_STRING, C_(data_path), 0, 0, 0, NULL, "a file name"},
-    {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, NULL, "a number > 0"},
-    {"market.spread", P_DOUBLE, M_(spread), 0, 0.5, 0, NULL, "a number in [0, 0.5]"},
-    {"market.fee", P_DOUBLE, M_(fee), 0, 0.5, 0, NULL, "a number in [0, 0.5]"},
-    {"market.cash_reserve", P_DOUBLE, M_(cash_reserve), 0, 0.99, 0, NULL, "a number in [0, 0.99]"},
-    {"barrier.pt", P_DOUBLE, M_(pt), 0, 1e6, 1, NULL, "a number > 0"},
-    {"barrier.sl", P_DOUBLE, M_(sl), 0, 1e6, 1, NULL, "a number > 0"},
-    {"barrier.horizon", P_INT, M_(horizon), 1, 1e7, 0, NULL, "an integer >= 1 (bars)"},
-    {"barrier.enforce", P_BOOL, M_(enforce), 0, 1, 0, NULL, "true or false"},
-    {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, NULL, "a number >= 0"},
-    {"reward.normalize", P_BOOL, M_(reward_normalize), 0, 1, 0, NULL, "true or false"},
-    {"reward.scale", P_AUTO, M_(reward_scale), 0, 1e9, 1, NULL, "auto or a number > 0"},
-    {"env.num_envs", P_INT, C_(num_envs), 1, 1 << 20, 0, NULL, "an integer in [1, 1048576]"},
-    {"env.episode_bars", P_INT, C_(episode_bars), 1, 1e9, 0, NULL, "an integer >= 1"},
-    {"train.algo", P_CHOICE, C_(algo), 0, 0, 0, algo_names_, "dqn or ppo"},
-    {"train.epochs", P_INT, C_(epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
+    {"data.path", P_STRING, C_(data_path), 0, 0, 0, NULL, "a file name",
+     "The dataset.h5 that `foxopt import` made, relative to the current directory; every trial "
+     "of a study reads the same one."},
+    {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, NULL, "a number > 0",
+     "Cash every training episode, backtest and evaluation fold starts with, in the price's "
+     "currency; a training episode whose equity falls below a hundredth of it ends as terminal."},
+    {"market.spread", P_DOUBLE, M_(spread), 0, 0.5, 0, NULL, "a number in [0, 0.5]",
+     "The full bid-ask spread as a fraction of the price: a buy pays half of it above the open, "
+     "a sell or barrier exit gets half of it below the price."},
+    {"market.fee", P_DOUBLE, M_(fee), 0, 0.5, 0, NULL, "a number in [0, 0.5]",
+     "The fee of each fill as a fraction of the traded value, paid on every buy and on every "
+     "sell or barrier exit."},
+    {"market.cash_reserve", P_DOUBLE, M_(cash_reserve), 0, 0.99, 0, NULL, "a number in [0, 0.99]",
+     "Fraction of the cash kept back when buying; the rest is spent on the position (0 spends "
+     "all of it)."},
+    {"barrier.pt", P_DOUBLE, M_(pt), 0, 1e6, 1, NULL, "a number > 0",
+     "Take-profit barrier above the entry price, in multiples of sigma x sqrt(barrier.horizon), "
+     "sigma being the ewm_vol feature of the bar before the entry."},
+    {"barrier.sl", P_DOUBLE, M_(sl), 0, 1e6, 1, NULL, "a number > 0",
+     "Stop-loss barrier below the entry price, in multiples of sigma x sqrt(barrier.horizon); "
+     "within a bar the stop is checked before the take-profit."},
+    {"barrier.horizon", P_INT, M_(horizon), 1, 1e7, 0, NULL, "an integer >= 1 (bars)",
+     "Bars a position may be held before a time-out exit at the close. It also scales the pt and "
+     "sl barriers and the state's bars-held feature (bars held / horizon)."},
+    {"barrier.enforce", P_BOOL, M_(enforce), 0, 1, 0, NULL, "true or false",
+     "On: the barriers close positions (take-profit, stop-loss, time-out). Off: a position's "
+     "first barrier hit only writes its label, and the position stays open until a SELL."},
+    {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, NULL, "a number >= 0",
+     "Added to the training reward on a take-profit exit and taken off on a stop-loss exit, in "
+     "log-return units (before reward.scale); only with barrier.enforce. Equity is unchanged."},
+    {"reward.normalize", P_BOOL, M_(reward_normalize), 0, 1, 0, NULL, "true or false",
+     "Divides each training environment's rewards (after reward.scale) by the running standard "
+     "deviation of its own reward stream, without a mean shift."},
+    {"reward.scale", P_AUTO, M_(reward_scale), 0, 1e9, 1, NULL, "auto or a number > 0",
+     "Multiplies every training reward (a bar's log return, plus any bonus); auto is 1 / the std "
+     "of the train split's one-bar log returns, resolved when a trial starts and recorded."},
+    {"env.num_envs", P_INT, C_(num_envs), 1, 1 << 20, 0, NULL, "an integer in [1, 1048576]",
+     "Training environments stepped together: a vector step is num_envs transitions. DQN then "
+     "makes num_envs / dqn.train_freq updates a step; a PPO rollout is ppo.n_steps x num_envs."},
+    {"env.episode_bars", P_INT, C_(episode_bars), 1, 1e9, 0, NULL, "an integer >= 1",
+     "Bars of a training episode, from a uniformly random start in the train split (fewer at the "
+     "split's end); that end is a truncation, bootstrapped, not a terminal state."},
+    {"train.algo", P_CHOICE, C_(algo), 0, 0, 0, algo_names_, "dqn or ppo",
+     "The agent to train. In a study, parameters under dqn. or ppo. are active only in the "
+     "trials where train.algo selects that agent."},
+    {"train.epochs", P_INT, C_(epochs), 1, 1e6, 0, NULL, "an integer >= 1",
+     "Epochs to train, each of train.steps_per_epoch environment steps and then a greedy "
+     "backtest on eval.split; epsilon and learning-rate schedules span them all."},
     {"train.steps_per_epoch", P_STEPS, C_(steps_per_epoch), 1, 1e15, 0, NULL,
-     "auto or an integer >= 1"},
-    {"train.seed", P_SEED, C_(seed), 0, 0, 0, NULL, "an integer >= 0"},
-    {"train.backend", P_CHOICE, C_(backend), 0, 0, 0, backend_names_, "auto, cpu or cuda"},
-    {"train.graphs", P_BOOL, C_(graphs), 0, 1, 0, NULL, "true or false"},
-    {"dqn.hidden", P_LAYERS, D_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
-    {"dqn.lr", P_DOUBLE, D_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
-    {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]"},
-    {"dqn.batch_size", P_INT, D_(batch_size), 1, 1 << 20, 0, NULL, "an integer >= 1"},
-    {"dqn.buffer_size", P_INT, D_(buffer_size), 1, 1e9, 0, NULL, "an integer >= 1"},
+     "auto or an integer >= 1",
+     "Environment steps of an epoch, all environments together, rounded up to whole vector steps "
+     "of env.num_envs; auto is the number of bars in the train split."},
+    {"train.seed", P_SEED, C_(seed), 0, 0, 0, NULL, "an integer >= 0",
+     "Seed of every random stream of a `foxopt train` run (initialisation, exploration, "
+     "episodes, replay); in a study each trial's seed comes from study.seed instead."},
+    {"train.backend", P_CHOICE, C_(backend), 0, 0, 0, backend_names_, "auto, cpu or cuda",
+     "Where the market and the networks run: auto takes CUDA when foxopt was built with it and a "
+     "device is usable, else the CPU. `foxopt run --backend` overrides it."},
+    {"train.graphs", P_BOOL, C_(graphs), 0, 1, 0, NULL, "true or false",
+     "CUDA only: capture each repeated chunk of vector steps as a CUDA graph and replay it (one "
+     "host call for thousands of kernels); false launches every kernel. The results are the "
+     "same."},
+    {"dqn.hidden", P_LAYERS, D_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths",
+     "Widths (units) of the Q network's hidden layers, between the 54 state features and the 3 "
+     "action values; the target network has the same shape."},
+    {"dqn.lr", P_DOUBLE, D_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]",
+     "Adam's learning rate for the Q network, constant over the run."},
+    {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]",
+     "Discount per bar (one environment step) in the TD target."},
+    {"dqn.batch_size", P_INT, D_(batch_size), 1, 1 << 20, 0, NULL, "an integer >= 1",
+     "Transitions sampled uniformly from the replay buffer for each gradient update."},
+    {"dqn.buffer_size", P_INT, D_(buffer_size), 1, 1e9, 0, NULL, "an integer >= 1",
+     "Capacity of the replay buffer in transitions, all environments together; the oldest are "
+     "overwritten. A transition takes 34 bytes."},
     {"dqn.learning_starts", P_INT, D_(learning_starts), 0, 2e9, 0, NULL,
-     "an integer in [0, 2e9]"},
-    {"dqn.train_freq", P_INT, D_(train_freq), 1, 1e9, 0, NULL, "an integer >= 1"},
-    {"dqn.target_update", P_INT, D_(target_update), 1, 1e9, 0, NULL, "an integer >= 1"},
-    {"dqn.eps_start", P_DOUBLE, D_(eps_start), 0, 1, 0, NULL, "a probability in [0, 1]"},
-    {"dqn.eps_end", P_DOUBLE, D_(eps_end), 0, 1, 0, NULL, "a probability in [0, 1]"},
-    {"dqn.eps_fraction", P_DOUBLE, D_(eps_fraction), 0, 1, 1, NULL, "a fraction in (0, 1]"},
-    {"dqn.double", P_BOOL, D_(double_q), 0, 1, 0, NULL, "true or false"},
-    {"dqn.dueling", P_BOOL, D_(dueling), 0, 1, 0, NULL, "true or false"},
-    {"dqn.eps_per_env", P_BOOL, D_(eps_per_env), 0, 1, 0, NULL, "true or false"},
-    {"dqn.uniform_warmup", P_BOOL, D_(uniform_warmup), 0, 1, 0, NULL, "true or false"},
-    {"dqn.max_grad_norm", P_DOUBLE, D_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
-    {"dqn.tau", P_DOUBLE, D_(tau), 0, 1, 1, NULL, "a number in (0, 1]"},
-    {"dqn.activation", P_CHOICE, D_(activation), 0, 0, 0, act_names_, "relu or tanh"},
-    {"dqn.init", P_CHOICE, D_(init), 0, 0, 0, init_names_, "default or orthogonal"},
-    {"ppo.hidden", P_LAYERS, PP_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths"},
-    {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]"},
-    {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer >= 1"},
-    {"ppo.gamma", P_DOUBLE, PP_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]"},
-    {"ppo.gae_lambda", P_DOUBLE, PP_(gae_lambda), 0, 1, 0, NULL, "a number in [0, 1]"},
-    {"ppo.clip", P_DOUBLE, PP_(clip), 0, 10, 1, NULL, "a number > 0"},
-    {"ppo.epochs", P_INT, PP_(epochs), 1, 1e4, 0, NULL, "an integer >= 1"},
-    {"ppo.minibatches", P_INT, PP_(minibatches), 1, 1e6, 0, NULL, "an integer >= 1"},
-    {"ppo.ent_coef", P_DOUBLE, PP_(ent_coef), 0, 1e3, 0, NULL, "a number >= 0"},
-    {"ppo.vf_coef", P_DOUBLE, PP_(vf_coef), 0, 1e3, 0, NULL, "a number >= 0"},
-    {"ppo.max_grad_norm", P_DOUBLE, PP_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0"},
-    {"ppo.anneal_lr", P_BOOL, PP_(anneal_lr), 0, 1, 0, NULL, "true or false"},
-    {"ppo.activation", P_CHOICE, PP_(activation), 0, 0, 0, act_names_, "relu or tanh"},
-    {"ppo.init", P_CHOICE, PP_(init), 0, 0, 0, init_names_, "default or orthogonal"},
+     "an integer in [0, 2e9]",
+     "Transitions (all environments together) collected before the first gradient update; it "
+     "must be below the run's transitions (train.epochs x steps_per_epoch)."},
+    {"dqn.train_freq", P_INT, D_(train_freq), 1, 1e9, 0, NULL, "an integer >= 1",
+     "Transitions (all environments together) per gradient update: 64 environments with "
+     "train_freq 4 make 16 updates per vector step."},
+    {"dqn.target_update", P_INT, D_(target_update), 1, 1e9, 0, NULL, "an integer >= 1",
+     "Gradient updates between target-network updates: a copy of the online network, or a blend "
+     "when dqn.tau is below 1."},
+    {"dqn.eps_start", P_DOUBLE, D_(eps_start), 0, 1, 0, NULL, "a probability in [0, 1]",
+     "The exploration rate epsilon at the start of the run; it falls linearly to dqn.eps_end "
+     "over dqn.eps_fraction of the run's transitions."},
+    {"dqn.eps_end", P_DOUBLE, D_(eps_end), 0, 1, 0, NULL, "a probability in [0, 1]",
+     "Epsilon once its decay is over, kept for the rest of the run."},
+    {"dqn.eps_fraction", P_DOUBLE, D_(eps_fraction), 0, 1, 1, NULL, "a fraction in (0, 1]",
+     "Fraction of the run's transitions (train.epochs x steps_per_epoch) over which epsilon "
+     "falls linearly from dqn.eps_start to dqn.eps_end."},
+    {"dqn.double", P_BOOL, D_(double_q), 0, 1, 0, NULL, "true or false",
+     "Double DQN: the online network chooses the next action and the target network values it, "
+     "which curbs overestimation; false takes the target network's maximum."},
+    {"dqn.dueling", P_BOOL, D_(dueling), 0, 1, 0, NULL, "true or false",
+     "A dueling head: the network outputs a state value V and 3 advantages A, and the Q values "
+     "are V + A - mean(A)."},
+    {"dqn.eps_per_env", P_BOOL, D_(eps_per_env), 0, 1, 0, NULL, "true or false",
+     "Each environment tosses its own explore-or-exploit coin every step; false tosses one a "
+     "vector step for all of them (SB3, CleanRL), the random actions still drawn per "
+     "environment."},
+    {"dqn.uniform_warmup", P_BOOL, D_(uniform_warmup), 0, 1, 0, NULL, "true or false",
+     "Actions are uniformly random until dqn.learning_starts transitions, as SB3; false follows "
+     "the epsilon schedule from the start, as CleanRL."},
+    {"dqn.max_grad_norm", P_DOUBLE, D_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0",
+     "The gradient's global L2 norm is clipped to this before each Adam step (as torch's "
+     "clip_grad_norm_)."},
+    {"dqn.tau", P_DOUBLE, D_(tau), 0, 1, 1, NULL, "a number in (0, 1]",
+     "Weight of the online network in each target update (target = tau online + (1 - tau) "
+     "target): 1 is a hard copy, below 1 soft (Polyak) updates every dqn.target_update updates."},
+    {"dqn.activation", P_CHOICE, D_(activation), 0, 0, 0, act_names_, "relu or tanh",
+     "Activation of the Q network's hidden layers."},
+    {"dqn.init", P_CHOICE, D_(init), 0, 0, 0, init_names_, "default or orthogonal",
+     "Weight initialisation: default is torch's nn.Linear (uniform in +-1/sqrt(fan_in)); "
+     "orthogonal is CleanRL's layer_init (gain sqrt 2, Q head 1, zero biases)."},
+    {"ppo.hidden", P_LAYERS, PP_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths",
+     "Widths (units) of the hidden layers of the actor and of the critic, two separate networks "
+     "of this shape on the 54 state features."},
+    {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]",
+     "Adam's learning rate for the actor and the critic; with ppo.anneal_lr it falls linearly to "
+     "0 over the run."},
+    {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer >= 1",
+     "Vector steps per rollout: each update learns from n_steps x env.num_envs transitions. A "
+     "run shorter than one rollout cannot train."},
+    {"ppo.gamma", P_DOUBLE, PP_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]",
+     "Discount per bar (one environment step) in the returns and advantages."},
+    {"ppo.gae_lambda", P_DOUBLE, PP_(gae_lambda), 0, 1, 0, NULL, "a number in [0, 1]",
+     "GAE's lambda: 0 gives one-step TD advantages, 1 the discounted return minus the value."},
+    {"ppo.clip", P_DOUBLE, PP_(clip), 0, 10, 1, NULL, "a number > 0",
+     "Clip range of the probability ratio in the surrogate objective; with ppo.value_loss "
+     "clipped or max it also bounds the critic's move from the rollout's value."},
+    {"ppo.epochs", P_INT, PP_(epochs), 1, 1e4, 0, NULL, "an integer >= 1",
+     "Passes over each rollout in an update (not train.epochs), each in a fresh random order."},
+    {"ppo.minibatches", P_INT, PP_(minibatches), 1, 1e6, 0, NULL, "an integer >= 1",
+     "Minibatches each pass over a rollout is cut into, one gradient step each; advantages are "
+     "normalised per minibatch."},
+    {"ppo.ent_coef", P_DOUBLE, PP_(ent_coef), 0, 1e3, 0, NULL, "a number >= 0",
+     "Weight of the entropy bonus in the loss, which rewards a less certain policy."},
+    {"ppo.vf_coef", P_DOUBLE, PP_(vf_coef), 0, 1e3, 0, NULL, "a number >= 0",
+     "Weight of the critic's value loss beside the policy loss in the combined loss: the "
+     "critic's gradients scale with it."},
+    {"ppo.max_grad_norm", P_DOUBLE, PP_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0",
+     "The global L2 norm of the actor's and the critic's gradients together is clipped to this "
+     "before each Adam step."},
+    {"ppo.anneal_lr", P_BOOL, PP_(anneal_lr), 0, 1, 0, NULL, "true or false",
+     "Lowers the learning rate linearly from ppo.lr towards 0 over the run's rollouts, as "
+     "CleanRL; false keeps it constant."},
+    {"ppo.activation", P_CHOICE, PP_(activation), 0, 0, 0, act_names_, "relu or tanh",
+     "Activation of the actor's and the critic's hidden layers."},
+    {"ppo.init", P_CHOICE, PP_(init), 0, 0, 0, init_names_, "default or orthogonal",
+     "Weight initialisation: orthogonal is CleanRL's layer_init (gain sqrt 2, policy head 0.01, "
+     "value head 1, zero biases); default is torch's nn.Linear."},
     {"ppo.value_loss", P_CHOICE, PP_(value_loss), 0, 0, 0, vloss_names_,
-     "max, clipped or unclipped"},
-    {"eval.split", P_CHOICE, C_(eval_split), 0, 0, 0, split_names_, "train, val or test"},
-    {"eval.folds", P_INT, C_(eval_folds), 1, FOX_FOLDS_MAX, 0, NULL, "an integer in [1, 16]"},
+     "max, clipped or unclipped",
+     "The critic's squared error: unclipped (SB3's default), clipped (the prediction held to the "
+     "rollout's value +- ppo.clip, SB3's clip_range_vf) or the max of the two (CleanRL)."},
+    {"eval.split", P_CHOICE, C_(eval_split), 0, 0, 0, split_names_, "train, val or test",
+     "The split the greedy policy is backtested on after each epoch; a study's metrics are named "
+     "after it (val.sharpe needs val). A study cannot search it."},
+    {"eval.folds", P_INT, C_(eval_folds), 1, FOX_FOLDS_MAX, 0, NULL, "an integer in [1, 16]",
+     "Consecutive walk-forward folds of eval.split, each backtested from flat with the initial "
+     "capital; the metrics are their mean, or study.objective.aggregate in a study."},
     {"output.experience", P_CHOICE, C_(experience), 0, 0, 0, exp_names_,
-     "none, summary or full"},
-    {"study.name", P_NAME, S_(name), 0, 0, 0, NULL, "a name"},
-    {"study.seed", P_SEED, S_(seed), 0, 0, 0, NULL, "an integer >= 0"},
-    {"study.trials", P_INT, S_(trials), 1, 1e7, 0, NULL, "an integer in [1, 1e7]"},
-    {"study.round_size", P_INT, S_(round_size), 1, 1e5, 0, NULL, "an integer in [1, 100000]"},
+     "none, summary or full",
+     "Per-bar output of the evaluation in a study's trial files and `backtest --output`: summary "
+     "has actions, rewards and barrier labels, full adds the states, none writes none."},
+    {"study.name", P_NAME, S_(name), 0, 0, 0, NULL, "a name",
+     "The study's name: without -o, `foxopt run` writes the study to a directory of that name in "
+     "the current directory."},
+    {"study.seed", P_SEED, S_(seed), 0, 0, 0, NULL, "an integer >= 0",
+     "Seed of the whole study: trial k's seed is a hash of (seed, k), and the sampler's, the "
+     "repeats' and PBT's draws follow from it, whatever the number of ranks."},
+    {"study.trials", P_INT, S_(trials), 1, 1e7, 0, NULL, "an integer in [1, 1e7]",
+     "Trials (configurations) to run. The grid sampler stops at the grid's size; under pbt it "
+     "does not apply (the table has population x generations rows)."},
+    {"study.round_size", P_INT, S_(round_size), 1, 1e5, 0, NULL, "an integer in [1, 100000]",
+     "Trials proposed together from the finished ones and run in parallel: a larger round keeps "
+     "more devices busy, but each proposal sees fewer results. Hyperband's later brackets may "
+     "run fewer."},
     {"study.trials_per_device", P_INT, S_(trials_per_device), 1, 256, 0, NULL,
-     "an integer in [1, 256]"},
-    {"study.objective.metric", P_NAME, S_(metric), 0, 0, 0, NULL, "a metric such as val.sharpe"},
+     "an integer in [1, 256]",
+     "Trials each rank runs at once: threads on the CPU, members of one population on a GPU (at "
+     "most 64 a population). The results do not depend on it."},
+    {"study.objective.metric", P_NAME, S_(metric), 0, 0, 0, NULL, "a metric such as val.sharpe",
+     "The metric to optimise: SPLIT.METRIC with SPLIT the eval.split (val.sharpe), or a test "
+     "function's output. In YAML, study.objective may list several objectives."},
     {"study.objective.direction", P_CHOICE, S_(direction), 0, 0, 0, dir_names_,
-     "maximize or minimize"},
+     "maximize or minimize",
+     "Whether larger (maximize) or smaller (minimize) values of the objective are better."},
     {"study.objective.aggregate", P_CHOICE, S_(aggregate), 0, 0, 0, config_aggregate_names,
-     "mean, median, iqm or lcb"},
+     "mean, median, iqm or lcb",
+     "How a configuration's study.repeats x eval.folds values become one: iqm is the "
+     "interquartile mean, lcb the mean - std / sqrt(n) (+ when minimising)."},
     {"study.objective.function", P_CHOICE, S_(function), 0, 0, 0, config_function_names,
-     "none, branin, hartmann6, mixed, zdt1, zdt2 or binh_korn"},
+     "none, branin, hartmann6, mixed, zdt1, zdt2 or binh_korn",
+     "A built-in test function of the parameters x0, x1, ... evaluated instead of training "
+     "agents, to check samplers and the machinery; none trains agents."},
     {"study.objective.seconds", P_DOUBLE, S_(seconds), 0, 86400, 0, NULL,
-     "seconds in [0, 86400]"},
+     "seconds in [0, 86400]",
+     "Test functions only: each epoch of a trial takes this long, standing in for training; 0 "
+     "adds no wait."},
     {"study.constraints", P_CONSTRAINTS, S_(n_constraints), 0, FOX_CONSTRAINTS_MAX, 0, NULL,
      "a list of at most 16 constraints METRIC OP NUMBER (OP one of >=, <=, >, <), e.g. "
-     "[\"val.max_drawdown >= -0.2\"]"},
-    {"study.repeats", P_INT, S_(repeats), 1, FOX_REPEATS_MAX, 0, NULL, "an integer in [1, 64]"},
-    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, config_sampler_names, "tpe, random, grid or nsga2"},
+     "[\"val.max_drawdown >= -0.2\"]",
+     "A complete trial that breaks one is infeasible: it stays in the table but ranks after "
+     "every feasible trial, by its total violation, and is never the best or on the Pareto "
+     "front."},
+    {"study.repeats", P_INT, S_(repeats), 1, FOX_REPEATS_MAX, 0, NULL, "an integer in [1, 64]",
+     "Seeds each configuration is trained with, the same seeds for every configuration (paired); "
+     "the objective aggregates over repeats x eval.folds."},
+    {"study.sampler.name", P_CHOICE, S_(sampler), 0, 0, 0, config_sampler_names,
+     "tpe, random, grid or nsga2",
+     "How trials are proposed: tpe (Optuna's TPE), random, grid (every combination of values, "
+     "int_uniform and q_uniform points in turn) or nsga2 (NSGA-II, a genetic algorithm)."},
     {"study.sampler.n_startup_trials", P_INT, T_(n_startup_trials), 0, 1e6, 0, NULL,
-     "an integer >= 0"},
+     "an integer >= 0",
+     "TPE: proposals are random until this many trials are complete or pruned (failed ones do "
+     "not count)."},
     {"study.sampler.n_ei_candidates", P_INT, T_(n_ei_candidates), 1, 1e5, 0, NULL,
-     "an integer in [1, 100000]"},
-    {"study.sampler.multivariate", P_BOOL, T_(multivariate), 0, 1, 0, NULL, "true or false"},
-    {"study.sampler.constant_liar", P_BOOL, T_(constant_liar), 0, 1, 0, NULL, "true or false"},
-    {"study.sampler.prior_weight", P_DOUBLE, T_(prior_weight), 0, 1e6, 1, NULL, "a number > 0"},
-    {"study.sampler.gamma", P_DOUBLE, T_(gamma), 0, 1, 1, NULL, "a fraction in (0, 1]"},
+     "an integer in [1, 100000]",
+     "TPE: candidates drawn from the good trials' estimator l(x) for each proposal; the one with "
+     "the largest l(x) / g(x) is proposed."},
+    {"study.sampler.multivariate", P_BOOL, T_(multivariate), 0, 1, 0, NULL, "true or false",
+     "TPE: models the always-active parameters jointly, then the chosen agent's dqn.* or ppo.* "
+     "group (Optuna's multivariate with group); false models each parameter alone."},
+    {"study.sampler.constant_liar", P_BOOL, T_(constant_liar), 0, 1, 0, NULL, "true or false",
+     "TPE: counts the round's still-running trials among the bad ones, so that one round's "
+     "proposals spread out; false leaves them out."},
+    {"study.sampler.prior_weight", P_DOUBLE, T_(prior_weight), 0, 1e6, 1, NULL, "a number > 0",
+     "TPE: weight of the prior kernel, spread over each parameter's whole range, in the Parzen "
+     "estimators."},
+    {"study.sampler.gamma", P_DOUBLE, T_(gamma), 0, 1, 1, NULL, "a fraction in (0, 1]",
+     "TPE: fraction of the finished trials in the good group, ceil(gamma n): at most 25 trials "
+     "with one objective, no cap with several."},
     {"study.sampler.population_size", P_INT, T_(population_size), 2, 1e5, 0, NULL,
-     "an integer in [2, 100000]"},
+     "an integer in [2, 100000]",
+     "NSGA-II: trials per generation; generation 0 is random. A study.round_size equal to it "
+     "makes each round one generation."},
     {"study.sampler.crossover_prob", P_DOUBLE, T_(crossover_prob), 0, 1, 0, NULL,
-     "a probability in [0, 1]"},
+     "a probability in [0, 1]",
+     "NSGA-II: chance that a child is a uniform crossover of two parents chosen by tournament; "
+     "otherwise it copies one parent."},
     {"study.sampler.swapping_prob", P_DOUBLE, T_(swapping_prob), 0, 1, 0, NULL,
-     "a probability in [0, 1]"},
+     "a probability in [0, 1]",
+     "NSGA-II: in a crossover, the chance for each parameter to come from one parent rather than "
+     "the other."},
     {"study.sampler.mutation_prob", P_AUTO, T_(mutation_prob), 0, 1, 1, NULL,
-     "auto (1 / the number of parameters) or a probability in (0, 1]"},
+     "auto (1 / the number of parameters) or a probability in (0, 1]",
+     "NSGA-II: chance that each of a child's parameters is drawn anew from its distribution "
+     "instead of inherited."},
     {"study.scheduler.name", P_CHOICE, S_(scheduler), 0, 0, 0, config_scheduler_names,
-     "none, successive_halving, hyperband or pbt"},
-    {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1"},
+     "none, successive_halving, hyperband or pbt",
+     "How epochs are spent: none trains every trial train.epochs; successive_halving and "
+     "hyperband prune at rungs and go on from checkpoints; pbt is population-based training."},
+    {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1",
+     "Successive halving and Hyperband: epochs of the first rung; the next rungs are at "
+     "min_epochs x eta^k, below max_epochs. Setting it under pbt is refused."},
     {"study.scheduler.max_epochs", P_INT, S_(max_epochs), 0, 1e6, 0, NULL,
-     "an integer >= 0 (0: train.epochs)"},
-    {"study.scheduler.eta", P_INT, S_(eta), 2, 100, 0, NULL, "an integer in [2, 100]"},
+     "an integer >= 0 (0: train.epochs)",
+     "Successive halving and Hyperband: epochs of the last rung, the full budget every trial's "
+     "schedules are planned for, in place of train.epochs."},
+    {"study.scheduler.eta", P_INT, S_(eta), 2, 100, 0, NULL, "an integer in [2, 100]",
+     "Successive halving and Hyperband: rungs grow by this factor, and the best floor(n / eta) "
+     "(at least 1) of a rung's n trials go on."},
     {"study.scheduler.brackets", P_INT, S_(brackets), 0, 100, 0, NULL,
-     "an integer in [0, 100] (0: all)"},
+     "an integer in [0, 100] (0: all)",
+     "Hyperband: how many brackets the rounds cycle through; bracket b starts its trials at rung "
+     "b, with fewer trials a round."},
     {"study.scheduler.population", P_INT, S_(population), 2, 4096, 0, NULL,
-     "an integer in [2, 4096]"},
-    {"study.scheduler.interval", P_INT, S_(interval), 1, 1e6, 0, NULL, "an integer >= 1 (epochs)"},
+     "an integer in [2, 4096]",
+     "PBT: members trained in synchronous generations, generation 0 proposed by study.sampler; "
+     "the table has population x generations rows."},
+    {"study.scheduler.interval", P_INT, S_(interval), 1, 1e6, 0, NULL, "an integer >= 1 (epochs)",
+     "PBT: epochs per generation, which makes train.epochs / interval generations (rounded up; "
+     "at least 2). Members are ranked and exploited at each generation's end."},
     {"study.scheduler.quantile", P_DOUBLE, S_(quantile), 0, 0.5, 1, NULL,
-     "a fraction in (0, 0.5]"},
+     "a fraction in (0, 0.5]",
+     "PBT: the bottom fraction of members (ceil(population x quantile), at most half) that copy "
+     "a top-fraction member's state and explore; failed members always do."},
     {"study.scheduler.resample_probability", P_DOUBLE, S_(resample_probability), 0, 1, 0, NULL,
-     "a probability in [0, 1]"},
+     "a probability in [0, 1]",
+     "PBT: chance that an exploring member redraws each searched parameter from its distribution "
+     "rather than multiplying it by one of study.scheduler.factors."},
     {"study.scheduler.factors", P_FACTORS, S_(factors), 0, 1e6, 1, NULL,
-     "a list of 1 to 8 numbers > 0, e.g. [0.8, 1.2]"},
-    {"study.scheduler.copy_buffers", P_BOOL, S_(copy_buffers), 0, 1, 0, NULL, "true or false"},
+     "a list of 1 to 8 numbers > 0, e.g. [0.8, 1.2]",
+     "PBT: multipliers, one drawn for each searched parameter not resampled; the result is "
+     "clamped to its range, an integer rounded. A categorical one moves to a neighbouring "
+     "choice."},
+    {"study.scheduler.copy_buffers", P_BOOL, S_(copy_buffers), 0, 1, 0, NULL, "true or false",
+     "PBT: an exploiting member copies the donor's replay buffer or partial rollout with its "
+     "networks; false keeps its own experience (a failed member still takes the donor's)."},
 };
 #undef S_
 #undef T_
