@@ -206,7 +206,7 @@ fi
 chmod u+w "$WORK/agent"
 
 run_rc 0 "$FOXOPT" report --help
-contains "$OUT_TXT" "--html           also OUTDIR/report.html"
+contains "$OUT_TXT" "--html             also OUTDIR/report.html"
 
 # The browser.
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
