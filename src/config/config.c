@@ -610,6 +610,7 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
                          const char *const *items, int nitems, const char *where,
                          struct fox_err *e) {
   char *dst = (char *)c + p->offset;
+  c->given[p - params_] = 1;
   double x;
   int rc;
   switch (p->type) {
@@ -1276,6 +1277,14 @@ void config_dump(const struct config *c, FILE *f) {
 }
 
 int config_key_count(void) { return (int)NPARAMS_; }
+
+_Static_assert(sizeof params_ / sizeof *params_ <= FOX_CONFIG_KEYS_MAX,
+               "struct config's given[] holds a flag per key");
+
+int config_given(const struct config *c, const char *key) {
+  const struct param_ *p = find_(key);
+  return p && c->given[p - params_];
+}
 
 void config_key_nearest(const char *key, char *buf, size_t n) {
   const char *names[NPARAMS_];

@@ -116,6 +116,8 @@ struct study_config {
   int copy_buffers;
 };
 
+enum { FOX_CONFIG_KEYS_MAX = 128 };
+
 struct config {
   char data_path[1024];        /* data.path */
   struct market_params market; /* market.*, barrier.*, reward.* */
@@ -131,6 +133,9 @@ struct config {
   int eval_folds; /* eval.folds: consecutive walk-forward folds of the split, each from flat */
   int experience; /* output.experience */
   struct study_config study;
+  /* given[i]: key i of the config table was set by the file or a --set (not only defaulted),
+   * for the checks that refuse a key by its presence (a scheduler's keys under another). */
+  unsigned char given[FOX_CONFIG_KEYS_MAX];
 };
 
 void config_defaults(struct config *c);
@@ -179,6 +184,8 @@ struct config_key_doc {
   char def[160];
 };
 int config_key_count(void);
+/* 1 when `key` was set by the config file or a --set rather than left at its default. */
+int config_given(const struct config *c, const char *key);
 /* "did you mean 'dqn.lr'?" for a misspelt key, or an empty string when no key is near. */
 void config_key_nearest(const char *key, char *buf, size_t n);
 /* -1 for i out of range (or a default that does not fit). */

@@ -109,40 +109,30 @@ static int objective_(struct study *s, const char *name, struct fox_err *e) {
 }
 
 /* Successive halving's and Hyperband's keys in a pbt study, or pbt's in one of theirs, would be
- * ignored: refused instead (a value other than the default counts as set). Scheduler none
- * takes any (a config switched to none by --set keeps its other keys). Checked when a study
- * starts, not when one is read back: a stored study stays readable. */
-static int scheduler_keys_(const struct study_config *sc, const char *name, struct fox_err *e) {
-  struct config d;
-  config_defaults(&d);
-  const struct study_config *z = &d.study;
+ * ignored: refused instead, when the file or a --set gives them (whatever the value: one equal
+ * to the default is as ignored as any other). Scheduler none takes any (a config switched to
+ * none by --set keeps its other keys). Checked when a study starts, not when one is read back:
+ * a stored study stays readable. */
+static int scheduler_keys_(const struct config *c, const char *name, struct fox_err *e) {
+  static const char *const sh[] = {"min_epochs", "max_epochs", "eta", "brackets", NULL};
+  static const char *const pbt_keys[] = {"population", "interval", "quantile",
+                                         "resample_probability", "factors", "copy_buffers", NULL};
+  const struct study_config *sc = &c->study;
   int pbt = sc->scheduler == FOX_SCHED_PBT;
-  const char *key = NULL;
   if (sc->scheduler == FOX_SCHED_NONE)
     return 0;
-  if (pbt)
-    key = sc->min_epochs != z->min_epochs   ? "min_epochs"
-          : sc->max_epochs != z->max_epochs ? "max_epochs"
-          : sc->eta != z->eta               ? "eta"
-          : sc->brackets != z->brackets     ? "brackets"
-                                            : NULL;
-  else
-    key = sc->population != z->population       ? "population"
-          : sc->interval != z->interval         ? "interval"
-          : sc->quantile != z->quantile         ? "quantile"
-          : sc->resample_probability != z->resample_probability ? "resample_probability"
-          : sc->n_factors != z->n_factors ||
-                  memcmp(sc->factors, z->factors, sizeof sc->factors) != 0 ? "factors"
-          : sc->copy_buffers != z->copy_buffers ? "copy_buffers"
-                                                : NULL;
-  if (key)
-    return fox_errf(e, FOX_EUSAGE, "%s (or a --set): study.scheduler.%s does not apply to "
-                                   "scheduler %s (%s)", name, key,
-                    config_scheduler_names[sc->scheduler],
-                    pbt ? "pbt's budget is train.epochs in generations of "
-                          "study.scheduler.interval"
-                        : "population, interval, quantile, resample_probability, factors "
-                          "and copy_buffers are pbt's");
+  for (const char *const *k = pbt ? sh : pbt_keys; *k; k++) {
+    char key[64];
+    snprintf(key, sizeof key, "study.scheduler.%s", *k);
+    if (config_given(c, key))
+      return fox_errf(e, FOX_EUSAGE, "%s (or a --set): study.scheduler.%s does not apply to "
+                                     "scheduler %s (%s)", name, *k,
+                      config_scheduler_names[sc->scheduler],
+                      pbt ? "pbt's budget is train.epochs in generations of "
+                            "study.scheduler.interval"
+                          : "population, interval, quantile, resample_probability, factors "
+                            "and copy_buffers are pbt's");
+  }
   return 0;
 }
 
@@ -218,7 +208,7 @@ int study_create(struct study *s, const char *path, const char *const *sets, int
     p += sprintf(p, "%s\n", sets[i]);
   if (rc == 0)
     rc = study_create_text(s, text, lines, path, e);
-  if (rc == 0 && (rc = scheduler_keys_(&s->cfg.study, path, e)) != 0)
+  if (rc == 0 && (rc = scheduler_keys_(&s->cfg, path, e)) != 0)
     study_free(s);
   free(lines);
   free(text);

@@ -394,7 +394,12 @@ static void test_refusals(void) {
                 "study.scheduler.population does not apply to scheduler successive_halving", 1},
                {"{name: hyperband, factors: [0.5, 2]}", "study.scheduler.factors", 1},
                {"{name: none, population: 6, eta: 4}", "", 0},
-               {"{name: pbt, eta: 3, max_epochs: 0}", "", 0}};
+               /* by presence: a value equal to the default is as ignored as any other */
+               {"{name: pbt, eta: 3, max_epochs: 0}", "study.scheduler.max_epochs does not apply",
+                1},
+               {"{name: successive_halving, population: 8}", "study.scheduler.population", 1},
+               {"{name: hyperband, copy_buffers: true}", "study.scheduler.copy_buffers", 1},
+               {"{name: successive_halving, eta: 3, min_epochs: 1}", "", 0}};
   char path[64];
   snprintf(path, sizeof path, "/tmp/fox_pbt_%ld.yaml", (long)getpid());
   for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
@@ -416,6 +421,20 @@ static void test_refusals(void) {
     fox_err_clear(&e);
     rc = study_create_text(&s, yaml, NULL, "stored", &e);
     CHECK(rc == 0, "%s read back: %s", other[i].sched, e.msg);
+    if (rc == 0)
+      study_free(&s);
+  }
+  /* a --set counts as given too, even at the default value */
+  {
+    FILE *f = fopen(path, "w");
+    fputs("study:\n  scheduler: {name: successive_halving}\ntrain: {epochs: 3}\nparameters:\n"
+          "  dqn.lr: {distribution: uniform, min: 0.001, max: 0.01}\n", f);
+    fclose(f);
+    fox_err_clear(&e);
+    const char *sets[] = {"study.scheduler.quantile=0.25"};
+    rc = study_create(&s, path, sets, 1, &e);
+    CHECK(rc == FOX_EUSAGE && strstr(e.msg, "study.scheduler.quantile does not apply"),
+          "--set quantile at its default: rc %d: %s", rc, e.msg);
     if (rc == 0)
       study_free(&s);
   }
