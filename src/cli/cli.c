@@ -1,6 +1,7 @@
 /* Shared option parsing for the subcommands: strict numbers, named flags in every message. */
 #include "cli/cli.h"
 #include "util/nearest.h"
+#include "util/number.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,11 +33,9 @@ int cli_parse_i64(const char *flag, const char *s, long long lo, long long hi, l
 
 int cli_parse_f64(const char *flag, const char *s, double lo, double hi, double *out,
                   struct fox_err *e) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end != '\0' || v != v)
-    return fox_errf(e, FOX_EUSAGE, "%s '%s': expected a number", flag, s);
+  double v;
+  if (number_parse(s, &v) != 0)
+    return fox_errf(e, FOX_EUSAGE, "%s '%s': expected a decimal number", flag, s);
   if (v < lo || v > hi)
     return fox_errf(e, FOX_EUSAGE, "%s %g: expected a value in [%g, %g]", flag, v, lo, hi);
   *out = v;

@@ -2,6 +2,7 @@
  * the YAML loader and --set both end in param_assign_. */
 #include "config/config.h"
 #include "util/nearest.h"
+#include "util/number.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -562,16 +563,15 @@ int config_parse_constraint(const char *text, struct study_constraint *c) {
   } else {
     return -2;
   }
-  char *end;
-  errno = 0;
-  /* a decimal number only: strtod would also read 0x10 as 16 */
-  if (strpbrk(p, "xXpP"))
+  /* The bound between blanks, in the one number grammar (util/number.h). */
+  p += strspn(p, " ");
+  size_t blen = strcspn(p, " ");
+  char num[64];
+  if (blen >= sizeof num || p[blen + strspn(p + blen, " ")] != '\0')
     return -3;
-  k.bound = strtod(p, &end);
-  if (errno || end == p || !isfinite(k.bound))
-    return -3;
-  end += strspn(end, " ");
-  if (*end != '\0')
+  memcpy(num, p, blen);
+  num[blen] = '\0';
+  if (number_parse(num, &k.bound) != 0)
     return -3;
   *c = k;
   return 0;
@@ -587,10 +587,7 @@ void config_format_constraint(const struct study_constraint *c, char *buf, size_
 
 /* A number from a whole string, in range; ints must be integral. */
 static int parse_number_(const struct param_ *p, const char *val, double *x) {
-  char *end;
-  errno = 0;
-  *x = strtod(val, &end);
-  if (errno || end == val || *end != '\0' || !isfinite(*x) ||
+  if (number_parse(val, x) != 0 ||
       (p->type != P_DOUBLE && p->type != P_AUTO && p->type != P_FACTORS && *x != floor(*x)))
     return -1;
   if (*x < p->lo || *x > p->hi || (p->lo_open && *x == p->lo))

@@ -134,7 +134,9 @@ struct config {
   int experience; /* output.experience */
   struct study_config study;
   /* given[i]: key i of the config table was set by the file or a --set (not only defaulted),
-   * for the checks that refuse a key by its presence (a scheduler's keys under another). */
+   * for the checks that refuse a key by its presence (a scheduler's keys under another). Last,
+   * and not part of the values: two configs are the same values when their bytes up to
+   * offsetof(struct config, given) are. */
   unsigned char given[FOX_CONFIG_KEYS_MAX];
 };
 

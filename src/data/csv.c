@@ -1,6 +1,7 @@
 /* CSV reader for 1-minute bars. The whole (decompressed) file is read into memory and parsed in
  * one pass; each row is validated with its physical line number so that errors point at it. */
 #include "data/csv.h"
+#include "util/number.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -71,7 +72,9 @@ static int parse_double_(const struct field_ *f, double *out, int *is_nan) {
   char *endp;
   errno = 0;
   double v = strtod(tmp, &endp);
-  if (endp != tmp + f->n)
+  /* Decimal only (util/number.h): no hexadecimal, no blanks; "nan" and "inf" still reach the
+   * check below, which names them. */
+  if (endp != tmp + f->n || (isfinite(v) && !number_is_decimal(tmp)))
     return -1;
   if (!isfinite(v)) {
     *is_nan = 1;

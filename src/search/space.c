@@ -9,6 +9,7 @@
 
 #include "config/config_yaml.h"
 #include "study/objective.h"
+#include "util/number.h"
 
 static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
@@ -36,11 +37,7 @@ static int render_(yaml_document_t *doc, yaml_node_t *v, char *out, size_t n) {
   return 0;
 }
 
-static int number_(const char *s, double *x) {
-  char *end;
-  *x = strtod(s, &end);
-  return end != s && *end == '\0' && isfinite(*x) ? 0 : -1;
-}
+static int number_(const char *s, double *x) { return number_parse(s, x) == 0 ? 0 : -1; }
 
 /* Each value must be one the key accepts; `where` is "FILE:LINE: ". */
 static int check_value_(const struct config *base, const char *key, const char *text,

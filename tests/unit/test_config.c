@@ -6,6 +6,7 @@
 
 #include "act_step.h"
 #include "config/config.h"
+#include "util/number.h"
 #include "data/dataset.h"
 #include "fox_check.h"
 #include "ppo_step.h"
@@ -90,7 +91,7 @@ static void multi_objective_(void) {
   config_defaults(&d);
   fox_err_clear(&e);
   CHECK(config_load(&d, path_, NULL, &e) == 0, "dump loads: %s", e.msg);
-  CHECK(memcmp(&c, &d, sizeof c) == 0, "multi-objective dump round trip");
+  CHECK(memcmp(&c, &d, offsetof(struct config, given)) == 0, "multi-objective dump round trip");
   CHECK(config_set(&c, "study.constraints=[f0 > 1, c1 <= -2]", NULL, &e) == 0 &&
             c.study.n_constraints == 2 && c.study.constraints[1].bound == -2 &&
             c.study.constraints[2].metric[0] == 0,
@@ -233,8 +234,28 @@ int main(void) {
   config_defaults(&d);
   fox_err_clear(&e);
   CHECK(config_load(&d, path_, NULL, &e) == 0, "dump loads: %s", e.msg);
-  CHECK(memcmp(&c, &d, sizeof c) == 0, "dump round trip");
+  CHECK(memcmp(&c, &d, offsetof(struct config, given)) == 0, "dump round trip");
 
+  /* One number grammar everywhere (util/number.h): decimal only, as constraints already were. */
+  static const char *const not_decimal[] = {"eval.folds=0x10", "dqn.lr=0x1p-10", "dqn.lr=inf",
+                                            "dqn.lr=nan", "dqn.lr= 0.1", "dqn.lr=1e", "dqn.lr=.",
+                                            "dqn.lr=0.1 ", "env.num_envs=+0x4", "dqn.lr=1e-3x"};
+  for (size_t i = 0; i < sizeof not_decimal / sizeof *not_decimal; i++) {
+    fox_err_clear(&e);
+    CHECK(config_set(&c, not_decimal[i], NULL, &e) == FOX_EUSAGE, "--set %s accepted",
+          not_decimal[i]);
+  }
+  static const char *const decimal[] = {"dqn.lr=.5e-3", "dqn.lr=5.E-4", "dqn.lr=+1e-4",
+                                        "eval.folds=2", "eval.folds=4.0", "dqn.lr=1E-3"};
+  for (size_t i = 0; i < sizeof decimal / sizeof *decimal; i++) {
+    fox_err_clear(&e);
+    CHECK(config_set(&c, decimal[i], NULL, &e) == 0, "--set %s: %s", decimal[i], e.msg);
+  }
+  CHECK(number_is_decimal("12") && number_is_decimal("-1.5e+3") && !number_is_decimal("") &&
+            !number_is_decimal("-") && !number_is_decimal("0x1") && !number_is_decimal("1.5e+"),
+        "number_is_decimal");
+  config_defaults(&c);
+  bad_("eval:\n  folds: 0x10\n", "2", "eval.folds = '0x10'");
   bad_("market:\n  fee: 0.001\n  feee: 2\n", "3", "unknown key 'market.feee'");
   bad_("dqn:\n  learning_starts: 3e9\n", "2", "out of range");
   bad_("markets:\n  fee: 0.001\n", "2", "unknown key 'markets.fee'");
