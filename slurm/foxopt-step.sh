@@ -5,11 +5,16 @@
 #
 #   foxopt_study CONFIG OUTDIR [foxopt run args...]
 #
-# Environment: FOXOPT_BIN (default: foxopt on PATH, else build/default/foxopt under the
-# submit directory), FOXOPT_SRUN_ARGS (extra srun arguments).
+# Environment: FOXOPT_BIN (default: an installed copy's own binary, else foxopt on PATH, else
+# build/default/foxopt under the submit directory), FOXOPT_SRUN_ARGS (extra srun arguments).
+
+# `cmake --install` writes the prefix's binary here (cmake/FoxInstall.cmake); empty in a
+# checkout.
+FOXOPT_BIN_DEFAULT=""
 
 foxopt_bin() {
   if [ -n "${FOXOPT_BIN:-}" ]; then echo "$FOXOPT_BIN"
+  elif [ -n "$FOXOPT_BIN_DEFAULT" ] && [ -x "$FOXOPT_BIN_DEFAULT" ]; then echo "$FOXOPT_BIN_DEFAULT"
   elif command -v foxopt >/dev/null 2>&1; then command -v foxopt
   else echo "${SLURM_SUBMIT_DIR:-.}/build/default/foxopt"; fi
 }

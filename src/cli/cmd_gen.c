@@ -15,14 +15,15 @@ static const struct cli_opt opts_[] = {{NULL, NULL, NULL}};
 const struct cli_cmd cli_cmd_gen = {
     .name = "gen",
     .summary = "man pages, shell completion, the config-key reference (for packagers)",
-    .synopsis = "man DIR | bash | zsh | config-md",
+    .synopsis = "man DIR | bash [FILE] | zsh [FILE] | config-md [FILE]",
     .about = "Writes what an installation needs from the option and config tables that the\n"
              "parser uses, so that none of it can name an option or key foxopt does not know:\n"
              "  man DIR    DIR/foxopt.1 (the commands and every config key) and DIR/foxopt-CMD.1\n"
              "             for each command\n"
-             "  bash       the bash completion script, on standard output\n"
-             "  zsh        the zsh completion function (#compdef foxopt), on standard output\n"
-             "  config-md  docs/config-keys.md, on standard output",
+             "  bash       the bash completion script\n"
+             "  zsh        the zsh completion function (#compdef foxopt)\n"
+             "  config-md  docs/config-keys.md\n"
+             "each to FILE (a temporary name, then renamed) or to standard output.",
     .opts = opts_,
     .exits = "0 ok, 1 a page cannot be written, 2 bad usage",
     .run = cmd_gen,
@@ -65,17 +66,28 @@ int cmd_gen(int argc, char **argv, struct fox_err *e) {
     }
     return 0;
   }
-  if (argc != 2)
-    return fox_errf(e, FOX_EUSAGE, "%s: no further argument expected ('%s')", what, argv[2]);
-  if (strcmp(what, "bash") == 0)
-    gen_bash(stdout);
-  else if (strcmp(what, "zsh") == 0)
-    gen_zsh(stdout);
-  else if (strcmp(what, "config-md") == 0)
-    gen_config_md(stdout);
-  else
+  void (*gen)(FILE *) = strcmp(what, "bash") == 0        ? gen_bash
+                        : strcmp(what, "zsh") == 0       ? gen_zsh
+                        : strcmp(what, "config-md") == 0 ? gen_config_md
+                                                         : NULL;
+  if (!gen)
     return fox_errf(e, FOX_EUSAGE, "'%s': expected man DIR, bash, zsh or config-md", what);
-  if (fflush(stdout) != 0 || ferror(stdout))
-    return fox_errf(e, FOX_EFAIL, "standard output: %s", strerror(errno));
-  return 0;
+  if (argc > 3)
+    return fox_errf(e, FOX_EUSAGE, "%s: one FILE at most ('%s' too)", what, argv[3]);
+  if (argc == 2) {
+    gen(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout))
+      return fox_errf(e, FOX_EFAIL, "standard output: %s", strerror(errno));
+    return 0;
+  }
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f)
+    return fox_errf(e, FOX_EFAIL, "out of memory");
+  gen(f);
+  int rc = fclose(f) == 0 ? fs_write_bytes(argv[2], buf, len, e)
+                          : fox_errf(e, FOX_EFAIL, "out of memory");
+  free(buf);
+  return rc;
 }

@@ -3,7 +3,8 @@
 # slurmctld, slurmd; MpiDefault=pmix): foxopt-cpu.sbatch with 2 tasks runs a study to the end
 # with the table of a plain run and 2 rank files; foxopt-array.sbatch runs 3 studies (one per
 # array task, %A_%a logs); a preemption (scancel --signal=USR1 -f) makes the job checkpoint,
-# exit 75 and requeue itself, and the requeued run resumes to the uninterrupted table.
+# exit 75 and requeue itself, and the requeued run resumes to the uninterrupted table; the
+# installed copy of foxopt-cpu.sbatch runs with no checkout.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/cluster.sh"
 if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
@@ -86,4 +87,16 @@ if [ "$FAILED" -ne 0 ]; then
     echo "--- slurmctld.log"; tail -40 "$WORK/cluster/log/slurmctld.log"
     echo "--- slurmd.log"; tail -40 "$WORK/cluster/log/slurmd.log"; } >&2 2>/dev/null
 fi
+# The installed copy (cmake --install): submitted from a directory that is no checkout, with no
+# FOXOPT_HOME or FOXOPT_BIN and no foxopt on PATH, it finds foxopt-step.sh and the binary in
+# its prefix by itself.
+run_rc 0 cmake --install "$FOX_BUILD" --prefix "$WORK/pfx"
+mkdir -p "$WORK/submit"
+id=$(cd "$WORK/submit" && env -u FOXOPT_HOME -u FOXOPT_BIN FOXOPT_CONFIG="$WORK/f.yaml" \
+  FOXOPT_OUT="$WORK/inst" FOXOPT_ARGS="--set study.objective.seconds=0.02" \
+  sbatch --parsable --nodes=1 --ntasks-per-node=2 --cpus-per-task=1 \
+  --output="$WORK/inst-%j.out" "$WORK/pfx/share/foxopt/slurm/foxopt-cpu.sbatch")
+check "installed cpu job $id left the queue" job_wait "$id" 180
+contains "$(cat "$WORK/inst-$id.out")" "2 rank files"
+same_table "the installed sbatch script" "$WORK/ref/trials.csv" "$WORK/inst/trials.csv"
 done_
