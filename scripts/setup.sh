@@ -3,6 +3,10 @@
 # optionally the Python test environment, then configures and builds.
 #   scripts/setup.sh [--python] [--bench] [--slurm] [--preset NAME]...   (default preset: default;
 #   the others: cpu, asan, cuda-emu, cuda-emu-asan)
+# Without root (as on a cluster), or with --no-install, nothing is installed: the prerequisites
+# are checked and each missing one is named with how to get it (`module load ...` or the Debian
+# package); it stops with exit 2 when a required one is missing, and builds otherwise (--check:
+# only the check, as root too).
 # --python: .venv for the reference tests and benchmarks, and Chromium for e2e_report_html's
 # look at the report page in a browser; --bench: --python plus torch,
 # stable-baselines3 and gymnasium in .venv for tests/bench/bench_train.sh and bench_learn.sh (a
@@ -15,23 +19,67 @@ cd "$(dirname "$0")/.."
 want_python=0
 want_bench=0
 want_slurm=0
+install=1
+check_only=0
+[ "$(id -u)" -eq 0 ] || install=0
 presets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --python) want_python=1 ;;
     --bench) want_python=1; want_bench=1 ;;
     --slurm) want_slurm=1 ;;
+    --no-install) install=0 ;;
+    --check) install=0; check_only=1 ;;
     --preset) presets+=("$2"); shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
 done
 [ ${#presets[@]} -gt 0 ] || presets=(default)
 
+# Without root: what the build needs, looked for as a cluster provides it (modules put the
+# tools on PATH and the libraries where pkg-config and CMake find them).
+check_prerequisites() {
+  local need=0 v
+  have() { command -v "$1" >/dev/null 2>&1; }
+  pc() { have pkg-config && pkg-config --exists "$1" 2>/dev/null; }
+  lib() { ldconfig -p 2>/dev/null | grep -q "$1" || pc "$2"; }
+  miss() { # miss required|optional WHAT MODULE DEBIAN
+    echo "setup: missing ($1): $2 - on a cluster: module load $3 (or ask for it); on Debian:" \
+      "apt-get install $4" >&2
+    [ "$1" = required ] && need=1
+    return 0
+  }
+  if have cmake; then
+    v=$(cmake --version | sed -n '1s/.* \([0-9][0-9.]*\).*/\1/p')
+    printf '3.24\n%s\n' "$v" | sort -V -C || miss required "CMake >= 3.24 (found $v)" cmake cmake
+  else miss required "CMake >= 3.24" cmake cmake; fi
+  have cc || have gcc || have clang || miss required "a C11 compiler (cc)" gcc build-essential
+  have pkg-config || miss required "pkg-config" pkg-config pkg-config
+  have mpicc || miss required "an MPI with mpicc" openmpi "openmpi-bin libopenmpi-dev"
+  have h5cc || pc hdf5 || miss required "HDF5 with its C headers (h5cc)" hdf5 libhdf5-dev
+  pc yaml-0.1 || miss required "libyaml (pkg-config yaml-0.1)" libyaml libyaml-dev
+  lib libopenblas openblas || miss required "OpenBLAS" openblas libopenblas-dev
+  pc zlib || lib "libz.so" zlib || miss required "zlib" zlib zlib1g-dev
+  have nvcc || [ -x /usr/local/cuda/bin/nvcc ] ||
+    miss optional "CUDA (nvcc; without it foxopt builds for the CPU)" cuda nvidia-cuda-toolkit
+  pc libxsmm || miss optional "libxsmm (faster small GEMMs)" libxsmm libxsmm-dev
+  have gnuplot || miss optional "gnuplot (report's PNG plots)" gnuplot gnuplot-nox
+  if [ $need -ne 0 ]; then
+    echo "setup: a required prerequisite is missing (above); nothing was built" >&2
+    exit 2
+  fi
+  echo "setup: prerequisites found (nothing installed: not root, or --no-install)"
+  [ $check_only -eq 0 ] || exit 0
+}
+
 pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
-      clang libclang-rt-14-dev gnuplot-nox libxsmm-dev)
+      clang libclang-rt-14-dev gnuplot-nox libxsmm-dev
+      man-db environment-modules zsh)
+# man-db, environment-modules and zsh: e2e_install reads the installed pages with man, loads
+# the modulefile with `module load`, and e2e_cli checks the zsh completion's syntax.
 # chromium: e2e_export_optuna screenshots optuna-dashboard's page of an exported study,
 # e2e_report_html opens report.html (driven through websocket-client).
 [ $want_python -eq 1 ] && pkgs+=(python3 python3-venv python3-pip chromium)
@@ -40,7 +88,9 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
+if [ $install -eq 0 ]; then
+  check_prerequisites
+elif [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

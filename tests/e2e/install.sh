@@ -3,7 +3,7 @@
 # installed into a prefix by a user without root, the build tree deleted, then everything run
 # from the prefix: --version, the man pages (man -M), bash completion, `module load` with the
 # installed modulefile, a small study from the installed demo config, and the .deb that cpack
-# builds holding the same files under /usr.
+# builds holding the same files under /usr; and scripts/setup.sh's check without root.
 source "$(dirname "$0")/lib.sh"
 : "${FOX_SRC:?}"
 VERSION=$("$FOXOPT" --version | awk '{print $2}')
@@ -100,4 +100,16 @@ if [ -n "$deb" ]; then
   check "the .deb depends on its libraries" dpkg-deb -f "$deb" Depends
   contains "$(dpkg-deb -f "$deb" Depends)" "libhdf5"
 fi
+# scripts/setup.sh without root installs nothing: it checks, and names what is missing with
+# how to get it on a cluster and on Debian.
+run_rc 0 as bash "$SRC/scripts/setup.sh" --check
+contains "$OUT_TXT" "prerequisites found"
+mkdir -p "$T/bin"
+for f in /usr/bin/*; do
+  case ${f##*/} in mpicc | mpicc.* | h5cc | h5cc.*) ;; *) ln -s "$f" "$T/bin/" 2>/dev/null ;; esac
+done
+run_rc 2 as env PATH="$T/bin" PKG_CONFIG_LIBDIR=/nonexistent bash "$SRC/scripts/setup.sh" --check
+contains "$ERR_TXT" "missing (required): an MPI with mpicc - on a cluster: module load openmpi"
+contains "$ERR_TXT" "apt-get install libyaml-dev"
+contains "$ERR_TXT" "nothing was built"
 done_
