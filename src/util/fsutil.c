@@ -16,7 +16,8 @@ int fs_commit(const char *tmp, const char *path, struct fox_err *e) {
   if (rename(tmp, path) != 0) {
     int err = errno;
     remove(tmp);
-    return fox_errf(e, FOX_EFAIL, "%s: cannot rename %s into place: %s", path, tmp, strerror(err));
+    /* The user's name only: the temporary is gone and means nothing to them. */
+    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(err));
   }
   return 0;
 }
@@ -48,15 +49,13 @@ int fs_write_bytes(const char *path, const void *buf, size_t len, struct fox_err
   fs_temp_name(path, tmp, sizeof tmp);
   FILE *f = fopen(tmp, "wb");
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
-                    strerror(errno));
+    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
   size_t put = fwrite(buf, 1, len, f);
   int bad = put != len || fflush(f) != 0;
   int err = errno;
   if (fclose(f) != 0 || bad) {
     remove(tmp);
-    return fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path, tmp,
-                    strerror(bad ? err : errno));
+    return fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(bad ? err : errno));
   }
   return fs_commit(tmp, path, e);
 }

@@ -3,6 +3,7 @@
 
 #include "util/fsutil.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,51 @@ static herr_t walk_(unsigned n, const H5E_error2_t *err, void *data) {
   return 0;
 }
 
+/* What went wrong, in the user's words, from the minor error codes of the whole stack: the
+ * library's own descriptions ("truncated file: eof = 13696, sblock->base_addr = 0") say
+ * nothing to someone who did not write HDF5. */
+struct cause_ {
+  int truncated, damaged, missing;
+};
+
+static herr_t cause_walk_(unsigned n, const H5E_error2_t *err, void *data) {
+  (void)n;
+  struct cause_ *c = data;
+  hid_t m = err->min_num;
+  c->truncated |= m == H5E_TRUNCATED;
+  c->damaged |= m == H5E_BADMESG || m == H5E_CANTDECODE || m == H5E_VERSION ||
+                m == H5E_BADFILE || m == H5E_CANTLOAD || m == H5E_CANTUNSERIALIZE ||
+                m == H5E_READERROR || m == H5E_CANTFILTER || m == H5E_BADVALUE ||
+                m == H5E_SEEKERROR || m == H5E_CANTPROTECT || m == H5E_BADSIZE;
+  c->missing |= m == H5E_NOTFOUND;
+  return 0;
+}
+
 int h5io_fail(struct fox_err *e, int code, const char *src, int line, const char *what) {
   char msg[256] = "no HDF5 message";
+  struct cause_ c = {0};
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_, msg);
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, cause_walk_, &c);
   H5Eclear2(H5E_DEFAULT);
-  return fox_errf(e, code, "%s:%d: %s: %s", src, line, what, msg);
+  /* The system's words when it refused (a full disk, a permission): walk_ put them in
+   * brackets after the library's. */
+  const char *sys = strstr(msg, " (");
+  char plain[160];
+  if (sys && msg[strlen(msg) - 1] == ')')
+    snprintf(plain, sizeof plain, "%.*s", (int)(strlen(sys) - 3), sys + 2);
+  else if (c.truncated || (code == FOX_EDATA && c.damaged))
+    snprintf(plain, sizeof plain, "not a complete foxopt file (truncated or corrupt)");
+  else if (c.missing)
+    snprintf(plain, sizeof plain, "not in the file");
+  else if (code == FOX_EDATA)
+    snprintf(plain, sizeof plain, "unreadable (damaged, or not written by foxopt)");
+  else
+    snprintf(plain, sizeof plain, "could not be written");
+  /* The developer's detail (this source's line, HDF5's message) only on request. */
+  const char *debug = getenv("FOXOPT_DEBUG");
+  if (debug && *debug && strcmp(debug, "0") != 0)
+    return fox_errf(e, code, "%s: %s [%s:%d: %s]", what, plain, src, line, msg);
+  return fox_errf(e, code, "%s: %s", what, plain);
 }
 
 int h5io_write(hid_t loc, const char *name, hid_t type, const void *data, size_t d0, size_t d1,
@@ -147,7 +188,7 @@ static hid_t dataset_open_(hid_t loc, const char *name, const char *file, struct
   hid_t o = H5Oopen(loc, name, H5P_DEFAULT);
   if (o < 0) {
     char what[1200];
-    snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file, nm);
+    snprintf(what, sizeof what, "%s: %s", file, nm);
     h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
     return -1;
   }
@@ -281,7 +322,7 @@ static hid_t attr_open_(hid_t loc, const char *name, const char *what, const cha
   hid_t a = has > 0 ? H5Aopen(loc, name, H5P_DEFAULT) : -1;
   if (a < 0) {
     char damaged[1200];
-    snprintf(damaged, sizeof damaged, "%s: damaged HDF5 metadata", what);
+    snprintf(damaged, sizeof damaged, "%s", what);
     h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, damaged);
   }
   return a;
@@ -549,7 +590,7 @@ int h5io_exists(hid_t loc, const char *path) {
 int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e) {
   /* The name first: any HDF5 call between the failure and h5io_fail clears HDF5's message. */
   char what[1200], full[600];
-  snprintf(what, sizeof what, "%s: %s: damaged HDF5 metadata", file,
+  snprintf(what, sizeof what, "%s: %s", file,
            abs_name_(loc, path, full, sizeof full));
   int rc = lookup_(loc, path);
   return rc >= 0 ? rc : h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
@@ -564,13 +605,13 @@ int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, s
   if (f < 0) {
     /* The file may exist already: HDF5 creates it before writing its superblock, which a full
      * disk refuses. */
-    int rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+    int rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
     remove(tmp);
     return rc;
   }
   int rc = body(f, ctx, e);
   if (H5Fclose(f) < 0 && rc == 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, tmp);
+    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
   if (rc != 0) {
     remove(tmp);
     return fox_err_wrap(e, "writing %s", path);
@@ -582,7 +623,7 @@ int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_
   h5io_quiet();
   FILE *probe = fopen(path, "rb");
   if (!probe)
-    return fox_errf(e, FOX_EDATA, "%s: cannot open %s", path, expected);
+    return fox_errf(e, FOX_EDATA, "%s: cannot open %s: %s", path, expected, strerror(errno));
   fclose(probe);
   if (H5Fis_hdf5(path) <= 0)
     return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected %s)", path, expected);

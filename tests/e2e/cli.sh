@@ -123,6 +123,10 @@ done
 check "every key has a doc" not grep -q ' |  |$' keys.md
 check "docs/config-keys.md is foxopt gen config-md's (regenerate it with foxopt gen config-md)" \
   cmp -s keys.md "$FOX_SRC/docs/config-keys.md"
+# An output that cannot be written names the user's file, not the temporary one.
+run_rc 1 "$F" gen bash "$WORK/no/such/dir/foxopt.bash"
+contains "$ERR_TXT" "foxopt gen: error: $WORK/no/such/dir/foxopt.bash: cannot be written: No such file"
+check "no temporary name in: $ERR_TXT" not grep -q '\.tmp' "$WORK/err.txt"
 run_rc 2 "$F" gen pdf
 run_rc 2 "$F" gen man
 

@@ -31,6 +31,8 @@ for size in 1150k 1300k 1400k; do
   mount -t tmpfs -o size=$size tmpfs "$DISK"
   run_rc 1 "$FOXOPT" run "$WORK/d.yaml" -o "$DISK/run"
   contains "$ERR_TXT" "No space left on device"
+  # the user's file, never the temporary one being written, nor this tree's or HDF5's insides
+  check "$size: plain message: $ERR_TXT" not grep -Eq '\.tmp\.|src/|\.c:[0-9]|H5[A-Z]' "$WORK/err.txt"
   check "$size: no crash at exit" not grep -q "Segmentation\|Signal:" "$WORK/err.txt"
   for f in "$DISK"/run/study.h5 "$DISK"/run/rank-*.h5 "$DISK"/run/trials/*.h5; do
     [ -e "$f" ] || continue

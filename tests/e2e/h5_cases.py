@@ -111,19 +111,20 @@ def structural(kind, src, rel, args_for, header_obj, damaged_path):
 
     c = copy(src, kind + "_truncated")
     os.truncate(target(c), os.path.getsize(target(c)) // 2)
-    emit(kind + "_truncated", 3, "truncated file", *args_for(c))
+    emit(kind + "_truncated", 3, "not a complete foxopt file (truncated or corrupt)", *args_for(c))
     c = copy(src, kind + "_signature")
     flip(target(c), 1, 3)
     emit(kind + "_signature", 3, "not an HDF5 file", *args_for(c))
     c = copy(src, kind + "_superblock")
     flip(target(c), 8, 1)
-    emit(kind + "_superblock", 3, "bad superblock version number", *args_for(c))
+    emit(kind + "_superblock", 3, "not a complete foxopt file (truncated or corrupt)",
+         *args_for(c))
     c = copy(src, kind + "_empty")
     open(target(c), "w").close()
     emit(kind + "_empty", 3, "not an HDF5 file", *args_for(c))
     c = copy(src, kind + "_header")
     damage_header(target(c), header_obj)
-    emit(kind + "_header", 3, damaged_path + ": damaged HDF5 metadata", *args_for(c))
+    emit(kind + "_header", 3, damaged_path + ": ", *args_for(c))
 
 
 # --- dataset.h5 ----------------------------------------------------------------------------

@@ -50,7 +50,12 @@ while IFS=$'\t' read -r -a c; do
     esac
     check "$name: one error" test "$(grep -c 'error:' "$WORK/err.txt")" -eq 1
     check "$name: no HDF5 stack" not grep -q HDF5-DIAG "$WORK/err.txt"
-    check "$name: HDF5's own message kept" not grep -q "no HDF5 message" "$WORK/err.txt"
+    # the user's words (issue 25): no source path, no HDF5 internals, no temporary name, and
+    # one prefix
+    check "$name: no HDF5 internals: $(cat "$WORK/err.txt")" \
+      not grep -Eq 'src/|\.c:[0-9]|H5[A-Z]|sblock|eof = |no HDF5 message|\.tmp\.' "$WORK/err.txt"
+    check "$name: one prefix" grep -Eq '^foxopt [a-z]+: error: [^:]' "$WORK/err.txt"
+    check "$name: no second prefix" not grep -Eq 'error: (foxopt|info|report|backtest|run|train|export)( [a-z]+)?: ' "$WORK/err.txt"
   fi
   n=$((n + 1))
 done <"$WORK/cases.tsv"
