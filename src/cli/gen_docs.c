@@ -23,7 +23,7 @@ void gen_config_md(FILE *f) {
         "do not edit by hand: tests/e2e/docs.sh compares it with the binary's. -->\n\n"
         "Every key a config file (YAML sections: `dqn: {lr: 1e-4}`) or `--set KEY=VALUE` "
         "takes, in the order `foxopt info` prints a config. A study's `parameters:` section "
-        "searches over these keys ([configuration.md](configuration.md)). `man foxopt` lists "
+        "searches over these keys ([studies.md](studies.md)). `man foxopt` lists "
         "the same.\n", f);
   const char *section = "";
   size_t slen = 0;

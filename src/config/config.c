@@ -428,7 +428,7 @@ void config_defaults(struct config *c) {
                                .activation = FOX_ACT_TANH,
                                .init = FOX_INIT_ORTHOGONAL,
                                /* SB3's default: bench_learn's wave market at 20 seeds, 0.080
-                                * against CleanRL's max 0.073 (README) */
+                                * against CleanRL's max 0.073 (docs/testing.md) */
                                .value_loss = FOX_VLOSS_UNCLIPPED};
   c->eval_split = FOX_SPLIT_VAL;
   c->eval_folds = 1;

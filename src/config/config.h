@@ -29,7 +29,7 @@ enum { FOX_AGG_MEAN = 0, FOX_AGG_MEDIAN = 1, FOX_AGG_IQM = 2, FOX_AGG_LCB = 3 };
 #define FOX_OBJ_MAX 4          /* objectives of a multi-objective study (study.objective: [...]) */
 #define FOX_CONSTRAINTS_MAX 16 /* study.constraints */
 #define FOX_NAME_LEN 64
-/* What a config's YAML may be (README.md, the config). A config is a few KB with a few hundred
+/* What a config's YAML may be (docs/training.md, the config). A config is a few KB with a few hundred
  * values, and a study's largest space (64 parameters of 64 choices) under 5,000: the bounds sit
  * far above that and far below what costs a second or a GB. study.h5's reader takes a config
  * back into 1 MiB with its NUL, hence the byte bound. */

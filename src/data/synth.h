@@ -1,4 +1,4 @@
-/* Synthetic 1-minute bars with the stylised facts of a real market (README: "foxopt synth"). */
+/* Synthetic 1-minute bars with the stylised facts of a real market (docs/commands.md: "foxopt synth"). */
 #ifndef FOX_SYNTH_H
 #define FOX_SYNTH_H
 

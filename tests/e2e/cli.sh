@@ -127,6 +127,15 @@ check "docs/config-keys.md is foxopt gen config-md's (regenerate it with foxopt 
 run_rc 1 "$F" gen bash "$WORK/no/such/dir/foxopt.bash"
 contains "$ERR_TXT" "foxopt gen: error: $WORK/no/such/dir/foxopt.bash: cannot be written: No such file"
 check "no temporary name in: $ERR_TXT" not grep -q '\.tmp' "$WORK/err.txt"
+# The guide and the reference: no link leaves the repository, every relative link resolves,
+# and the README stays a guide.
+for md in "$FOX_SRC/README.md" "$FOX_SRC"/docs/*.md; do
+  check "$md: no link outside the repository" not grep -Eq '\]\((https?|ftp|mailto):' "$md"
+  for t in $(grep -o '](\([^)#]*\)' "$md" | sed 's/^](//'); do
+    check "$md: link $t resolves" test -e "$(dirname "$md")/$t"
+  done
+done
+check "README.md is a guide (at most ~200 lines)" test "$(wc -l <"$FOX_SRC/README.md")" -le 210
 run_rc 2 "$F" gen pdf
 run_rc 2 "$F" gen man
 

@@ -1,5 +1,5 @@
 /* The synthetic market: reproducible byte for byte, consistent OHLC, and the stylised facts its
- * README promises (fat tails, volatility clustering, intraday volume seasonality, regimes). */
+ * docs/commands.md promises (fat tails, volatility clustering, intraday volume seasonality, regimes). */
 #include <stdlib.h>
 #include <string.h>
 
