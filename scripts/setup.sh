@@ -53,8 +53,8 @@ check_prerequisites() {
   }
   if have cmake; then
     v=$(cmake --version | sed -n '1s/.* \([0-9][0-9.]*\).*/\1/p')
-    printf '3.24\n%s\n' "$v" | sort -V -C || miss required "CMake >= 3.24 (found $v)" cmake cmake
-  else miss required "CMake >= 3.24" cmake cmake; fi
+    printf '3.25\n%s\n' "$v" | sort -V -C || miss required "CMake >= 3.25 (found $v)" cmake cmake
+  else miss required "CMake >= 3.25" cmake cmake; fi
   have cc || have gcc || have clang || miss required "a C11 compiler (cc)" gcc build-essential
   have pkg-config || miss required "pkg-config" pkg-config pkg-config
   have mpicc || miss required "an MPI with mpicc" openmpi "openmpi-bin libopenmpi-dev"

@@ -11,7 +11,7 @@
 static void keys_(FILE *f, const char *suffix) {
   for (int i = 0; i < config_key_count(); i++) {
     struct config_key_doc d;
-    if (config_key_doc(i, &d) == 0)
+    if (config_key_describe(i, &d) == 0)
       fprintf(f, "%s%s%s", i ? " " : "", d.key, suffix);
   }
 }
@@ -20,7 +20,7 @@ static void keys_(FILE *f, const char *suffix) {
 static void values_case_(FILE *f, const char *indent, const char *open, const char *close) {
   for (int i = 0; i < config_key_count(); i++) {
     struct config_key_doc d;
-    if (config_key_doc(i, &d) != 0 || (d.kind != FOX_KEY_CHOICE && d.kind != FOX_KEY_BOOL))
+    if (config_key_describe(i, &d) != 0 || (d.kind != FOX_KEY_CHOICE && d.kind != FOX_KEY_BOOL))
       continue;
     fprintf(f, "%s%s) %s", indent, d.key, open);
     if (d.kind == FOX_KEY_BOOL)

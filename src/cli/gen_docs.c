@@ -29,7 +29,7 @@ void gen_config_md(FILE *f) {
   size_t slen = 0;
   for (int i = 0; i < config_key_count(); i++) {
     struct config_key_doc d;
-    if (config_key_doc(i, &d) != 0)
+    if (config_key_describe(i, &d) != 0)
       continue;
     size_t n = strcspn(d.key, ".");
     if (n != slen || strncmp(d.key, section, n) != 0) {

@@ -157,7 +157,7 @@ void gen_man_main(FILE *f) {
         "Every key, with its default:\n", f);
   for (int i = 0; i < config_key_count(); i++) {
     struct config_key_doc d;
-    if (config_key_doc(i, &d) != 0)
+    if (config_key_describe(i, &d) != 0)
       continue;
     fputs(".TP\n\\fB", f);
     puts_(f, d.key);

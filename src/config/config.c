@@ -1290,7 +1290,7 @@ void config_key_nearest(const char *key, char *buf, size_t n) {
   nearest_names(key, names, (int)NPARAMS_, buf, n);
 }
 
-int config_key_doc(int i, struct config_key_doc *out) {
+int config_key_describe(int i, struct config_key_doc *out) {
   if (i < 0 || i >= (int)NPARAMS_)
     return -1;
   const struct param_ *p = &params_[i];

@@ -191,7 +191,7 @@ int config_given(const struct config *c, const char *key);
 /* "did you mean 'dqn.lr'?" for a misspelt key, or an empty string when no key is near. */
 void config_key_nearest(const char *key, char *buf, size_t n);
 /* -1 for i out of range (or a default that does not fit). */
-int config_key_doc(int i, struct config_key_doc *out);
+int config_key_describe(int i, struct config_key_doc *out);
 
 #ifdef __cplusplus
 }
