@@ -1,5 +1,5 @@
 /* cudaCheck / cublasCheck: every CUDA runtime and cuBLAS call and every kernel launch reports
- * __FILE__:__LINE__ and the library's own text. */
+ * the library's own text (and __FILE__:__LINE__ under FOXOPT_DEBUG). */
 #ifndef FOX_CUDA_CHECK_H
 #define FOX_CUDA_CHECK_H
 
@@ -87,8 +87,8 @@ static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
   do {                                                                                          \
     cudaError_t fox_cu_ = (call);                                                               \
     if (fox_cu_ != cudaSuccess)                                                                 \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #call,               \
-                      cudaGetErrorString(fox_cu_));                                             \
+      return fox_errf((e), FOX_EFAIL, "%s: %s%s", #call, cudaGetErrorString(fox_cu_),          \
+                      fox_src_at(__FILE__, __LINE__));                                          \
   } while (0)
 
 /* The same for cuBLAS, with its status text. */
@@ -96,8 +96,8 @@ static inline cudaError_t fox_cuda_stream_sync_(cudaStream_t s) {
   do {                                                                                        \
     cublasStatus_t fox_cb_ = (call);                                                          \
     if (fox_cb_ != CUBLAS_STATUS_SUCCESS)                                                     \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #call,             \
-                      cublasGetStatusString(fox_cb_));                                        \
+      return fox_errf((e), FOX_EFAIL, "%s: %s%s", #call, cublasGetStatusString(fox_cb_),     \
+                      fox_src_at(__FILE__, __LINE__));                                        \
   } while (0)
 
 /* After every FOX_LAUNCH: launch errors (bad configuration) surface here, not later; and the

@@ -10,8 +10,8 @@
   do {                                                                                        \
     ncclResult_t nc_ = (expr);                                                                \
     if (nc_ != ncclSuccess)                                                                   \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #expr,             \
-                      ncclGetErrorString(nc_));                                               \
+      return fox_errf((e), FOX_EFAIL, "%s: %s%s", #expr, ncclGetErrorString(nc_),            \
+                      fox_src_at(__FILE__, __LINE__));                                        \
   } while (0)
 
 struct nccl_ctx_ {

@@ -35,7 +35,8 @@ void world_abort(struct world *w, int code);
       char mpi_msg_[MPI_MAX_ERROR_STRING];                                                 \
       int mpi_len_ = 0;                                                                    \
       MPI_Error_string(mpi_rc_, mpi_msg_, &mpi_len_);                                      \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: %s: %s", __FILE__, __LINE__, #expr, mpi_msg_); \
+      return fox_errf((e), FOX_EFAIL, "%s: %s%s", #expr, mpi_msg_,                          \
+                      fox_src_at(__FILE__, __LINE__));                                     \
     }                                                                                      \
   } while (0)
 

@@ -266,8 +266,8 @@ int selection_pbo(const double *m, long t, int n, int s, struct pbo_result *out,
     free(bm2);
     free(work);
     selection_pbo_free(out);
-    return fox_errf(e, FOX_EFAIL, "%s:%d: out of memory (%ld combinations of %d strategies)",
-                    __FILE__, __LINE__, combos, n);
+    return fox_errf(e, FOX_EFAIL, "out of memory (%ld combinations of %d strategies)%s", combos,
+                    n, fox_src_at(__FILE__, __LINE__));
   }
   for (int b = 0; b < s; b++) {
     double *mu = bmean + (size_t)b * n, *v = bm2 + (size_t)b * n;

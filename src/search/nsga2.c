@@ -180,7 +180,7 @@ static int nsga2_propose_(const struct tpe_config *tc, const struct space *sp,
   nsga2_generations(hist, n, pop_size, gen);
   int g = gen[n], np = 0, rc = 0;
   if (g > 0 && parents_(hist, n, gen, g, pop_size, par, &np, pool) != 0)
-    rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+    rc = fox_errf(e, FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__));
   free(gen);
   if (rc != 0 || np == 0) {
     free(par), free(pool);

@@ -100,7 +100,7 @@ static int split_fronts_(const struct seen_trial *hist, const struct ranked_ *do
   for (int j = 0; j < nd; j++)
     memcpy(v + (size_t)j * m, hist[done[j].i].values, (size_t)m * sizeof *v);
   if (pareto_rank(v, NULL, nd, m, rank) != 0) {
-    rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+    rc = fox_errf(e, FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__));
     goto done;
   }
   memset(count, 0, (size_t)nd * sizeof *count);
@@ -121,7 +121,7 @@ static int split_fronts_(const struct seen_trial *hist, const struct ranked_ *do
       }
     hv_reference_point(v, nf, m, ref);
     if (hv_hssp(v, nf, m, k - taken, ref, count) != 0) {
-      rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+      rc = fox_errf(e, FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__));
       goto done;
     }
     for (int j = 0; j < k - taken; j++)
@@ -276,7 +276,7 @@ static int sample_group_(const struct tpe_config *tc, const struct space *sp,
   struct parzen pb = {0}, pa = {0};
   int rc = 0;
   if (!below || !above || !cand || !lb || !la || !ones) {
-    rc = fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+    rc = fox_errf(e, FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__));
     goto done;
   }
   int nb = tpe_gather(hist, n, side, FOX_TPE_BELOW, idx, k, below);

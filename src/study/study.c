@@ -313,7 +313,7 @@ int study_pareto_ranks(const struct study *s, int *rank, struct fox_err *e) {
     rank[idx[j]] = sub[j];
   free(val), free(idx);
   if (rc != 0)
-    return fox_errf(e, FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);
+    return fox_errf(e, FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__));
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "util/error.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,4 +43,13 @@ int fox_exit_code(int status) {
   case FOX_ESTOP: return 75;
   default: return 1;
   }
+}
+
+const char *fox_src_at(const char *file, int line) {
+  static _Thread_local char buf[320];
+  const char *debug = getenv("FOXOPT_DEBUG");
+  if (!debug || !*debug || strcmp(debug, "0") == 0)
+    return "";
+  snprintf(buf, sizeof buf, " (at %s:%d)", file, line);
+  return buf;
 }

@@ -32,12 +32,15 @@ int fox_err_wrap(struct fox_err *e, const char *fmt, ...) __attribute__((format(
 void fox_err_clear(struct fox_err *e);
 /* The exit code main() returns for a status. */
 int fox_exit_code(int status);
+/* " (at FILE:LINE)" for a developer when FOXOPT_DEBUG is set (not "0"), "" otherwise: a user's
+ * message never names this source tree. The text lives in a per-thread buffer. */
+const char *fox_src_at(const char *file, int line);
 
 /* Fails the enclosing function with FOX_EFAIL when malloc-like call returns NULL. */
 #define mallocCheck(ptr, e)                                                             \
   do {                                                                                  \
     if ((ptr) == NULL)                                                                  \
-      return fox_errf((e), FOX_EFAIL, "%s:%d: out of memory", __FILE__, __LINE__);      \
+      return fox_errf((e), FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__)); \
   } while (0)
 
 /* Propagates a non-zero status. */

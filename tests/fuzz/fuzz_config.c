@@ -56,11 +56,12 @@ static void round_trip_(const struct config *c) {
   if (rc != 0)
     fprintf(stderr, "the dump does not load: %s\n%s", e.msg, text);
   require_(rc == 0);
-  if (memcmp(c, &d, sizeof d) != 0) {
+  /* The values: a dump gives every key, so its given[] flags are all set (config.h). */
+  if (memcmp(c, &d, offsetof(struct config, given)) != 0) {
     fprintf(stderr, "the dump reads back as another config; the dump:\n%s\nread back:\n", text);
     config_dump(&d, stderr);
   }
-  require_(memcmp(c, &d, sizeof d) == 0);
+  require_(memcmp(c, &d, offsetof(struct config, given)) == 0);
   free(text);
 }
 
