@@ -1,5 +1,5 @@
 /* docs/config-keys.md: every config key with its default, the values it takes and what it
- * does, written from the config table (tests/e2e/docs.sh checks the committed file against
+ * does, written from the config table (e2e_cli (tests/e2e/cli.sh) checks the committed file against
  * `foxopt gen config-md`, so the reference cannot drift from the parser). */
 #include "cli/gen.h"
 
@@ -20,7 +20,7 @@ static void cell_(FILE *f, const char *s) {
 void gen_config_md(FILE *f) {
   fputs("# Config keys\n\n"
         "<!-- Written by `foxopt gen config-md` from the config table in src/config/config.c; "
-        "do not edit by hand: tests/e2e/docs.sh compares it with the binary's. -->\n\n"
+        "do not edit by hand: e2e_cli compares it with the binary's. -->\n\n"
         "Every key a config file (YAML sections: `dqn: {lr: 1e-4}`) or `--set KEY=VALUE` "
         "takes, in the order `foxopt info` prints a config. A study's `parameters:` section "
         "searches over these keys ([studies.md](studies.md)). `man foxopt` lists "
