@@ -23,13 +23,19 @@ static void usage_(FILE *f) {
 static int unknown_command_(const char *name) {
   const char *names[32];
   int n = 0;
-  for (int i = 0; cli_commands[i] && n < 31; i++)
-    names[n++] = cli_commands[i]->name;
-  names[n++] = "help";
+  if (name[0] == '-') { /* foxopt's own options */
+    static const char *const own[] = {"--help", "-h", "--version", "-V"};
+    for (int i = 0; i < 4; i++)
+      names[n++] = own[i];
+  } else {
+    for (int i = 0; cli_commands[i] && n < 30; i++)
+      names[n++] = cli_commands[i]->name;
+    names[n++] = "help";
+  }
   char near[256];
   nearest_names(name, names, n, near, sizeof near);
-  fprintf(stderr, "foxopt: error: unknown command '%s'%s%s (foxopt --help lists them)\n", name,
-          near[0] ? ": " : "", near);
+  fprintf(stderr, "foxopt: error: unknown %s '%s'%s%s (foxopt --help lists them)\n",
+          name[0] == '-' ? "option" : "command", name, near[0] ? ": " : "", near);
   return 2;
 }
 
@@ -67,6 +73,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(first, "help") == 0) {
+    if (strcmp(argv[2], "help") == 0 && argc == 3) {
+      usage_(stdout);
+      return 0;
+    }
     const struct cli_cmd *c = cli_find(argv[2]);
     if (!c)
       return unknown_command_(argv[2]);

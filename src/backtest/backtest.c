@@ -103,7 +103,7 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
     free(pf);
     free(acc);
     backtest_free(r);
-    return fox_errf(e, FOX_EFAIL, "backtest: out of memory for %zu bars", n);
+    return fox_errf(e, FOX_EFAIL, "out of memory for %zu bars", n);
   }
   memcpy(r->actions, actions, n);
   for (int j = 0; j < nfolds; j++) {
@@ -124,7 +124,7 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
     if (pf) {
       r->states = malloc(n * FOX_STATE_DIM * sizeof *r->states);
       if (!r->states)
-        rc = fox_errf(e, FOX_EFAIL, "backtest: out of memory for states");
+        rc = fox_errf(e, FOX_EFAIL, "out of memory for states");
       else
         fill_states_(ds, r, pf);
     }

@@ -162,13 +162,22 @@ int cli_args(const struct cli_cmd *c, int argc, char **argv, struct cli_args *ou
       v[n++] = argv[i];
       continue;
     }
-    if (cli_is_help(s)) {
+    if (strcmp(s, "--") == 0) {
+      free(v);
+      return fox_errf(e, FOX_EUSAGE, "'--' is not taken: name a file whose name starts with '-' "
+                                     "as ./-NAME");
+    }
+    const char *eq = strchr(s, '='); /* --opt=value, and -o=value as well */
+    size_t len = eq ? (size_t)(eq - s) : strlen(s);
+    if (len == 2 ? strncmp(s, "-h", 2) == 0 : len == 6 && strncmp(s, "--help", 6) == 0) {
+      if (eq) {
+        free(v);
+        return fox_errf(e, FOX_EUSAGE, "%.*s takes no value (given '%s')", (int)len, s, eq + 1);
+      }
       out->help = 1;
       v[n++] = argv[i];
       continue;
     }
-    const char *eq = strchr(s, '='); /* --opt=value, and -o=value as well */
-    size_t len = eq ? (size_t)(eq - s) : strlen(s);
     const struct cli_opt *o = opt_find_(c, s, len);
     if (!o) {
       free(v);
@@ -177,6 +186,10 @@ int cli_args(const struct cli_cmd *c, int argc, char **argv, struct cli_args *ou
     if (!o->arg && eq) {
       free(v);
       return fox_errf(e, FOX_EUSAGE, "%s takes no value (given '%s')", o->name, eq + 1);
+    }
+    if (o->arg && eq && eq[1] == '\0') {
+      free(v);
+      return fox_errf(e, FOX_EUSAGE, "%s= needs a value (%s)", o->name, o->arg);
     }
     v[n++] = (char *)o->name;
     if (eq) {

@@ -47,7 +47,7 @@ const struct cli_cmd cli_cmd_backtest = {
     .about =
         "Runs the actions (one 0 hold / 1 buy / 2 sell per bar of the split, optional header\n"
         "`action`; action i is decided after bar i's close and executes at the next open) through\n"
-        "the market of DESIGN.md s5 and prints total_return, sharpe, sortino, max_drawdown,\n"
+        "the market of docs/market.md and prints total_return, sharpe, sortino, max_drawdown,\n"
         "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (file and line named)",

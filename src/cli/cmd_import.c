@@ -25,7 +25,7 @@ const struct cli_cmd cli_cmd_import = {
     .about =
         "Reads 1-minute bars (Binance kline CSV: 12 columns, ms/us open times; or\n"
         "timestamp,open,high,low,close,volume in seconds), gzip or plain, header optional, and\n"
-        "writes a dataset: /bars, the 51 features of FEATURES.md, f32 /prices, the splits and the\n"
+        "writes a dataset: /bars, the 51 features of docs/features.md, f32 /prices, the splits and the\n"
         "train-split normalisation statistics.",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (message names file and line)",

@@ -69,10 +69,10 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   fs_temp_name(out, tmp, sizeof tmp);
   FILE *f = fopen(tmp, "w");
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot create: %s", tmp, strerror(errno));
+    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", out, strerror(errno));
   int rc = synth_write(&p, f, e);
   if (fclose(f) != 0 && rc == 0)
-    rc = fox_errf(e, FOX_EFAIL, "%s: write failed", tmp);
+    rc = fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", out, strerror(errno));
   if (rc != 0) {
     remove(tmp);
     return rc;

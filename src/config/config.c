@@ -1254,10 +1254,39 @@ static void put_value_(const struct config *c, const struct param_ *p, int short
   }
 }
 
+/* A scheduler's key that the config's scheduler does not use and that holds its default: left
+ * out of a dump, so that a dumped config (trial.h5's) still starts a study under another
+ * scheduler, where a key of the first one would be refused by its presence (study.c). */
+static int dump_skips_(const struct config *c, const struct param_ *p) {
+  static const char *const sh[] = {"min_epochs", "max_epochs", "eta", "brackets", NULL};
+  static const char *const pbt[] = {"population", "interval", "quantile", "resample_probability",
+                                    "factors", "copy_buffers", NULL};
+  if (strncmp(p->key, "study.scheduler.", 16) != 0 || strcmp(p->key + 16, "name") == 0)
+    return 0;
+  int sched = c->study.scheduler;
+  const char *const *uses = sched == FOX_SCHED_PBT ? pbt
+                            : sched == FOX_SCHED_NONE ? NULL
+                                                      : sh;
+  for (const char *const *k = uses; k && *k; k++)
+    if (strcmp(p->key + 16, *k) == 0)
+      return 0;
+  struct config d;
+  config_defaults(&d);
+  char a[256] = "", b[256] = "";
+  FILE *fa = fmemopen(a, sizeof a - 1, "w"), *fb = fmemopen(b, sizeof b - 1, "w");
+  if (fa)
+    put_value_(c, p, 0, fa), fclose(fa);
+  if (fb)
+    put_value_(&d, p, 0, fb), fclose(fb);
+  return fa && fb && strcmp(a, b) == 0;
+}
+
 void config_dump(const struct config *c, FILE *f) {
   const char *prev = NULL;
   for (size_t i = 0; i < NPARAMS_; i++) {
     const struct param_ *p = &params_[i];
+    if (dump_skips_(c, p))
+      continue;
     if (strcmp(p->key, "study.objective.metric") == 0 && c->study.n_obj > 1) {
       dump_groups_(prev, "study.x", f);
       size_t next = dump_objectives_(c, i, f);

@@ -104,7 +104,7 @@ int synth_dataset(struct dataset *ds, int64_t bars, uint64_t seed, struct fox_er
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "synth: out of memory");
+    return fox_errf(e, FOX_EFAIL, "out of memory");
   int rc = synth_write(&p, f, e);
   fclose(f);
   struct bars b = {0};

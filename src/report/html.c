@@ -942,8 +942,7 @@ int html_write(const struct html_page *p, const char *path, FILE *notes, struct 
   fs_temp_name(path, tmp, sizeof tmp);
   FILE *f = fopen(tmp, "w");
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot write (its temporary %s): %s", path, tmp,
-                    strerror(errno));
+    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
   struct page_ w = {p, p->s, f, notes};
   int rc = body_(&w, e);
   int bad = ferror(f);
@@ -951,8 +950,7 @@ int html_write(const struct html_page *p, const char *path, FILE *notes, struct 
   if (fclose(f) != 0 || bad) {
     err = bad ? err : errno;
     if (rc == 0)
-      rc = fox_errf(e, FOX_EFAIL, "%s: write failed (its temporary %s): %s", path, tmp,
-                    strerror(err));
+      rc = fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(err));
   }
   if (rc != 0) {
     remove(tmp);

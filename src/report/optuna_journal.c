@@ -495,7 +495,7 @@ static int study_ops_(FILE *f, const struct study *s, const char *outdir, const 
   attr_end_(f);
   char *note = note_(s, outdir, version, count, anchor);
   if (!note)
-    return fox_errf(e, FOX_EFAIL, "export: out of memory");
+    return fox_errf(e, FOX_EFAIL, "out of memory");
   note_attrs_(f, note);
   free(note);
   return 0;
@@ -668,7 +668,7 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
   int *steps = malloc((size_t)(s->plan_epochs + 2) * sizeof *steps);
   double *vals = malloc((size_t)(s->plan_epochs + 2) * sizeof *vals);
   char *dist[FOX_SPACE_MAX] = {0};
-  int rc = state && steps && vals ? 0 : fox_errf(e, FOX_EFAIL, "export: out of memory");
+  int rc = state && steps && vals ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
   for (int i = 0; rc == 0 && i < s->space.n; i++) {
     size_t len;
     FILE *m = open_memstream(&dist[i], &len);
@@ -678,7 +678,7 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
         dist[i] = NULL;
     }
     if (!m || !dist[i])
-      rc = fox_errf(e, FOX_EFAIL, "export: out of memory");
+      rc = fox_errf(e, FOX_EFAIL, "out of memory");
   }
   int count[4] = {0}, last = study_last_generation(s);
   for (int i = 0; rc == 0 && i < s->n; i++) {
@@ -691,8 +691,7 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
   fs_temp_name(path, tmp, sizeof tmp);
   FILE *f = rc == 0 ? fopen(tmp, "w") : NULL;
   if (rc == 0 && !f)
-    rc = fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
-                  strerror(errno));
+    rc = fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
   if (rc == 0)
     rc = study_ops_(f, s, outdir, h5, count, anchor_us, e);
   for (int i = 0; rc == 0 && i < s->n; i++)
@@ -700,8 +699,7 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
   if (f) {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-      rc = rc ? rc : fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path,
-                              tmp, strerror(errno));
+      rc = rc ? rc : fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(errno));
     if (rc != 0)
       remove(tmp);
   }

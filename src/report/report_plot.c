@@ -461,7 +461,7 @@ static int pareto_(const struct plot_ *p, struct fox_err *e) {
   int nf = report_front(s, front);
   if (nf < 0) {
     free(front);
-    return fox_errf(e, FOX_EFAIL, "report: out of memory for the Pareto front");
+    return fox_errf(e, FOX_EFAIL, "out of memory for the Pareto front");
   }
   const char *ux, *uy;
   int mx = s->obj_metric[0], my = s->obj_metric[1];

@@ -114,7 +114,7 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
   double **cols = calloc(cap, sizeof *cols);
   int rc = m->trial && m->status && m->sr && m->ctrial && cols
                ? 0
-               : fox_errf(e, FOX_EFAIL, "report: out of memory");
+               : fox_errf(e, FOX_EFAIL, "out of memory");
   char first[4200] = "";
   for (int i = 0; rc == 0 && i < s->n; i++) {
     const struct study_trial *tr = &s->trials[i];
@@ -176,7 +176,7 @@ int returns_load(const struct study *s, const char *outdir, struct return_matrix
   if (rc == 0 && m->nc > 0) {
     m->r = malloc((size_t)m->t * (size_t)m->nc * sizeof *m->r);
     if (!m->r)
-      rc = fox_errf(e, FOX_EFAIL, "report: out of memory for %ld x %d returns", m->t, m->nc);
+      rc = fox_errf(e, FOX_EFAIL, "out of memory for %ld x %d returns", m->t, m->nc);
     for (int j = 0; rc == 0 && j < m->nc; j++)
       for (long k = 0; k < m->t; k++)
         m->r[(size_t)k * (size_t)m->nc + (size_t)j] = cols[j][k];

@@ -119,7 +119,7 @@ static int upload_(struct uploads_ *u, const struct backend *be, struct dataset 
       return 0;
     }
   if (u->n == 4)
-    return fox_errf(e, FOX_EFAIL, "report: more than 4 backends");
+    return fox_errf(e, FOX_EFAIL, "more than 4 backends");
   memset(&u->dev[u->n], 0, sizeof u->dev[u->n]);
   FOX_TRY(be->dataset_upload(ds, &u->dev[u->n], e));
   u->be[u->n] = be;
@@ -253,7 +253,7 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
                                    sizeof *cells)
                           : NULL;
   if (rc == 0 && (!ret || !cells))
-    rc = fox_errf(e, FOX_EFAIL, "report: out of memory for the test split");
+    rc = fox_errf(e, FOX_EFAIL, "out of memory for the test split");
   struct uploads_ up = {0};
   for (int i = 0; rc == 0 && i < k; i++)
     rc = run_one_(s, outdir, ids[i], backend, &ds, &up, &rows[i], ret, cells, e);
@@ -268,7 +268,7 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
   double *sr = malloc((size_t)(rec->n_seen + k) * sizeof *sr);
   if (!seen || !sr) {
     free(seen), free(sr);
-    return fox_errf(e, FOX_EFAIL, "report: out of memory");
+    return fox_errf(e, FOX_EFAIL, "out of memory");
   }
   int ns = rec->n_seen;
   if (ns > 0) { /* the first look has no record: memcpy from NULL is undefined even for 0 */

@@ -126,7 +126,7 @@ static int scheduler_keys_(const struct config *c, const char *name, struct fox_
     snprintf(key, sizeof key, "study.scheduler.%s", *k);
     if (config_given(c, key))
       return fox_errf(e, FOX_EUSAGE, "%s (or a --set): study.scheduler.%s does not apply to "
-                                     "scheduler %s (%s)", name, *k,
+                                     "scheduler %s (%s): remove it", name, *k,
                       config_scheduler_names[sc->scheduler],
                       pbt ? "pbt's budget is train.epochs in generations of "
                             "study.scheduler.interval"

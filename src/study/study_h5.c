@@ -371,13 +371,11 @@ int study_save_csv(const struct study *s, const int *order, int n, const char *p
   fs_temp_name(path, tmp, sizeof tmp);
   FILE *f = fopen(tmp, "w");
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot write its temporary %s: %s", path, tmp,
-                    strerror(errno));
+    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
   int bad = study_write_csv(s, order, n, f);
   if (fclose(f) != 0 || bad) {
     remove(tmp);
-    return fox_errf(e, FOX_EFAIL, "%s: writing its temporary %s failed: %s", path, tmp,
-                    strerror(errno));
+    return fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(errno));
   }
   return fs_commit(tmp, path, e);
 }

@@ -424,6 +424,27 @@ static void test_refusals(void) {
     if (rc == 0)
       study_free(&s);
   }
+  /* A whole dump (a trial file's config) starts a study under any scheduler: it leaves out the
+   * keys its own scheduler does not use while they hold their defaults. */
+  {
+    struct config dc;
+    config_defaults(&dc);
+    dc.epochs = 4;
+    FILE *f = fopen(path, "w");
+    config_dump(&dc, f);
+    fputs("parameters:\n  dqn.lr: {distribution: uniform, min: 0.001, max: 0.01}\n", f);
+    fclose(f);
+    static const char *const switched[][2] = {{"study.scheduler.name=successive_halving", NULL},
+                                              {"study.scheduler.name=hyperband", NULL},
+                                              {"study.scheduler.name=pbt", NULL}};
+    for (size_t i = 0; i < 3; i++) {
+      fox_err_clear(&e);
+      rc = study_create(&s, path, switched[i], 1, &e);
+      CHECK(rc == 0, "a dumped config under --set %s: %s", switched[i][0], e.msg);
+      if (rc == 0)
+        study_free(&s);
+    }
+  }
   /* a --set counts as given too, even at the default value */
   {
     FILE *f = fopen(path, "w");
