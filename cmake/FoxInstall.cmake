@@ -42,9 +42,10 @@ install(FILES cmake/foxopt.modulefile DESTINATION ${CMAKE_INSTALL_DATADIR}/modul
 
 # The sbatch scripts source slurm/foxopt-step.sh under ${FOXOPT_HOME:-$SLURM_SUBMIT_DIR} (a
 # checkout); sbatch runs a copy of the script from its spool, which cannot look for its own
-# directory. The installed copies name the prefix's share/foxopt instead, and foxopt-step.sh
-# the prefix's binary, written at install time: --prefix (and the package's /usr) is only
-# known then.
+# directory. The installed copies name the prefix's share/foxopt instead (written at install
+# time: --prefix, and the package's /usr, are only known then; FOXOPT_HOME, which the modulefile
+# sets, still comes first, so a moved prefix is found through its module), and the installed
+# foxopt-step.sh takes the binary beside itself.
 file(GLOB _fox_sbatch ${CMAKE_SOURCE_DIR}/slurm/*.sbatch)
 install(CODE "
   set(_share \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/foxopt\")
@@ -61,9 +62,7 @@ install(CODE "
          GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
   endforeach()
   file(READ \"${CMAKE_SOURCE_DIR}/slurm/foxopt-step.sh\" _text)
-  string(REPLACE \"FOXOPT_BIN_DEFAULT=\\\"\\\"\"
-         \"FOXOPT_BIN_DEFAULT=\\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/foxopt\\\"\"
-         _text \"\${_text}\")
+  string(REPLACE \"FOXOPT_INSTALLED=0\" \"FOXOPT_INSTALLED=1\" _text \"\${_text}\")
   message(STATUS \"Installing: \${_dest}/foxopt-step.sh\")
   file(WRITE \"\${_dest}/foxopt-step.sh\" \"\${_text}\")
 ")

@@ -5,16 +5,19 @@
 #
 #   foxopt_study CONFIG OUTDIR [foxopt run args...]
 #
-# Environment: FOXOPT_BIN (default: an installed copy's own binary, else foxopt on PATH, else
-# build/default/foxopt under the submit directory), FOXOPT_SRUN_ARGS (extra srun arguments).
+# Environment: FOXOPT_BIN (default: an installed copy's own binary, PREFIX/bin/foxopt beside
+# PREFIX/share/foxopt/slurm, else foxopt on PATH, else build/default/foxopt under the submit
+# directory), FOXOPT_SRUN_ARGS (extra srun arguments).
 
-# `cmake --install` writes the prefix's binary here (cmake/FoxInstall.cmake); empty in a
-# checkout.
-FOXOPT_BIN_DEFAULT=""
+# `cmake --install` sets this to 1 in the installed copy (cmake/FoxInstall.cmake); the binary is
+# then found from this file's own place, so a prefix moved whole runs its own binary.
+FOXOPT_INSTALLED=0
+FOXOPT_STEP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 foxopt_bin() {
   if [ -n "${FOXOPT_BIN:-}" ]; then echo "$FOXOPT_BIN"
-  elif [ -n "$FOXOPT_BIN_DEFAULT" ] && [ -x "$FOXOPT_BIN_DEFAULT" ]; then echo "$FOXOPT_BIN_DEFAULT"
+  elif [ "$FOXOPT_INSTALLED" = 1 ] && [ -x "$FOXOPT_STEP_DIR/../../../bin/foxopt" ]; then
+    echo "$FOXOPT_STEP_DIR/../../../bin/foxopt"
   elif command -v foxopt >/dev/null 2>&1; then command -v foxopt
   else echo "${SLURM_SUBMIT_DIR:-.}/build/default/foxopt"; fi
 }

@@ -66,6 +66,14 @@ if [ -r "$init" ]; then
   check "module load: MANPATH finds the page" [ "$(sed -n 2p <<<"$OUT_TXT")" = "$PFX/share/man/man1/foxopt.1" ]
   contains "$OUT_TXT" "system-man-ok"
   check "module load: FOXOPT_HOME" [ "$(sed -n 4p <<<"$OUT_TXT")" = "$PFX/share/foxopt" ]
+  # Published by a symbolic link, as sites do; and unloading gives MANPATH back as it was.
+  mkdir -p "$T/mf/foxopt"
+  ln -s "$PFX/share/modulefiles/foxopt/$VERSION" "$T/mf/foxopt/$VERSION"
+  run_rc 0 as bash --norc -c "source $init; export MANPATH=/usr/share/man; module use '$T/mf'
+    module load foxopt; command -v foxopt; module unload foxopt; echo \"[\$MANPATH]\""
+  check "module load through a link: foxopt is the prefix's ($OUT_TXT)" \
+    [ "$(sed -n 1p <<<"$OUT_TXT")" = "$F" ]
+  check "module unload restores MANPATH ($OUT_TXT)" [ "$(sed -n 2p <<<"$OUT_TXT")" = "[/usr/share/man]" ]
 fi
 
 # A small study from the installed demo config, run from the prefix alone
@@ -82,6 +90,12 @@ contains "$OUT_TXT" "demo"
 check "the study wrote 2 trials" [ "$(($(wc -l <"$D/demo/trials.csv") - 1))" -eq 2 ]
 check "installed sbatch scripts name the prefix" \
   grep -q "FOXOPT_HOME:-$PFX/share/foxopt" "$PFX/share/foxopt/slurm/foxopt-cpu.sbatch"
+# A prefix moved whole: its foxopt-step.sh takes the binary beside it, not the old prefix's.
+cp -a "$PFX" "$T/moved"
+got=$(as bash -c "source '$T/moved/share/foxopt/slurm/foxopt-step.sh'; foxopt_bin")
+check "moved prefix: foxopt-step.sh runs $T/moved/bin/foxopt (got $got)" \
+  [ "$(readlink -f "$got")" = "$T/moved/bin/foxopt" ]
+rm -rf "$T/moved"
 
 # The .deb: the same files under ./usr as the prefix holds, its scripts naming /usr
 deb=$(ls "$T"/foxopt_*.deb 2>/dev/null | head -1)
@@ -95,8 +109,8 @@ if [ -n "$deb" ]; then
   dpkg-deb -x "$deb" "$T/root"
   check "the .deb's sbatch scripts name /usr" \
     grep -q 'FOXOPT_HOME:-/usr/share/foxopt' "$T/root/usr/share/foxopt/slurm/foxopt-cpu.sbatch"
-  check "the .deb's foxopt-step.sh names /usr/bin/foxopt" \
-    grep -q 'FOXOPT_BIN_DEFAULT="/usr/bin/foxopt"' "$T/root/usr/share/foxopt/slurm/foxopt-step.sh"
+  check "the .deb's foxopt-step.sh knows it is installed" \
+    grep -q '^FOXOPT_INSTALLED=1' "$T/root/usr/share/foxopt/slurm/foxopt-step.sh"
   check "the .deb depends on its libraries" dpkg-deb -f "$deb" Depends
   contains "$(dpkg-deb -f "$deb" Depends)" "libhdf5"
 fi
