@@ -30,7 +30,8 @@ while [ $# -gt 0 ]; do
     --slurm) want_slurm=1 ;;
     --no-install) install=0 ;;
     --check) install=0; check_only=1 ;;
-    --preset) presets+=("$2"); shift ;;
+    --preset) [ $# -ge 2 ] || { echo "setup.sh: --preset needs a name (default, cpu, asan, cuda-emu, cuda-emu-asan)" >&2; exit 2; }
+              presets+=("$2"); shift ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac

@@ -24,6 +24,8 @@ struct cli_cmd {
   const struct cli_opt *opts; /* ends with a row of NULLs */
   const char *after;    /* further paragraphs after the options, or NULL */
   const char *exits;    /* the exit codes, pre-wrapped, after "exit codes: " */
+  const char *words;    /* the first argument's fixed words ("man bash zsh config-md"), or NULL */
+  const char *const *set_keys; /* the key prefixes --set takes (NULL-terminated), NULL: all */
   int (*run)(int argc, char **argv, struct fox_err *e);
 };
 

@@ -35,6 +35,9 @@ static const struct cli_opt opts_[] = {
     {"--json", NULL, "one JSON object (fold means under the metric names, and \"folds\")"},
     {NULL, NULL, NULL}};
 
+/* The keys --set takes here: the market and the output, never an agent's. */
+static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
+
 const struct cli_cmd cli_cmd_backtest = {
     .name = "backtest",
     .summary = "metrics of an action sequence over a split (walk-forward folds)",
@@ -51,10 +54,10 @@ const struct cli_cmd cli_cmd_backtest = {
         "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (file and line named)",
+    .set_keys = keys_,
     .run = cmd_backtest,
 };
 
-static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 
 int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = NULL;

@@ -26,6 +26,7 @@ const struct cli_cmd cli_cmd_gen = {
              "each to FILE (a temporary name, then renamed) or to standard output.",
     .opts = opts_,
     .exits = "0 ok, 1 a page cannot be written, 2 bad usage",
+    .words = "man bash zsh config-md",
     .run = cmd_gen,
 };
 
@@ -74,7 +75,7 @@ int cmd_gen(int argc, char **argv, struct fox_err *e) {
     return fox_errf(e, FOX_EUSAGE, "'%s': expected man DIR, bash, zsh or config-md", what);
   if (argc > 3)
     return fox_errf(e, FOX_EUSAGE, "%s: one FILE at most ('%s' too)", what, argv[3]);
-  if (argc == 2) {
+  if (argc == 2 || strcmp(argv[2], "-") == 0) { /* "-": standard output too */
     gen(stdout);
     if (fflush(stdout) != 0 || ferror(stdout))
       return fox_errf(e, FOX_EFAIL, "standard output: %s", strerror(errno));

@@ -74,8 +74,9 @@ static void header_(FILE *f, const char *page, const char *name, const char *sum
     upper[i] = (char)(page[i] >= 'a' && page[i] <= 'z' ? page[i] - 32 : page[i]);
   upper[i] = '\0';
   fprintf(f, ".\\\" Written by `foxopt gen man` from foxopt's option and config tables.\n");
-  /* .nh: no hyphenation, so that option and key names stay whole (and searchable). */
-  fprintf(f, ".TH %s 1 \"\" \"foxopt %s\" \"foxopt manual\"\n.nh\n.SH NAME\n", upper,
+  /* .nh: no hyphenation, so that option and key names stay whole (and searchable); .ad l: no
+   * justification, whose gaps a long name would stretch. */
+  fprintf(f, ".TH %s 1 \"\" \"foxopt %s\" \"foxopt manual\"\n.nh\n.ad l\n.SH NAME\n", upper,
           FOXOPT_VERSION);
   puts_(f, name);
   fputs(" \\- ", f);
@@ -114,8 +115,19 @@ void gen_man_command(const struct cli_cmd *c, FILE *f) {
       puts_(f, o->help);
       fputc('\n', f);
     }
-    fputs(".PP\nAn option's value may follow it as the next argument or after '=' "
-          "(\\fB\\-\\-set=dqn.lr=1e\\-4\\fR).\n", f);
+    for (const struct cli_opt *o = c->opts; o->name; o++)
+      if (o->arg) { /* an example from this command's own options */
+        fputs(".PP\nAn option's value may follow it as the next argument or after '=' (\\fB", f);
+        puts_(f, o->name);
+        fputs(" ", f);
+        puts_(f, o->arg);
+        fputs("\\fR or \\fB", f);
+        puts_(f, o->name);
+        fputs("=", f);
+        puts_(f, o->arg);
+        fputs("\\fR).\n", f);
+        break;
+      }
   }
   if (c->after) {
     fputs(".SH NOTES\n", f);

@@ -564,10 +564,10 @@ int config_parse_constraint(const char *text, struct study_constraint *c) {
     return -2;
   }
   /* The bound between blanks, in the one number grammar (util/number.h). */
-  p += strspn(p, " ");
-  size_t blen = strcspn(p, " ");
+  p += strspn(p, " \t");
+  size_t blen = strcspn(p, " \t");
   char num[64];
-  if (blen >= sizeof num || p[blen + strspn(p + blen, " ")] != '\0')
+  if (blen >= sizeof num || p[blen + strspn(p + blen, " \t")] != '\0')
     return -3;
   memcpy(num, p, blen);
   num[blen] = '\0';

@@ -54,6 +54,16 @@ run_rc 2 "$F" report d --json=1
 contains "$ERR_TXT" "--json takes no value"
 run_rc 2 "$F" train x.yaml --set
 contains "$ERR_TXT" "--set needs a value"
+run_rc 2 "$F" info -- -x.h5
+contains "$ERR_TXT" "'--' is not taken"
+run_rc 2 "$F" synth -o= --bars 10
+contains "$ERR_TXT" "-o= needs a value"
+run_rc 2 "$F" run --help=1
+contains "$ERR_TXT" "--help takes no value"
+run_rc 0 "$F" help help
+contains "$OUT_TXT" "commands:"
+run_rc 2 "$F" --versoin
+contains "$ERR_TXT" "unknown option '--versoin': did you mean '--version'?"
 run_rc 2 "$F" import a.csv --frobnicate
 contains "$ERR_TXT" "unknown option '--frobnicate' (foxopt help import lists them)"
 # A value may start with '-' (it is the option's, not an option).
@@ -153,6 +163,11 @@ check "completes an option" [ "$(comp foxopt report a --js)" = --json ]
 check "completes a key" [ "$(comp foxopt run c.yaml --set dqn.gam)" = dqn.gamma= ]
 check "completes a choice" [ "$(comp foxopt run c.yaml --set train.algo = p)" = ppo ]
 check "completes a backend" [ "$(comp foxopt run c.yaml --backend cu)" = cuda ]
+check "no backend where the command has none" [ -z "$(comp foxopt train c.yaml --backend c)" ]
+check "gen's words" [ "$(comp foxopt gen co)" = config-md ]
+check "backtest's --set takes the market's keys only" [ -z "$(comp foxopt backtest d.h5 --set dqn.l)" ]
+check "backtest's --set: a market key" [ "$(comp foxopt backtest d.h5 --set market.f)" = market.fee= ]
+check "--set=KEY" [ "$(comp foxopt run c.yaml --set = dqn.gam)" = dqn.gamma= ]
 run_rc 0 "$F" gen zsh
 echo "$OUT_TXT" >_foxopt
 contains "$(head -1 _foxopt)" "#compdef foxopt"
