@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void h5io_quiet(void) {
@@ -80,7 +81,7 @@ int h5io_fail(struct fox_err *e, int code, const char *src, int line, const char
   /* The developer's detail (this source's line, HDF5's message) only on request. */
   const char *debug = getenv("FOXOPT_DEBUG");
   if (debug && *debug && strcmp(debug, "0") != 0)
-    return fox_errf(e, code, "%s: %s [%s:%d: %s]", what, plain, src, line, msg);
+    return fox_errf(e, code, "%s: %s [%s:%d: HDF5: %s]", what, plain, src, line, msg);
   return fox_errf(e, code, "%s: %s", what, plain);
 }
 
@@ -625,6 +626,9 @@ int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_
   if (!probe)
     return fox_errf(e, FOX_EDATA, "%s: cannot open %s: %s", path, expected, strerror(errno));
   fclose(probe);
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return fox_errf(e, FOX_EDATA, "%s: is a directory (expected %s)", path, expected);
   if (H5Fis_hdf5(path) <= 0)
     return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected %s)", path, expected);
   *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# The user's words (issue 25): every command given a damaged file (cut short, its superblock
+# overwritten, empty, text, a directory) of each kind foxopt reads (dataset, study.h5, a trial
+# file, trial.h5, a rank file, a checkpoint) exits 3 with one "foxopt CMD: error:" line that
+# names the user's file in plain words: no path of this source tree, no temporary name, no
+# HDF5 internals. A file foxopt cannot write names the user's file, not its temporary.
+# Needs no Python: the damage is done with truncate and dd.
+. "$(dirname "$0")/lib.sh"
+
+# plain CMD FILE: the last command's stderr is one error line for CMD that names FILE, without
+# a source path, a temporary name or HDF5's words.
+plain() {
+  local cmd=$1 file=$2
+  contains "$ERR_TXT" "$file"
+  check "$cmd $file: one 'foxopt $cmd: error:' line" \
+    test "$(grep -c "^foxopt $cmd: error: " "$WORK/err.txt")" -eq 1
+  check "$cmd $file: one error prefix" test "$(grep -o 'error:' "$WORK/err.txt" | wc -l)" -eq 1
+  check "$cmd $file: no second prefix" not grep -q "error: \(foxopt\|$cmd\|h5io\|error\)[: ]" \
+    "$WORK/err.txt"
+  check "$cmd $file: no source path" not grep -q 'src/\|\.c:[0-9]' "$WORK/err.txt"
+  check "$cmd $file: no temporary name" not grep -q '\.tmp' "$WORK/err.txt"
+  check "$cmd $file: no HDF5 internals" not grep -q 'H5\|sblock\|eof =\|HDF5-DIAG' "$WORK/err.txt"
+}
+# bad3 FILE CMD ARGS...: foxopt CMD ARGS exits 3 naming FILE in plain words.
+bad3() {
+  local file=$1 cmd=$2
+  shift
+  run_rc 3 "$FOXOPT" "$@"
+  plain "$cmd" "$file"
+}
+# damage HOW FILE: how a disk or a user spoils a file.
+damage() {
+  case $1 in
+  cut) truncate -s $(($(stat -c %s "$2") / 2)) "$2" ;;
+  stub) truncate -s 100 "$2" ;;
+  superblock) printf '\007' | dd of="$2" bs=1 seek=8 conv=notrunc 2>/dev/null ;;
+  empty) : >"$2" ;;
+  text) echo "time,open,high,low,close,volume" >"$2" ;;
+  dir) rm -f "$2" && mkdir "$2" ;;
+  esac
+}
+WHOLE="not a complete foxopt file (truncated or corrupt)"
+
+"$FOXOPT" synth -o "$WORK/s.csv" --bars 3000 --seed 3 >/dev/null
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+# the val split of 3000 bars: 233 bars
+{ echo action; for i in $(seq 233); do echo $((i % 3)); done; } >"$WORK/a.csv"
+cat >"$WORK/t.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 4, episode_bars: 128}
+train: {algo: dqn, epochs: 1, steps_per_epoch: 256, seed: 7, backend: cpu}
+dqn: {hidden: [8], learning_starts: 64, buffer_size: 512, batch_size: 16, target_update: 50}
+YAML
+cat "$WORK/t.yaml" - >"$WORK/st.yaml" <<YAML
+study: {name: msg, seed: 3, trials: 2, round_size: 2, sampler: random,
+        objective: {metric: val.sharpe, direction: maximize}}
+parameters:
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+YAML
+run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/tr"
+run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st"
+
+for how in cut stub superblock empty text dir; do
+  # dataset.h5, given on the command line and through the config
+  d="$WORK/d-$how.h5"
+  cp "$WORK/s.h5" "$d" && damage $how "$d"
+  bad3 "$d" info "$d"
+  bad3 "$d" backtest "$d" --actions "$WORK/a.csv"
+  bad3 "$d" train "$WORK/t.yaml" -o "$WORK/tr-$how" --set "data.path=$d"
+  # study.h5
+  o="$WORK/st-$how"
+  cp -r "$WORK/st" "$o" && damage $how "$o/study.h5"
+  bad3 "$o/study.h5" info "$o/study.h5"
+  bad3 "$o/study.h5" report "$o" --no-plots
+  bad3 "$o/study.h5" export "$o" --optuna "$WORK/j-$how.log"
+  bad3 "$o/study.h5" run "$WORK/st.yaml" -o "$o" --resume
+  bad3 "$o/study.h5" backtest "$WORK/s.h5" --study "$o" --trial 0
+  # a study's trial file, and its rank file
+  o="$WORK/tf-$how"
+  cp -r "$WORK/st" "$o" && damage $how "$o/trials/0.h5" && damage $how "$o/rank-0000.h5"
+  bad3 "$o/trials/0.h5" info "$o/trials/0.h5"
+  bad3 "$o/trials/0.h5" backtest "$WORK/s.h5" --study "$o" --trial 0
+  bad3 "$o/trials/0.h5" report "$o" --no-plots
+  bad3 "$o/trials/0.h5" export "$o" --optuna "$WORK/j-$how.log"
+  bad3 "$o/rank-0000.h5" info "$o/rank-0000.h5"
+  # trial.h5 of foxopt train
+  t="$WORK/t-$how.h5"
+  cp "$WORK/tr/trial.h5" "$t" && damage $how "$t"
+  bad3 "$t" backtest "$WORK/s.h5" --policy "$t"
+done
+# What each kind of damage reads as.
+run_rc 3 "$FOXOPT" info "$WORK/d-cut.h5"
+contains "$ERR_TXT" "$WORK/d-cut.h5: $WHOLE"
+run_rc 3 "$FOXOPT" report "$WORK/st-superblock" --no-plots
+contains "$ERR_TXT" "$WORK/st-superblock/study.h5: $WHOLE"
+run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/t-empty.h5"
+contains "$ERR_TXT" "$WORK/t-empty.h5: not an HDF5 file"
+run_rc 3 "$FOXOPT" info "$WORK/d-dir.h5"
+contains "$ERR_TXT" "$WORK/d-dir.h5: is a directory"
+run_rc 3 "$FOXOPT" info "$WORK/nothing.h5"
+contains "$ERR_TXT" "$WORK/nothing.h5: cannot open"
+contains "$ERR_TXT" "No such file or directory"
+# A valid HDF5 file of another kind: foxopt's words for what it lacks.
+bad3 "$WORK/tr/trial.h5" backtest "$WORK/tr/trial.h5" --actions "$WORK/a.csv"
+bad3 "$WORK/s.h5" backtest "$WORK/s.h5" --policy "$WORK/s.h5"
+# FOXOPT_DEBUG=1 keeps the developer's detail, for a bug report.
+FOXOPT_DEBUG=1 "$FOXOPT" info "$WORK/d-cut.h5" 2>"$WORK/err.txt" >/dev/null
+check "FOXOPT_DEBUG=1 adds where and HDF5's words" grep -q '\.c:[0-9]*: HDF5: ' "$WORK/err.txt"
+
+# A checkpoint (state/trial-ID-eN.h5 of a study stopped mid-trial), damaged: --resume refuses it.
+cat "$WORK/t.yaml" - >"$WORK/ck.yaml" <<YAML
+study: {name: ck, seed: 3, trials: 3, round_size: 3, sampler: random,
+        objective: {metric: val.sharpe, direction: maximize},
+        scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 3, eta: 3}}
+parameters:
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+YAML
+sed -i 's/steps_per_epoch: 256/steps_per_epoch: 20000/' "$WORK/ck.yaml"
+"$FOXOPT" run "$WORK/ck.yaml" -o "$WORK/ck" >"$WORK/ck.out" 2>&1 &
+pid=$!
+for i in $(seq 1200); do
+  [ -n "$(ls "$WORK/ck/state" 2>/dev/null)" ] && break
+  sleep 0.05
+done
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+ck=$(ls "$WORK/ck/state" 2>/dev/null | head -1)
+if [ -n "$ck" ]; then
+  for how in cut superblock empty dir; do
+    rm -rf "$WORK/ck-$how" && cp -r "$WORK/ck" "$WORK/ck-$how"
+    damage $how "$WORK/ck-$how/state/$ck"
+    bad3 "$WORK/ck-$how/state/$ck" run "$WORK/ck.yaml" -o "$WORK/ck-$how" --resume
+  done
+else
+  echo "note: the study finished before a checkpoint was kept: the checkpoint cases skipped"
+fi
+
+# Writes name the user's file, not its temporary: a rank file that is a directory, a journal
+# in a directory that is not there.
+cp -r "$WORK/st" "$WORK/w" && rm "$WORK/w/rank-0000.h5" && mkdir "$WORK/w/rank-0000.h5"
+run_rc 1 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/w" --resume
+plain run "$WORK/w/rank-0000.h5"
+run_rc 1 "$FOXOPT" export "$WORK/st" --optuna "$WORK/no/such/dir/j.log"
+plain export "$WORK/no/such/dir/j.log"
+run_rc 1 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/a.csv" --output "$WORK/no/bt.h5"
+plain backtest "$WORK/no/bt.h5"
+done_
