@@ -239,16 +239,16 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
                  struct test_row **rows, int *k, struct test_record *rec, struct fox_err *e) {
   *k = 0;
   if (s->cfg.study.function)
-    return fox_errf(e, FOX_EUSAGE, "report --test: %s holds a test-function study: there is "
+    return fox_errf(e, FOX_EUSAGE, "--test: %s holds a test-function study: there is "
                                    "no test split", a->outdir);
   if (s->cfg.eval_split == FOX_SPLIT_TEST)
-    return fox_errf(e, FOX_EUSAGE, "report --test: the study in %s chose its configurations on "
+    return fox_errf(e, FOX_EUSAGE, "--test: the study in %s chose its configurations on "
                                    "the test split (eval.split: test): there is no untouched "
                                    "test left to run", a->outdir);
   int c[4];
   report_count(s, c);
   if (c[FOX_ST_COMPLETE] == 0)
-    return fox_errf(e, FOX_EUSAGE, "report --test: no complete configuration in %s yet: "
+    return fox_errf(e, FOX_EUSAGE, "--test: no complete configuration in %s yet: "
                                    "nothing to test", a->outdir);
   int n = a->top < c[FOX_ST_COMPLETE] ? a->top : c[FOX_ST_COMPLETE];
   *rows = calloc((size_t)n, sizeof **rows);
