@@ -179,7 +179,7 @@ check "with the dataset: the buy-and-hold line" grep -q 'path class="bh"' "$A"
 # fails with EFBIG): exit 1 naming report.html, the old page whole, no temporary left.
 cp "$A" "$WORK/page.before"
 run_rc 1 bash -c 'trap "" XFSZ; ulimit -f 8; exec "$@"' - "$FOXOPT" report "$WORK/agent" --html --no-plots
-contains "$ERR_TXT" "$A: write failed"
+contains "$ERR_TXT" "$A: writing it failed"
 check "failed write: the old report.html kept" cmp -s "$A" "$WORK/page.before"
 check "failed write: no temporary left" test -z "$(ls -A "$WORK/agent" | grep '\.tmp\.')"
 
@@ -197,7 +197,7 @@ else
 fi
 if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
   run_rc 1 "${as_user[@]}" "$FOXOPT" report "$WORK/agent" --html --no-plots
-  contains "$ERR_TXT" "$A: cannot write"
+  contains "$ERR_TXT" "$A: cannot be written"
   check "unwritable OUTDIR: the old report.html kept" cmp -s "$A" "$WORK/page.before"
   check "unwritable OUTDIR: no temporary left" test -z "$(ls -A "$WORK/agent" | grep '\.tmp\.')"
 else
