@@ -13,6 +13,7 @@
 #include "util/h5io.h"
 
 int backtest_read_actions(const char *path, size_t n, uint8_t *out, struct fox_err *e) {
+  FOX_TRY(fs_input_check(path, "an actions CSV", FOX_EDATA, e));
   FILE *f = fopen(path, "r");
   if (!f)
     return fox_errf(e, FOX_EDATA, "%s: cannot open actions file", path);

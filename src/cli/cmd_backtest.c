@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "study/rankfile.h"
 #include "train/trial_h5.h"
+#include "util/fsutil.h"
 
 static const struct cli_opt opts_[] = {
     {"--actions", "ACTIONS.csv", "the actions to run: one 0 hold / 1 buy / 2 sell per bar of the "
@@ -67,6 +68,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   long long folds = 0; /* 0: not given */
   struct config cfg;
   config_defaults(&cfg);
+  fs_guard_inputs();
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (strcmp(a, "--json") == 0) {
@@ -120,6 +122,8 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   /* A policy runs where it was trained unless told otherwise: the same arithmetic gives the
    * same greedy actions, hence the recorded metrics. */
   char trained_on[16] = "auto";
+  if (study)
+    fs_guard_study(study);
   if (policy && !backend) {
     FOX_TRY(trial_backend_h5(policy, trained_on, sizeof trained_on, e));
     backend = trained_on;
@@ -172,6 +176,8 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
                   split_name, n);
   if (rc == 0 && actions_path)
     rc = backtest_read_actions(actions_path, n, actions, e);
+  if (rc == 0 && out) /* every input is open by now: none of them may be the output */
+    rc = fs_out_guard(out, e);
   if (rc == 0 && (rc = be->dataset_upload(&ds, &dev, e)) == 0)
     uploaded = 1;
   if (rc == 0 && policy)

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "report/optuna_journal.h"
 #include "study/study_h5.h"
+#include "util/fsutil.h"
 
 static const struct cli_opt opts_[] = {
     {"--optuna", "FILE", "the journal to write"},
@@ -69,6 +70,9 @@ int cmd_export(int argc, char **argv, struct fox_err *e) {
   if (!S_ISDIR(st.st_mode))
     return fox_errf(e, FOX_EDATA, "%s: not a directory (expected the -o OUTDIR of foxopt run, "
                                   "holding study.h5)", outdir);
+  fs_guard_inputs();
+  fs_guard_study(outdir);
+  FOX_TRY(fs_out_guard(optuna, e));
   struct study s;
   FOX_TRY(study_load(&s, outdir, e));
   struct optuna_journal_stats js;

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "data/csv.h"
 #include "data/dataset.h"
+#include "util/fsutil.h"
 
 static const struct cli_opt opts_[] = {
     {"-o", "OUT.h5", "the output (a temporary name, then renamed: an old file survives errors)"},
@@ -88,13 +89,14 @@ int cmd_import(int argc, char **argv, struct fox_err *e) {
   }
   if (!in || !out)
     return fox_errf(e, FOX_EUSAGE, "IN.csv and -o OUT.h5 are required (foxopt help import)");
-  if (strcmp(in, out) == 0)
-    return fox_errf(e, FOX_EUSAGE, "output %s would overwrite the input", out);
 
   double t0 = now_();
   struct bars bars = {0};
   struct csv_report rep;
+  fs_guard_inputs();
   int rc = csv_read_file(in, &opt, &bars, &rep, e);
+  if (rc == 0)
+    rc = fs_out_guard(out, e); /* the CSV under another name (a link) too */
   if (rc != 0) {
     bars_free(&bars);
     return rc;

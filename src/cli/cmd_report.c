@@ -18,6 +18,7 @@
 #include "report/returns.h"
 #include "report/test_split.h"
 #include "study/study_h5.h"
+#include "util/fsutil.h"
 #include "util/dirlock.h"
 #include "util/gnuplot.h"
 
@@ -274,6 +275,10 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
   if (!S_ISDIR(st.st_mode))
     return fox_errf(e, FOX_EDATA, "%s: not a directory (expected the -o OUTDIR of foxopt run, "
                                   "holding study.h5)", a.outdir);
+  fs_guard_inputs();
+  fs_guard_study(a.outdir);
+  if (a.csv) /* before a long --test; again once every input is open */
+    FOX_TRY(fs_out_guard(a.csv, e));
   /* --test writes OUTDIR/test.h5: one writer at a time, and never beside a live run. */
   struct dirlock lock = {.fd = -1};
   if (a.test)
@@ -350,10 +355,12 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
              rec.looks, rec.looks > 1 ? "s" : "", rec.first, rec.last, rec.n_seen,
              rec.n_seen > 1 ? "s" : "");
   }
-  if (rc == 0 && a.csv) {
+  if (rc == 0 && a.csv && (rc = fs_out_guard(a.csv, e)) == 0) {
+    fflush(stdout); /* the table first, where --csv is /dev/stdout */
     rc = study_save_csv(&s, order, s.n, a.csv, e);
+    FILE *note = fs_out_is_stream(a.csv) ? stderr : out; /* none mixed into /dev/stdout */
     if (rc == 0)
-      fprintf(out, "wrote %s (%d trials, best first)\n", a.csv, s.n);
+      fprintf(note, "wrote %s (%d trials, best first)\n", a.csv, s.n);
   }
   if (rc == 0 && a.html) {
     char path[4200];

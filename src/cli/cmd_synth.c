@@ -65,19 +65,11 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   if (p.start < 1 || p.start > last)
     return fox_errf(e, FOX_EUSAGE, "--start %lld: expected a time in [1, %lld] for %lld bars",
                     (long long)p.start, last, (long long)p.bars);
-  char tmp[4096];
-  fs_temp_name(out, tmp, sizeof tmp);
-  FILE *f = fopen(tmp, "w");
+  struct fs_out o;
+  FILE *f = fs_out_fopen(&o, out, FS_OUT_TEXT, e);
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", out, strerror(errno));
-  int rc = synth_write(&p, f, e);
-  if (fclose(f) != 0 && rc == 0)
-    rc = fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", out, strerror(errno));
-  if (rc != 0) {
-    remove(tmp);
-    return rc;
-  }
-  FOX_TRY(fs_commit(tmp, out, e));
+    return fs_out_end(&o, e->code, e);
+  FOX_TRY(fs_out_fclose(&o, f, synth_write(&p, f, e), e));
   printf("wrote %lld synthetic bars (seed %llu) to %s\n", (long long)p.bars,
          (unsigned long long)p.seed, out);
   return 0;

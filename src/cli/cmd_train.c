@@ -62,6 +62,7 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
     return fox_errf(e, FOX_EUSAGE, "CONFIG.yaml is required (foxopt help train)");
   struct config cfg;
   config_defaults(&cfg);
+  fs_guard_inputs();
   FOX_TRY(config_load(&cfg, path, (const char *const[]){"study", "parameters", NULL}, e));
   for (int i = 0; i < nset; i++)
     FOX_TRY(config_set(&cfg, sets[i], NULL, e));
@@ -84,12 +85,14 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
   }
   struct trial t;
   memset(&t, 0, sizeof t);
-  rc = fs_mkdirs(outdir, e);
+  char out[4200];
+  snprintf(out, sizeof out, "%s/trial.h5", outdir);
+  rc = fs_out_guard(out, e); /* before training: the config or dataset may be that file */
+  if (rc == 0)
+    rc = fs_mkdirs(outdir, e);
   if (rc == 0)
     rc = trial_run(&t, &cfg, &ds, be, &dev, json ? stderr : stdout, e);
   const struct trial_result *res = &t.r;
-  char out[4200];
-  snprintf(out, sizeof out, "%s/trial.h5", outdir);
   if (rc == 0)
     rc = trial_write_h5(out, &t.cfg, &t.ag, res, e); /* reward.scale as resolved */
   if (rc == 0 && res->status == FOX_TRIAL_FAILED)

@@ -2,6 +2,7 @@
  * the YAML loader and --set both end in param_assign_. */
 #include "config/config.h"
 #include "util/nearest.h"
+#include "util/fsutil.h"
 #include "util/number.h"
 
 #include <ctype.h>
@@ -1071,6 +1072,7 @@ int config_load_text(struct config *c, const char *text, const char *name,
 /* Reads one byte past the bound at most, so that a huge file (or /dev/zero) costs 1 MiB and
  * a clear refusal rather than its size in memory. */
 int config_read_file(const char *path, char **text, struct fox_err *e) {
+  FOX_TRY(fs_input_check(path, "a YAML config", FOX_EUSAGE, e));
   FILE *f = fopen(path, "rb");
   if (!f)
     return fox_errf(e, FOX_EUSAGE, "%s: cannot open config: %s", path, strerror(errno));

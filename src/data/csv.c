@@ -1,6 +1,7 @@
 /* CSV reader for 1-minute bars. The whole (decompressed) file is read into memory and parsed in
  * one pass; each row is validated with its physical line number so that errors point at it. */
 #include "data/csv.h"
+#include "util/fsutil.h"
 #include "util/number.h"
 
 #include <ctype.h>
@@ -378,6 +379,7 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
 
 int csv_read_file(const char *path, const struct csv_options *opt, struct bars *out,
                   struct csv_report *rep, struct fox_err *e) {
+  FOX_TRY(fs_input_check(path, "a CSV of bars", FOX_EDATA, e));
   gzFile gz = gzopen(path, "rb");
   if (!gz)
     return fox_errf(e, FOX_EDATA, "%s: cannot open: %s", path,

@@ -938,23 +938,10 @@ static int body_(struct page_ *w, struct fox_err *e) {
 }
 
 int html_write(const struct html_page *p, const char *path, FILE *notes, struct fox_err *e) {
-  char tmp[PATH_LEN_];
-  fs_temp_name(path, tmp, sizeof tmp);
-  FILE *f = fopen(tmp, "w");
+  struct fs_out o;
+  FILE *f = fs_out_fopen(&o, path, FS_OUT_TEXT, e);
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
+    return fs_out_end(&o, e->code, e);
   struct page_ w = {p, p->s, f, notes};
-  int rc = body_(&w, e);
-  int bad = ferror(f);
-  int err = errno;
-  if (fclose(f) != 0 || bad) {
-    err = bad ? err : errno;
-    if (rc == 0)
-      rc = fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(err));
-  }
-  if (rc != 0) {
-    remove(tmp);
-    return rc;
-  }
-  return fs_commit(tmp, path, e);
+  return fs_out_fclose(&o, f, body_(&w, e), e);
 }

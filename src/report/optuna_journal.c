@@ -687,24 +687,16 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
     st->nan_objective += s->trials[i].status == FOX_ST_COMPLETE && state[i] == OPTUNA_FAIL_;
   }
 
-  char tmp[4200];
-  fs_temp_name(path, tmp, sizeof tmp);
-  FILE *f = rc == 0 ? fopen(tmp, "w") : NULL;
+  struct fs_out o;
+  FILE *f = rc == 0 ? fs_out_fopen(&o, path, FS_OUT_TEXT, e) : NULL;
   if (rc == 0 && !f)
-    rc = fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
+    rc = fs_out_end(&o, e->code, e);
   if (rc == 0)
     rc = study_ops_(f, s, outdir, h5, count, anchor_us, e);
   for (int i = 0; rc == 0 && i < s->n; i++)
     rc = trial_op_(f, s, outdir, &s->trials[i], state[i], dist, anchor_us, steps, vals, st, e);
-  if (f) {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-      rc = rc ? rc : fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(errno));
-    if (rc != 0)
-      remove(tmp);
-  }
-  if (rc == 0)
-    rc = fs_commit(tmp, path, e);
+  if (f)
+    rc = fs_out_fclose(&o, f, rc, e);
   if (rc == 0) {
     st->trials = s->n;
     /* foxopt's states, as the journal holds them */

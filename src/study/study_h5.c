@@ -367,17 +367,14 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
 
 int study_save_csv(const struct study *s, const int *order, int n, const char *path,
                    struct fox_err *e) {
-  char tmp[4200];
-  fs_temp_name(path, tmp, sizeof tmp);
-  FILE *f = fopen(tmp, "w");
+  struct fs_out o;
+  FILE *f = fs_out_fopen(&o, path, FS_OUT_TEXT, e);
   if (!f)
-    return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
-  int bad = study_write_csv(s, order, n, f);
-  if (fclose(f) != 0 || bad) {
-    remove(tmp);
-    return fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(errno));
-  }
-  return fs_commit(tmp, path, e);
+    return fs_out_end(&o, e->code, e);
+  int rc = study_write_csv(s, order, n, f) ? fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s",
+                                                      path, strerror(errno))
+                                           : 0;
+  return fs_out_fclose(&o, f, rc, e);
 }
 
 int study_save(const struct study *s, const char *outdir, struct fox_err *e) {

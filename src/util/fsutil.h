@@ -1,8 +1,11 @@
-/* Files that appear whole or not at all: write to a temporary sibling, then rename over. */
+/* Files that appear whole or not at all (a temporary sibling renamed over the target), outputs
+ * that never replace what the command reads, and inputs that are regular files. */
 #ifndef FOX_FSUTIL_H
 #define FOX_FSUTIL_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util/error.h"
 
@@ -17,6 +20,42 @@ int fs_write_bytes(const char *path, const void *buf, size_t len, struct fox_err
  * it cannot be read, `what` saying what it was expected to be. */
 int fs_read_bytes(const char *path, const char *what, void **buf, size_t *len,
                   struct fox_err *e);
+/* An output being written: `tmp` is the name to write (the target itself when `direct`).
+ * fs_out_begin follows symbolic links (the link's target is written, the link stays), writes a
+ * device or FIFO directly (FS_OUT_TEXT) or refuses one (FS_OUT_HDF5, which must seek) and a
+ * directory with FOX_EUSAGE. fs_out_end renames tmp over the target when
+ * rc is 0 and removes it otherwise; it returns rc or the rename's failure. */
+enum { FS_OUT_TEXT, FS_OUT_HDF5 };
+struct fs_out {
+  char path[PATH_MAX];    /* the user's name, for messages */
+  char dst[PATH_MAX];     /* the file written once links are followed */
+  char tmp[PATH_MAX + 32];
+  int direct;
+};
+int fs_out_begin(struct fs_out *o, const char *path, int kind, struct fox_err *e);
+/* A device, FIFO or socket, or a name under /dev or /proc (/dev/stdout is a regular file when
+ * the shell redirected it to one, and must still be written, not replaced): written directly. */
+int fs_out_is_stream(const char *path);
+int fs_out_end(struct fs_out *o, int rc, struct fox_err *e);
+/* fs_out_begin + fopen of tmp (NULL with e set); fs_out_fclose closes (a write error becomes
+ * rc) and ends. */
+FILE *fs_out_fopen(struct fs_out *o, const char *path, int kind, struct fox_err *e);
+int fs_out_fclose(struct fs_out *o, FILE *f, int rc, struct fox_err *e);
+
+/* Outputs the user names never replace what the command reads. A command calls fs_guard_inputs
+ * first: every input opened after it through fs_input_check is remembered; fs_guard_study marks
+ * a study directory it reads (its study.h5, trials.csv, test.h5, rank files, trials/ and
+ * state/). fs_out_guard(path) is then FOX_EUSAGE when path, its links followed, is one of those
+ * inputs or a file of such a study. The command's own fixed outputs (report --test's test.h5)
+ * are not checked: replacing them is their purpose. */
+void fs_guard_inputs(void);
+void fs_guard_study(const char *dir);
+int fs_out_guard(const char *path, struct fox_err *e);
+/* Before opening an input: `code` (FOX_EUSAGE for configs, FOX_EDATA for data) naming the path
+ * when it is a directory, FIFO, device or socket (a FIFO would block the open forever); 0 when
+ * it does not exist (the open says why). */
+int fs_input_check(const char *path, const char *what, int code, struct fox_err *e);
+
 /* mkdir -p */
 int fs_mkdirs(const char *dir, struct fox_err *e);
 

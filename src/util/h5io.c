@@ -600,35 +600,29 @@ int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e) 
 int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
                        const void *ctx, struct fox_err *e) {
   h5io_quiet();
-  char tmp[4096];
-  fs_temp_name(path, tmp, sizeof tmp);
-  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  struct fs_out o;
+  FOX_TRY(fs_out_begin(&o, path, FS_OUT_HDF5, e));
+  hid_t f = H5Fcreate(o.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (f < 0) {
     /* The file may exist already: HDF5 creates it before writing its superblock, which a full
      * disk refuses. */
-    int rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-    remove(tmp);
-    return rc;
+    return fs_out_end(&o, h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path), e);
   }
   int rc = body(f, ctx, e);
   if (H5Fclose(f) < 0 && rc == 0)
     rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, path);
-  if (rc != 0) {
-    remove(tmp);
-    return fox_err_wrap(e, "writing %s", path);
-  }
-  return fs_commit(tmp, path, e);
+  if (rc != 0)
+    return fs_out_end(&o, fox_err_wrap(e, "writing %s", path), e);
+  return fs_out_end(&o, 0, e);
 }
 
 int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_err *e) {
   h5io_quiet();
+  FOX_TRY(fs_input_check(path, expected, FOX_EDATA, e));
   FILE *probe = fopen(path, "rb");
   if (!probe)
     return fox_errf(e, FOX_EDATA, "%s: cannot open %s: %s", path, expected, strerror(errno));
   fclose(probe);
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return fox_errf(e, FOX_EDATA, "%s: is a directory (expected %s)", path, expected);
   if (H5Fis_hdf5(path) <= 0)
     return fox_errf(e, FOX_EDATA, "%s: not an HDF5 file (expected %s)", path, expected);
   *f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

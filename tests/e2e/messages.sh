@@ -135,10 +135,10 @@ else
   echo "note: the study finished before a checkpoint was kept: the checkpoint cases skipped"
 fi
 
-# Writes name the user's file, not its temporary: a rank file that is a directory, a journal
-# in a directory that is not there.
+# Writes name the user's file, not its temporary: a rank file that is a directory (exit 2, as
+# any output that is a directory), a journal in a directory that is not there.
 cp -r "$WORK/st" "$WORK/w" && rm "$WORK/w/rank-0000.h5" && mkdir "$WORK/w/rank-0000.h5"
-run_rc 1 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/w" --resume
+run_rc 2 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/w" --resume
 plain run "$WORK/w/rank-0000.h5"
 run_rc 1 "$FOXOPT" export "$WORK/st" --optuna "$WORK/no/such/dir/j.log"
 plain export "$WORK/no/such/dir/j.log"
