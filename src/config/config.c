@@ -4,6 +4,7 @@
 #include "util/nearest.h"
 #include "util/fsutil.h"
 #include "util/number.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -749,39 +750,6 @@ static int unknown_(struct fox_err *e, const char *where, const char *key,
                   "docs/config-keys.md)", where, key, near[0] ? ": " : "", near);
 }
 
-/* The length of the UTF-8 sequence that byte `c` starts; 0 for a byte that starts none. */
-static int utf8_len_(unsigned c) {
-  if (c < 0x80)
-    return 1;
-  if ((c & 0xE0) == 0xC0)
-    return 2;
-  if ((c & 0xF0) == 0xE0)
-    return 3;
-  return (c & 0xF8) == 0xF0 ? 4 : 0;
-}
-
-/* The first byte of `s` that is not UTF-8 text (overlong forms and surrogates included) or
- * starts a control character (C0, DEL, C1), or NULL. */
-static const char *bad_text_(const char *s) {
-  static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
-  for (const unsigned char *p = (const unsigned char *)s; *p;) {
-    int n = utf8_len_(*p);
-    if (n == 0)
-      return (const char *)p;
-    unsigned long cp = n == 1 ? *p : *p & (0x7Fu >> n);
-    for (int i = 1; i < n; i++) {
-      if ((p[i] & 0xC0) != 0x80)
-        return (const char *)p;
-      cp = cp << 6 | (p[i] & 0x3Fu);
-    }
-    if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp < 0x20 ||
-        (cp >= 0x7F && cp <= 0x9F))
-      return (const char *)p;
-    p += n;
-  }
-  return NULL;
-}
-
 /* `[64, 64]` or `64,64` into items (at most max + 1, enough to refuse too many): a bracket
  * must open and close the list and no item may be empty. -1 when the list is malformed (`[1,2`
  * once read as [1, 2]). An empty bracket pair is an empty list. */
@@ -817,7 +785,7 @@ static int split_list_(char *s, char **items, int *n, int max) {
  * replayed on --resume: a newline would split one --set into two), so they are held to what a
  * config's value may be: UTF-8 text without control characters. */
 int config_set(struct config *c, const char *kv, const char *const *only, struct fox_err *e) {
-  const char *bad = bad_text_(kv);
+  const char *bad = text_bad_char(kv);
   if (bad)
     return fox_errf(e, FOX_EUSAGE, "--set '%.*s': byte 0x%02X after it is a control character "
                                    "or not UTF-8: expected one line of UTF-8 text", (int)(bad - kv),

@@ -1,6 +1,7 @@
 /* The bounded YAML loader: libyaml's events built into a libyaml document by hand, so that each
  * bound of config.h is checked as the text is read, before it can cost anything. */
 #include "config/config_yaml.h"
+#include "util/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,14 @@ static int on_scalar_(struct builder_ *b, const yaml_event_t *ev, struct fox_err
   if (strlen(value) != len)
     return fox_errf(e, FOX_EUSAGE, "%s:%zu: a NUL character (\"\\0\") in '%s...': a config's "
                                    "values are text", b->name, line_(ev), value);
+  /* A "\x1b" escape in a name would reach the user's terminal through report, info and the
+   * progress line: every key and value is one line of printable text. */
+  const char *bad = text_bad_char(value);
+  if (bad)
+    return fox_errf(e, FOX_EUSAGE, "%s:%zu: '%.*s': byte 0x%02X after it is a control character "
+                                   "or not UTF-8: a config's keys and values are one line of "
+                                   "printable UTF-8 text", b->name, line_(ev), (int)(bad - value),
+                    value, (unsigned)(unsigned char)*bad);
   FOX_TRY(count_(b, 1, ev, NULL, e));
   int id = yaml_document_add_scalar(b->doc, ev->data.scalar.tag, ev->data.scalar.value,
                                     (int)len, ev->data.scalar.style);

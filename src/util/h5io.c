@@ -2,6 +2,7 @@
 #include "util/h5io.h"
 
 #include "util/fsutil.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -392,6 +393,7 @@ static int put_str_(char *buf, size_t i, size_t width, const char *s, size_t len
   }
   memcpy(buf + i * width, s, len);
   buf[i * width + len] = '\0';
+  text_defuse(buf + i * width); /* a file edited by hand must not drive the user's terminal */
   return 0;
 }
 

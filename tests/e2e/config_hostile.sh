@@ -58,6 +58,18 @@ printf 'train:\n  epochs: 2\n  seed: \377\376\n' >"$WORK/latin.yaml"
 refused 2 "$WORK/latin.yaml" "$WORK/latin.yaml:3:9: invalid leading UTF-8 octet (byte 0xFF)"
 printf 'train:\n  epochs: 2\n  seed: a\001b\n' >"$WORK/ctl.yaml"
 refused 2 "$WORK/ctl.yaml" "$WORK/ctl.yaml:3:10: control characters are not allowed (U+0001)"
+# Issue 28, defect 4: a YAML escape makes a control character libyaml lets through; a name
+# holding ESC would reach the terminal through report, info and the progress line.
+for esc in 'x1b[31m' 'u009b' 't' 'x7f'; do
+  printf 'study:\n  name: "a\\%sb"\n' "$esc" >"$WORK/esc.yaml"
+  run_rc 2 timeout -s KILL 60 "$FOXOPT" run "$WORK/esc.yaml" -o "$WORK/esc"
+  contains "$ERR_TXT" "$WORK/esc.yaml:2: 'a': byte 0x"
+  contains "$ERR_TXT" "after it is a control character or not UTF-8"
+done
+printf 'parameters:\n  "dqn.lr\\e": {values: [1]}\n' >"$WORK/esckey.yaml"
+run_rc 2 timeout -s KILL 60 "$FOXOPT" run "$WORK/esckey.yaml" -o "$WORK/esc"
+contains "$ERR_TXT" "$WORK/esckey.yaml:2: 'dqn.lr': byte 0x1B"
+check "no study from an escaped name" not test -e "$WORK/esc"
 
 # The stored configs: the deep text and the aliases as study.h5's and trial.h5's attribute
 # (fixed-length strings, as foxopt writes them; an attribute holds 64 KB, so no 80,000 keys).
@@ -105,6 +117,17 @@ env: {num_envs: 4, episode_bars: 128}
 train: {algo: ppo, epochs: 1, steps_per_epoch: 256}
 ppo: {hidden: [8], n_steps: 32}
 YAML
+# A file edited by hand: its strings are printed with every control character but newline and
+# tab as '?', never raw.
+cp "$WORK/s.h5" "$WORK/esc.h5"
+"$PY" - "$WORK/esc.h5" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "a") as f:
+    f.attrs["source"] = np.bytes_(b"bars\x1b[31m\xc2\x9bred.csv")
+PY
+run_rc 0 "$FOXOPT" info "$WORK/esc.h5"
+check "info: no ESC or C1 byte from an edited file" not grep -q "$(printf '\033')\|$(printf '\302\233')" "$WORK/out.txt"
+contains "$OUT_TXT" "bars?[31m??red.csv"
 run_rc 0 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/t"
 store "$WORK/t/trial.h5" "$WORK/deep.yaml"
 run_rc 3 timeout -s KILL 60 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/t/trial.h5"

@@ -1,0 +1,14 @@
+/* Text that reaches a terminal: names and values are printed by report, info and the progress
+ * line, so a control character (an ANSI escape) in them would reach the user's terminal. */
+#ifndef FOX_TEXT_H
+#define FOX_TEXT_H
+
+/* The first byte of s that is not one line of UTF-8 text: invalid UTF-8 (overlong forms and
+ * surrogates too) or a C0/C1 control character (U+0000-001F, U+007F-009F); NULL when s is clean. */
+const char *text_bad_char(const char *s);
+/* Replaces in place every C0 control but newline and tab, DEL and every C1 control (UTF-8
+ * C2 80-9F) by '?': strings read from files (a host name, a failure's reason, a CSV's name)
+ * are printed as they are. */
+void text_defuse(char *s);
+
+#endif
