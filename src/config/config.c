@@ -253,7 +253,8 @@ static const struct param_ params_[] = {
      "function's output. In YAML, study.objective may list several objectives."},
     {"study.objective.direction", P_CHOICE, S_(direction), 0, 0, 0, dir_names_,
      "maximize or minimize",
-     "Whether larger (maximize) or smaller (minimize) values of the objective are better."},
+     "Whether larger (maximize) or smaller (minimize) values of the objective are better; "
+     "unwritten, maximize, or minimize for a test function (study.objective.function)."},
     {"study.objective.aggregate", P_CHOICE, S_(aggregate), 0, 0, 0, config_aggregate_names,
      "mean, median, iqm or lcb",
      "How a configuration's study.repeats x eval.folds values become one: iqm is the "
@@ -610,6 +611,8 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
                          struct fox_err *e) {
   char *dst = (char *)c + p->offset;
   c->given[p - params_] = 1;
+  if (strcmp(p->key, "study.objective.direction") == 0)
+    c->dir_given[0] = 1;
   double x;
   int rc;
   switch (p->type) {
@@ -863,6 +866,7 @@ static int load_objectives_(struct config *c, yaml_document_t *doc, yaml_node_t 
   int n = 0;
   char metric[FOX_OBJ_MAX][FOX_NAME_LEN];
   int dir[FOX_OBJ_MAX];
+  unsigned char given_dir[FOX_OBJ_MAX] = {0};
   memset(metric, 0, sizeof metric);
   snprintf(where, sizeof where, "%s:%zu: ", path, v->start_mark.line + 1);
   size_t *sm = &seen[pm - params_], *sd = &seen[pd - params_];
@@ -905,6 +909,7 @@ static int load_objectives_(struct config *c, yaml_document_t *doc, yaml_node_t 
             return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': expected maximize or minimize", where,
                             what, val);
           dir[n] = d;
+          given_dir[n] = 1;
           continue;
         }
         if (strlen(val) == 0 || strlen(val) >= FOX_NAME_LEN || !metric_known_(val))
@@ -942,6 +947,7 @@ static int load_objectives_(struct config *c, yaml_document_t *doc, yaml_node_t 
   *sm = *sd = v->start_mark.line + 1;
   memcpy(sc->metric, metric[0], FOX_NAME_LEN);
   sc->direction = dir[0];
+  memcpy(c->dir_given, given_dir, sizeof given_dir);
   sc->n_obj = n;
   memset(sc->more_metric, 0, sizeof sc->more_metric);
   memset(sc->more_dir, 0, sizeof sc->more_dir);
@@ -1276,6 +1282,13 @@ int config_key_count(void) { return (int)NPARAMS_; }
 
 _Static_assert(sizeof params_ / sizeof *params_ <= FOX_CONFIG_KEYS_MAX,
                "struct config's given[] holds a flag per key");
+
+void config_default_directions(struct config *c) {
+  struct study_config *sc = &c->study;
+  for (int k = 0; sc->function && k < sc->n_obj; k++)
+    if (!c->dir_given[k])
+      *(k ? &sc->more_dir[k - 1] : &sc->direction) = FOX_MINIMIZE;
+}
 
 int config_given(const struct config *c, const char *key) {
   const struct param_ *p = find_(key);

@@ -138,6 +138,9 @@ struct config {
    * and not part of the values: two configs are the same values when their bytes up to
    * offsetof(struct config, given) are. */
   unsigned char given[FOX_CONFIG_KEYS_MAX];
+  /* dir_given[k]: objective k's direction was written (a test function's default is
+   * minimize, an agent metric's maximize: config_default_directions) */
+  unsigned char dir_given[FOX_OBJ_MAX];
 };
 
 void config_defaults(struct config *c);
@@ -188,6 +191,10 @@ struct config_key_doc {
 int config_key_count(void);
 /* 1 when `key` was set by the config file or a --set rather than left at its default. */
 int config_given(const struct config *c, const char *key);
+/* Once the file and every --set are in: an objective whose direction was not written is
+ * minimised when study.objective.function is a test function (they are minimisation
+ * problems), maximised otherwise (the agent metrics' default). */
+void config_default_directions(struct config *c);
 /* "did you mean 'dqn.lr'?" for a misspelt key, or an empty string when no key is near. */
 void config_key_nearest(const char *key, char *buf, size_t n);
 /* -1 for i out of range (or a default that does not fit). */

@@ -187,8 +187,10 @@ int study_create_text(struct study *s, const char *text, const char *sets, const
     free(kv);
     p += len + (p[len] == '\n');
   }
-  if (rc == 0)
+  if (rc == 0) {
+    config_default_directions(&s->cfg);
     rc = create_(s, text, name, e);
+  }
   if (rc != 0)
     study_free(s);
   return rc;

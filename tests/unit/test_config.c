@@ -102,6 +102,35 @@ static void multi_objective_(void) {
             strcmp(c.study.metric, "f0") == 0 && c.study.direction == FOX_MAXIMIZE,
         "a list of one is the mapping form: %s", e.msg);
 
+  /* Issue 28, defect 6: a test function is minimised unless told otherwise (docs/studies.md),
+   * an agent metric maximised; a written direction stays, in either form and from --set. */
+  CHECK(load_study_(&c, "study:\n  objective: {function: branin}\n", &e) == 0, "%s", e.msg);
+  config_default_directions(&c);
+  CHECK(c.study.direction == FOX_MINIMIZE, "branin without a direction is minimised");
+  CHECK(load_study_(&c, "study:\n  objective: {function: branin, direction: maximize}\n", &e) == 0,
+        "%s", e.msg);
+  config_default_directions(&c);
+  CHECK(c.study.direction == FOX_MAXIMIZE, "branin told to maximize is maximised");
+  CHECK(load_study_(&c, "study:\n  objective: {function: branin}\n", &e) == 0 &&
+            config_set(&c, "study.objective.direction=maximize", NULL, &e) == 0,
+        "%s", e.msg);
+  config_default_directions(&c);
+  CHECK(c.study.direction == FOX_MAXIMIZE, "--set direction=maximize on branin is kept");
+  CHECK(load_study_(&c, "study:\n  objective:\n    - {metric: f0, function: zdt1}\n"
+                        "    - {metric: f1, direction: maximize}\n", &e) == 0,
+        "%s", e.msg);
+  config_default_directions(&c);
+  CHECK(c.study.direction == FOX_MINIMIZE && c.study.more_dir[0] == FOX_MAXIMIZE,
+        "zdt1's list: f0 minimised by default, f1 as written");
+  CHECK(load_study_(&c, "study:\n  objective: {metric: val.sharpe}\n", &e) == 0, "%s", e.msg);
+  config_default_directions(&c);
+  CHECK(c.study.direction == FOX_MAXIMIZE, "an agent metric is maximised by default");
+  CHECK(load_study_(&c, "study:\n  objective: [{metric: val.sharpe}, {metric: val.trades}]\n", &e) ==
+            0, "%s", e.msg);
+  config_default_directions(&c);
+  CHECK(c.study.direction == FOX_MAXIMIZE && c.study.more_dir[0] == FOX_MAXIMIZE,
+        "agent metrics in a list are maximised by default");
+
   bad_study_("study:\n  objective:\n    - {metric: val.sharpe}\n    - {metric: val.sharp}\n", "4",
              "study.objective[1].metric = 'val.sharp': unknown metric");
   bad_study_("study:\n  objective:\n    - {metric: val.sharpe}\n    - {metric: val.sharpe, "
