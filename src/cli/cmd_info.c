@@ -8,6 +8,7 @@
 #include "data/dataset.h"
 #include "env/experience_h5.h"
 #include "study/study_h5.h"
+#include "train/trial_state.h"
 #include "util/h5io.h"
 
 static const struct cli_opt opts_[] = {{NULL, NULL, NULL}};
@@ -18,7 +19,8 @@ const struct cli_cmd cli_cmd_info = {
     .synopsis = "FILE.h5",
     .about = "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
              "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
-             "a study (study.h5: objective, trials by status, the best) or a rank file.",
+             "a study (study.h5: objective, trials by status, the best), a rank file or a\n"
+             "checkpoint (OUTDIR/state/trial-ID-eE.h5: agent, transitions, curve so far).",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file",
     .run = cmd_info,
@@ -236,7 +238,8 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
     return fox_errf(e, FOX_EUSAGE, "FILE.h5 is required (foxopt help info)");
   /* What kind of file: trials and backtest outputs say so; datasets may predate `kind`. */
   hid_t f;
-  FOX_TRY(h5io_open_read(path, "a foxopt dataset, trial, backtest, study or rank file", &f, e));
+  FOX_TRY(h5io_open_read(path, "a foxopt dataset, trial, backtest, study, rank or checkpoint file",
+                         &f, e));
   /* A `kind` that is there but unreadable is a damaged file, which the dataset reader would
    * misreport as a dataset missing /bars. */
   char kind[32] = "dataset";
@@ -250,9 +253,11 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
     rc = info_rank_(f, path, e);
   else if (rc == 0 && strcmp(kind, "study trial") == 0)
     rc = info_study_trial_(f, path, e);
+  else if (rc == 0 && strcmp(kind, "checkpoint") == 0)
+    rc = trial_state_describe(f, path, stdout, e);
   else if (rc == 0 && strcmp(kind, "study") != 0 && strcmp(kind, "dataset") != 0)
     rc = fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
-                                "backtest, study, study trial or rank", path, kind);
+                                "backtest, study, study trial, rank or checkpoint", path, kind);
   H5Fclose(f);
   if (rc == 0 && strcmp(kind, "study") == 0)
     return info_study_(path, e);

@@ -1043,6 +1043,22 @@ int config_load_text(struct config *c, const char *text, const char *name,
   return load_text_(c, text, strlen(text), name, extra, e);
 }
 
+/* A file the user gave must say something: its defaults would run and fail later, on a
+ * dataset.h5 the user never named (an empty text is all defaults only where a program
+ * builds it). */
+static int nonempty_(const char *text, size_t len, const char *name, struct fox_err *e) {
+  yaml_document_t doc;
+  FOX_TRY(config_yaml_load(&doc, text, len, name, e));
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  int empty = !root || (root->type == YAML_MAPPING_NODE &&
+                        root->data.mapping.pairs.start == root->data.mapping.pairs.top);
+  yaml_document_delete(&doc);
+  return empty ? fox_errf(e, FOX_EUSAGE, "%s: the config is empty: expected YAML sections such "
+                                         "as data: {path: DATA.h5} (configs/trial.yaml and "
+                                         "configs/demo.yaml are examples)", name)
+               : 0;
+}
+
 /* Reads one byte past the bound at most, so that a huge file (or /dev/zero) costs 1 MiB and
  * a clear refusal rather than its size in memory. */
 int config_read_file(const char *path, char **text, struct fox_err *e) {
@@ -1076,6 +1092,8 @@ int config_read_file(const char *path, char **text, struct fox_err *e) {
     return fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
   buf[len] = '\0';
   int rc = config_yaml_check(buf, len, path, e);
+  if (rc == 0)
+    rc = nonempty_(buf, len, path, e);
   if (rc != 0) {
     free(buf);
     return rc;

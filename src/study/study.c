@@ -155,15 +155,16 @@ static int create_(struct study *s, const char *text, const char *name, struct f
   s->plan_epochs = s->plan.epochs[s->plan.n - 1];
   s->sampler = sampler_get(c->study.sampler);
   s->total = c->study.trials;
-  if (c->study.scheduler == FOX_SCHED_PBT)
-    return pbt_setup(s, name, e);
   if (c->study.sampler == FOX_SAMPLER_GRID) {
+    /* before pbt's set-up too: its generation 0 is drawn from the grid */
     long long size;
     if (space_grid_size(&s->space, &size, e) != 0)
       return fox_err_wrap(e, "%s: study.sampler.name = grid", name);
-    if (size < s->total)
+    if (size < s->total && c->study.scheduler != FOX_SCHED_PBT)
       s->total = (int)size;
   }
+  if (c->study.scheduler == FOX_SCHED_PBT)
+    return pbt_setup(s, name, e);
   return 0;
 }
 

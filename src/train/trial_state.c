@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "act_step.h"
+#include "backtest/metrics.h"
 #include "util/h5io.h"
 
 /* 2: networks record their activation, the checkpoint the reward scale its buffers hold, and
@@ -544,6 +545,48 @@ int trial_state_load(struct trial *t, const char *path, struct fox_err *e) {
   FOX_TRY(h5io_open_read(path, "a foxopt trial checkpoint", &f, e));
   int rc = trial_state_read(t, f, path, e);
   H5Fclose(f);
+  return rc;
+}
+
+int trial_state_describe(hid_t f, const char *path, FILE *out, struct fox_err *e) {
+  int64_t ver, algo, tr, st;
+  double scale;
+  char reason[512];
+  FOX_TRY(i64_read_(f, "checkpoint_version", &ver, path, e));
+  FOX_TRY(i64_read_(f, "algo", &algo, path, e));
+  FOX_TRY(i64_read_(f, "transitions", &tr, path, e));
+  FOX_TRY(i64_read_(f, "status", &st, path, e));
+  FOX_TRY(h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &scale, 1, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "reason", reason, sizeof reason, path, e));
+  if (algo != FOX_ALGO_DQN && algo != FOX_ALGO_PPO)
+    return fox_errf(e, FOX_EDATA, "%s: attribute 'algo' is %lld, expected %d (dqn) or %d (ppo)",
+                    path, (long long)algo, FOX_ALGO_DQN, FOX_ALGO_PPO);
+  size_t n, d1;
+  FOX_TRY(h5io_dims(f, "curve", &n, &d1, path, e));
+  if (d1 != CURVE_COLS_)
+    return fox_errf(e, FOX_EDATA, "%s: /curve has %zu columns, expected %d", path, d1,
+                    CURVE_COLS_);
+  double *rows = malloc((n ? n : 1) * CURVE_COLS_ * sizeof *rows);
+  mallocCheck(rows, e);
+  int rc = h5io_read(f, "curve", H5T_NATIVE_DOUBLE, rows, n, CURVE_COLS_, path, e);
+  if (rc == 0) {
+    fprintf(out, "%s: foxopt trial checkpoint (version %lld%s), %s agent, %zu epoch%s done, "
+                 "%lld transitions\n", path, (long long)ver,
+            ver == CKPT_VERSION ? "" : ", not this foxopt's", algo == FOX_ALGO_PPO ? "ppo" : "dqn",
+            n, n == 1 ? "" : "s", (long long)tr);
+    fprintf(out, "  status         %s%s%s\n", st == FOX_TRIAL_FAILED ? "failed" : "ok",
+            reason[0] ? ": " : "", reason);
+    fprintf(out, "  reward scale   %.9g (of the rewards in its buffers)\n", scale);
+    for (size_t i = 0; i < n; i++) {
+      const double *x = rows + i * CURVE_COLS_;
+      fprintf(out, "  epoch %-8.0f loss %.6g, %.0f env-steps/s", x[0], x[3], x[2]);
+      for (int m = 0; m < FOX_NMETRICS; m++)
+        if (strcmp(metrics_names[m], "sharpe") == 0 || strcmp(metrics_names[m], "total_return") == 0)
+          fprintf(out, ", %s %.6g", metrics_names[m], x[4 + m]);
+      fputc('\n', out);
+    }
+  }
+  free(rows);
   return rc;
 }
 

@@ -6,6 +6,7 @@
 #define FOX_TRIAL_STATE_H
 
 #include <hdf5.h>
+#include <stdio.h>
 
 #include "train/trial.h"
 
@@ -16,6 +17,9 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
 /* A whole checkpoint file, written to a temporary name and renamed. */
 int trial_state_save(struct trial *t, const char *path, struct fox_err *e);
 int trial_state_load(struct trial *t, const char *path, struct fox_err *e);
+/* `foxopt info` of a checkpoint (kind = checkpoint, OUTDIR/state/trial-ID-eE.h5): its version,
+ * agent, transitions, status, reward scale and curve, read without a dataset or config. */
+int trial_state_describe(hid_t f, const char *path, FILE *out, struct fox_err *e);
 /* The checkpoint as the bytes of an HDF5 file in memory (the caller frees *buf), for another
  * rank or for fs_write_bytes; and a trial from such bytes (`name` for messages). */
 int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *e);

@@ -126,6 +126,11 @@ kill -TERM "$pid" 2>/dev/null
 wait "$pid"
 ck=$(ls "$WORK/ck/state" 2>/dev/null | head -1)
 if [ -n "$ck" ]; then
+  # info reads its own checkpoints (issue 28, defect 7)
+  run_rc 0 "$FOXOPT" info "$WORK/ck/state/$ck"
+  contains "$OUT_TXT" "$WORK/ck/state/$ck: foxopt trial checkpoint (version"
+  contains "$OUT_TXT" "dqn agent, 1 epoch done, 20000 transitions"
+  contains "$OUT_TXT" "  epoch 1        loss "
   for how in cut superblock empty dir; do
     rm -rf "$WORK/ck-$how" && cp -r "$WORK/ck" "$WORK/ck-$how"
     damage $how "$WORK/ck-$how/state/$ck"
@@ -144,4 +149,26 @@ run_rc 1 "$FOXOPT" export "$WORK/st" --optuna "$WORK/no/such/dir/j.log"
 plain export "$WORK/no/such/dir/j.log"
 run_rc 1 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/a.csv" --output "$WORK/no/bt.h5"
 plain backtest "$WORK/no/bt.h5"
+
+# Issue 28, defect 7: an empty config says so (not "cannot open dataset.h5"); an output path
+# that is empty is refused in words, not as a temporary name; a grid sampler a pbt study cannot
+# use names the file as well as the line, before the study starts.
+for text in '' '# a comment only' '{}'; do
+  printf '%s\n' "$text" >"$WORK/empty.yaml"
+  for cmd in run train; do
+    run_rc 2 "$FOXOPT" $cmd "$WORK/empty.yaml" -o "$WORK/empty-out"
+    contains "$ERR_TXT" "$WORK/empty.yaml: the config is empty: expected YAML sections"
+    plain $cmd "$WORK/empty.yaml"
+  done
+done
+check "an empty config starts nothing" not test -e "$WORK/empty-out"
+run_rc 2 "$FOXOPT" export "$WORK/st" --optuna ""
+contains "$ERR_TXT" "an empty path was given for an output"
+check "export --optuna '': no temporary name" not grep -q 'tmp' "$WORK/err.txt"
+sed 's/sampler: random/sampler: grid/; s/name: successive_halving, min_epochs: 1, max_epochs: 3, eta: 3/name: pbt, population: 4, interval: 1/' \
+  "$WORK/ck.yaml" >"$WORK/pbt-grid.yaml"
+sed -i 's/steps_per_epoch: 20000/steps_per_epoch: 256/' "$WORK/pbt-grid.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/pbt-grid.yaml" -o "$WORK/pbt-grid"
+contains "$ERR_TXT" "$WORK/pbt-grid.yaml: study.sampler.name = grid: parameters.dqn.lr (line "
+check "grid under pbt: refused before the study starts" not test -e "$WORK/pbt-grid"
 done_
