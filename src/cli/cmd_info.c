@@ -240,6 +240,12 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
   hid_t f;
   FOX_TRY(h5io_open_read(path, "a foxopt dataset, trial, backtest, study, rank or checkpoint file",
                          &f, e));
+  /* Every checksum first: what info describes is then what foxopt wrote, byte for byte. */
+  int ok = h5io_verify(path, e);
+  if (ok != 0) {
+    H5Fclose(f);
+    return ok;
+  }
   /* A `kind` that is there but unreadable is a damaged file, which the dataset reader would
    * misreport as a dataset missing /bars. */
   char kind[32] = "dataset";

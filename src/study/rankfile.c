@@ -251,9 +251,10 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
   return h5io_create_atomic(path, put_body_, &c, e);
 }
 
-/* A trial file is kept when it holds the segment the study recorded (its epochs); one the
- * study did not record (a run stopped between the file and study.h5) or cannot be read (a
- * damaged copy from before files were atomic) goes, and rankfile_check names what is lost. */
+/* A trial file is kept when it holds the segment the study recorded (its epochs) and every
+ * dataset reads back as written (h5io_verify: its checksums); one the study did not record (a
+ * run stopped between the file and study.h5), cannot be read (a damaged copy from before files
+ * were atomic) or is damaged goes, and rankfile_check names what is lost: damaged is missing. */
 static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
   const struct study *s = ctx;
   int epochs = -1;
@@ -270,11 +271,15 @@ static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
     H5Fclose(f);
   }
   H5Eclear2(H5E_DEFAULT);
+  struct fox_err v = {0};
   if (id < s->n && repeat < s->repeats && epochs >= 0 &&
-      epochs == s->trials[id].rep[repeat].epochs)
-    return 0;
-  if (f < 0)
+      epochs == s->trials[id].rep[repeat].epochs) {
+    if (h5io_verify(path, &v) == 0)
+      return 0;
+    fprintf(stderr, "foxopt run: warning: %s: removed\n", v.msg);
+  } else if (f < 0) {
     fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
+  }
   remove(path);
   return 0;
 }

@@ -42,7 +42,7 @@ int rankfile_read_policy(const char *outdir, long id, int repeat, const struct b
  * flight when a run was stopped or killed, or an unreadable file). */
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e);
 /* After the scrub of a resume: warns on `warn` about every trial the study records whose trial
- * file is gone (deleted, or unreadable and scrubbed); returns how many. */
+ * file is gone (deleted, or unreadable or damaged and scrubbed); returns how many. */
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn);
 /* Removes the NAME.tmp.PID files (fs_temp_name) that runs which died or failed mid-write left
  * in OUTDIR, OUTDIR/trials and OUTDIR/state: under the OUTDIR's lock nobody else writes them. */
