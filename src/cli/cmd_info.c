@@ -241,7 +241,7 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
   FOX_TRY(h5io_open_read(path, "a foxopt dataset, trial, backtest, study, rank or checkpoint file",
                          &f, e));
   /* Every checksum first: what info describes is then what foxopt wrote, byte for byte. */
-  int ok = h5io_verify(path, e);
+  int ok = h5io_verify(path, 0, e);
   if (ok != 0) {
     H5Fclose(f);
     return ok;

@@ -274,7 +274,7 @@ static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
   struct fox_err v = {0};
   if (id < s->n && repeat < s->repeats && epochs >= 0 &&
       epochs == s->trials[id].rep[repeat].epochs) {
-    if (h5io_verify(path, &v) == 0)
+    if (h5io_verify(path, 1, &v) == 0)
       return 0;
     fprintf(stderr, "foxopt run: warning: %s: removed\n", v.msg);
   } else if (f < 0) {

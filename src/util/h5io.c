@@ -593,37 +593,59 @@ static int lookup_(hid_t loc, const char *path) {
   }
 }
 
+/* Whether the failure on HDF5's error stack is a Fletcher32 mismatch (the stack is kept). */
+static int checksum_failed_(void) {
+  struct cause_ c = {0};
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, cause_walk_, &c);
+  return c.checksum;
+}
+
+/* A failure while verifying: reported when strict or when it is a checksum mismatch; other
+ * damage is left to the reader that needs the object, which names it more precisely. */
+static int verify_fail_(int strict, const char *what, int line, struct fox_err *e) {
+  if (strict || checksum_failed_())
+    return h5io_fail(e, FOX_EDATA, __FILE__, line, what);
+  H5Eclear2(H5E_DEFAULT);
+  return 0;
+}
+
 /* Reads a filtered dataset through, in slabs of rows of at most 16 MiB: HDF5 checks each
  * chunk's Fletcher32 sum as it reads it. */
-static int verify_dataset_(hid_t ds, const char *what, struct fox_err *e) {
+static int verify_dataset_(hid_t ds, const char *what, int strict, struct fox_err *e) {
   hid_t dcpl = H5Dget_create_plist(ds), type = H5Dget_type(ds), space = H5Dget_space(ds);
-  int rc = dcpl < 0 || type < 0 || space < 0 ? h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what)
-                                              : 0;
+  int rc = 0, bad = dcpl < 0 || type < 0 || space < 0;
+  if (bad)
+    rc = verify_fail_(strict, what, __LINE__, e);
   hsize_t dims[H5S_MAX_RANK] = {0};
-  int rank = rc == 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
-  size_t elem = rc == 0 ? H5Tget_size(type) : 0, row = elem;
+  int rank = bad ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+  size_t elem = bad ? 0 : H5Tget_size(type), row = elem;
   for (int i = 1; i < rank; i++)
     row *= (size_t)dims[i];
   /* Unfiltered (nothing to check), variable-length (foxopt writes none) and scalar datasets
    * are left alone. */
-  int check = rc == 0 && rank >= 1 && dims[0] > 0 && row > 0 && H5Pget_nfilters(dcpl) > 0 &&
+  int check = !bad && rank >= 1 && dims[0] > 0 && row > 0 && H5Pget_nfilters(dcpl) > 0 &&
               H5Tget_class(type) != H5T_VLEN && H5Tis_variable_str(type) == 0;
   hsize_t step = check ? ((size_t)16 << 20) / row : 0;
   step = step ? step : 1;
   void *buf = check ? malloc((size_t)(step < dims[0] ? step : dims[0]) * row) : NULL;
   if (check && !buf)
     rc = fox_errf(e, FOX_EFAIL, "out of memory verifying %s", what);
-  for (hsize_t at = 0; check && rc == 0 && at < dims[0]; at += step) {
+  for (hsize_t at = 0; check && buf && at < dims[0]; at += step) {
     hsize_t start[H5S_MAX_RANK] = {at}, count[H5S_MAX_RANK];
     for (int i = 0; i < rank; i++)
       count[i] = dims[i];
     count[0] = dims[0] - at < step ? dims[0] - at : step;
     hid_t mem = H5Screate_simple(rank, count, NULL);
-    if (mem < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-        H5Dread(ds, type, mem, space, H5P_DEFAULT, buf) < 0)
-      rc = h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+    int failed = mem < 0 ||
+                 H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+                 H5Dread(ds, type, mem, space, H5P_DEFAULT, buf) < 0;
+    /* the cause before any other call: every HDF5 call clears the error stack */
+    if (failed)
+      rc = verify_fail_(strict, what, __LINE__, e);
     if (mem >= 0)
       H5Sclose(mem);
+    if (failed)
+      break;
   }
   free(buf);
   if (dcpl >= 0)
@@ -635,22 +657,26 @@ static int verify_dataset_(hid_t ds, const char *what, struct fox_err *e) {
   return rc;
 }
 
-static int verify_group_(hid_t g, const char *file, struct fox_err *e) {
+static int verify_group_(hid_t g, const char *file, int strict, struct fox_err *e) {
   H5G_info_t info;
   if (H5Gget_info(g, &info) < 0)
-    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, file);
+    return verify_fail_(strict, file, __LINE__, e);
   for (hsize_t i = 0; i < info.nlinks; i++) {
     char name[256], what[1700], full[800];
     if (H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name,
-                           H5P_DEFAULT) < 0)
-      return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, file);
+                           H5P_DEFAULT) < 0) {
+      FOX_TRY(verify_fail_(strict, file, __LINE__, e));
+      continue;
+    }
     snprintf(what, sizeof what, "%s: %s", file, abs_name_(g, name, full, sizeof full));
     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
-    if (o < 0)
-      return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
+    if (o < 0) {
+      FOX_TRY(verify_fail_(strict, what, __LINE__, e));
+      continue;
+    }
     H5I_type_t t = H5Iget_type(o);
-    int rc = t == H5I_GROUP ? verify_group_(o, file, e)
-             : t == H5I_DATASET ? verify_dataset_(o, what, e)
+    int rc = t == H5I_GROUP ? verify_group_(o, file, strict, e)
+             : t == H5I_DATASET ? verify_dataset_(o, what, strict, e)
                                 : 0;
     H5Oclose(o);
     FOX_TRY(rc);
@@ -658,10 +684,10 @@ static int verify_group_(hid_t g, const char *file, struct fox_err *e) {
   return 0;
 }
 
-int h5io_verify(const char *path, struct fox_err *e) {
+int h5io_verify(const char *path, int strict, struct fox_err *e) {
   hid_t f = -1;
   FOX_TRY(h5io_open_read(path, "a foxopt file", &f, e));
-  int rc = verify_group_(f, path, e);
+  int rc = verify_group_(f, path, strict, e);
   H5Fclose(f);
   return rc;
 }

@@ -62,9 +62,10 @@ int h5io_read_strs(hid_t loc, const char *name, char *buf, size_t n, size_t widt
 /* Whether `path` names an object: 1, 0, or -1 when HDF5 cannot tell (damaged metadata). */
 int h5io_exists(hid_t loc, const char *path);
 /* Reads every checksummed dataset of the file through (h5io_write gives each a Fletcher32 sum
- * per chunk): FOX_EDATA naming the file and dataset when a byte differs from what was written,
- * the file is cut short or is not HDF5. */
-int h5io_verify(const char *path, struct fox_err *e);
+ * per chunk): FOX_EDATA naming the file and dataset when a byte differs from what was written
+ * or the file is not HDF5; strict: also when any object cannot be opened or read (otherwise
+ * that is left to the reader that needs it, which names it more precisely). */
+int h5io_verify(const char *path, int strict, struct fox_err *e);
 /* The same for readers: 1, 0, or FOX_EDATA naming the file and path when the metadata on the
  * way to it cannot be read (never "missing" for a damaged file). */
 int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e);

@@ -197,8 +197,8 @@ def dataset_cases():
          "FILE: attribute 'source': holds integers, expected a string")
     case("version_long", lambda f: str_vlen(f, "foxopt_version", "9" * 40), 3,
          "FILE: attribute 'foxopt_version': 40 characters, more than the 31 expected")
-    case("kind_unknown", lambda f: str_vlen(f, "kind", "checkpoint"), 3,
-         "FILE: attribute 'kind' is 'checkpoint', expected dataset, trial")
+    case("kind_unknown", lambda f: str_vlen(f, "kind", "model"), 3,
+         "FILE: attribute 'kind' is 'model', expected dataset, trial")
     # every string form h5py writes reads back whole
     case("source_vlen_utf8", lambda f: str_vlen(f, "source", "données-€.csv"), 0,
          "source         données-€.csv")

@@ -307,7 +307,17 @@ int main(void) {
        "key 'max' given twice");
   bad_("market:\n  fee: [0.1\n", "3", "YAML syntax");
   bad_("- a\n- b\n", "1", "expected a mapping of sections");
-  CHECK(load_(&c, "", &e) == 0, "an empty file is all defaults: %s", e.msg);
+  /* An empty file would run its defaults into a dataset.h5 the user never named (issue 28);
+   * an empty text built by a program is still all defaults. */
+  CHECK(load_(&c, "", &e) == FOX_EUSAGE && strstr(e.msg, ": the config is empty"),
+        "an empty file is refused: %s", e.msg);
+  fox_err_clear(&e);
+  CHECK(load_(&c, "# nothing\n", &e) == FOX_EUSAGE && strstr(e.msg, ": the config is empty"),
+        "a file of comments is refused: %s", e.msg);
+  fox_err_clear(&e);
+  config_defaults(&c);
+  CHECK(config_load_text(&c, "", "text", NULL, &e) == 0 && c.epochs == 3,
+        "an empty text is all defaults: %s", e.msg);
   fox_err_clear(&e);
   CHECK(config_load(&c, "/nonexistent/x.yaml", NULL, &e) == FOX_EUSAGE &&
             strstr(e.msg, "/nonexistent/x.yaml: cannot open"),
