@@ -1,6 +1,7 @@
 /* The report page, section by section: the facts and the table, the history, the parameters,
  * the best equity against buy-and-hold, the selection figures, the test looks, the Pareto front. */
 #include "report/html.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -65,24 +66,6 @@ struct page_ {
   FILE *f, *notes;
 };
 
-void html_escape(FILE *f, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    switch (c) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    default:
-      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-        fputs("&#xfffd;", f);
-      else
-        fputc(c, f);
-    }
-  }
-}
-
 /* printf, escaped. */
 static void esc_(FILE *f, const char *fmt, ...) {
   char buf[2048];
@@ -90,7 +73,7 @@ static void esc_(FILE *f, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  html_escape(f, buf);
+  text_escape_html(f, buf);
 }
 
 /* What the page cannot show, in the page and on the notes. */
@@ -101,7 +84,7 @@ static void note_(struct page_ *w, const char *fmt, ...) {
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   fputs("<p class=\"note\">", w->f);
-  html_escape(w->f, buf);
+  text_escape_html(w->f, buf);
   fputs("</p>\n", w->f);
   if (w->notes)
     fprintf(w->notes, "note: report.html: %s\n", buf);
@@ -130,7 +113,7 @@ static void key_(FILE *f, const char *mark, const char *cls, const char *text) {
   else
     fprintf(f, "<rect class=\"%s\" x=\"1\" y=\"2\" width=\"10\" height=\"8\"/>", cls);
   fputs("</svg> ", f);
-  html_escape(f, text);
+  text_escape_html(f, text);
   fputs(" &#160; ", f);
 }
 
@@ -170,15 +153,15 @@ static int head_(struct page_ *w) {
     if ((end = strchr(line, '\n')))
       *end = '\0';
     fputs("<li>", f);
-    html_escape(f, line);
+    text_escape_html(f, line);
     fputs("</li>\n", f);
   }
   free(buf);
   fputs("<li>study directory ", f);
-  html_escape(f, w->p->outdir);
+  text_escape_html(f, w->p->outdir);
   if (s->cfg.study.function == 0) {
     fputs("; dataset ", f);
-    html_escape(f, s->cfg.data_path);
+    text_escape_html(f, s->cfg.data_path);
   }
   fputs("</li>\n</ul>\n", f);
   return 0;
@@ -200,7 +183,7 @@ static void table_(struct page_ *w) {
   fputs("<div class=\"scroll\"><table id=\"best\">\n<thead><tr>", f);
   for (int c = 0; c < nc; c++) {
     fputs(cols[c].left ? "<th class=\"l\">" : "<th>", f);
-    html_escape(f, cols[c].head);
+    text_escape_html(f, cols[c].head);
     fputs("</th>", f);
   }
   fputs("</tr></thead>\n<tbody>\n", f);
@@ -211,7 +194,7 @@ static void table_(struct page_ *w) {
       char cell[FOX_CHOICE_LEN];
       report_cell(s, t, &cols[c], cell, sizeof cell);
       fputs(cols[c].left ? "<td class=\"l\">" : "<td>", f);
-      html_escape(f, cell);
+      text_escape_html(f, cell);
       fputs("</td>", f);
     }
     fputs("</tr>\n", f);
@@ -244,11 +227,11 @@ static int pbt_(struct page_ *w) {
             "it trained with.", s->trials[ids[n - 1]].member, ids[n - 1]);
     fputs("</p>\n<div class=\"scroll\"><table id=\"schedule\">\n<thead><tr><th>generation</th>"
           "<th>row</th><th>parent</th><th class=\"l\">exploited</th><th>epochs</th><th>", f);
-    html_escape(f, label);
+    text_escape_html(f, label);
     fputs("</th>", f);
     for (int i = 0; i < s->space.n; i++) {
       fputs("<th>", f);
-      html_escape(f, s->space.p[i].key);
+      text_escape_html(f, s->space.p[i].key);
       fputs("</th>", f);
     }
     fputs("</tr></thead>\n<tbody>\n", f);
@@ -266,7 +249,7 @@ static int pbt_(struct page_ *w) {
         char v[FOX_CHOICE_LEN];
         space_format(&s->space.p[i], t->x[i], v, sizeof v);
         fputs("<td>", f);
-        html_escape(f, v[0] ? v : "-");
+        text_escape_html(f, v[0] ? v : "-");
         fputs("</td>", f);
       }
       fputs("</tr>\n", f);
@@ -457,7 +440,7 @@ static int params_(struct page_ *w) {
     }
     svg_end(&g);
     fputs("<figcaption>", f);
-    html_escape(f, sp->key);
+    text_escape_html(f, sp->key);
     fputs(categorical ? " (by choice)" : log_scale ? " (log scale)" : "", f);
     fputs("</figcaption></figure>\n", f);
   }
@@ -636,9 +619,9 @@ static void kv_(FILE *f, const char *key, const char *fmt, ...) {
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   fputs("<dt>", f);
-  html_escape(f, key);
+  text_escape_html(f, key);
   fputs("</dt><dd>", f);
-  html_escape(f, buf);
+  text_escape_html(f, buf);
   fputs("</dd>\n", f);
 }
 
@@ -759,7 +742,7 @@ static void test_(struct page_ *w) {
   fputs("</p>\n<div class=\"scroll\"><table id=\"test-rows\">\n<thead><tr><th>id</th><th>", f);
   char lab[FOX_NAME_LEN + 8];
   report_metric_label(s, s->objective, lab, sizeof lab);
-  html_escape(f, lab);
+  text_escape_html(f, lab);
   fputs("</th>", f);
   static const char *const key[] = {"total_return", "sharpe", "max_drawdown", "trades"};
   for (int i = 0; i < 4; i++) {
@@ -891,7 +874,7 @@ static int pareto_(struct page_ *w) {
   }
   for (int i = 0; i < s->space.n; i++) {
     fputs("<th class=\"l\">", f);
-    html_escape(f, s->space.p[i].key);
+    text_escape_html(f, s->space.p[i].key);
     fputs("</th>", f);
   }
   fputs("</tr></thead>\n<tbody>\n", f);
@@ -908,7 +891,7 @@ static int pareto_(struct page_ *w) {
       char v[FOX_CHOICE_LEN];
       space_format(&s->space.p[i], t->x[i], v, sizeof v);
       fputs("<td class=\"l\">", f);
-      html_escape(f, v);
+      text_escape_html(f, v);
       fputs("</td>", f);
     }
     fputs("</tr>\n", f);
@@ -931,7 +914,7 @@ static int body_(struct page_ *w, struct fox_err *e) {
   if (pareto_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   fputs("<footer>Written by foxopt " FOXOPT_VERSION " from ", w->f);
-  html_escape(w->f, w->p->outdir);
+  text_escape_html(w->f, w->p->outdir);
   fputs("/study.h5. Everything on this page is in this one file: it loads nothing.</footer>\n"
         "</body>\n</html>\n", w->f);
   return 0;

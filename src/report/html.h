@@ -18,9 +18,6 @@ struct html_page {
   const struct test_record *rec;  /* the test looks (looks = 0: none) */
 };
 
-/* Writes s as text for HTML, in an element or a quoted attribute: & < > " ' as references, a
- * control character other than tab and line breaks as U+FFFD (HTML allows none). */
-void html_escape(FILE *f, const char *s);
 /* Writes the page to `path` through a temporary name and a rename, so that a failure leaves
  * any earlier page whole. What the page cannot show (no buy-and-hold without the dataset, an
  * equity curve newer than study.h5) it says in the page, and on `notes`. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/html.h"
+#include "util/text.h"
 
 void svg_axis_fit(struct svg_axis *a, const double *v, long n, double pad) {
   double lo = INFINITY, hi = -INFINITY;
@@ -44,9 +44,9 @@ void svg_begin(struct svg *g, FILE *f, double w, double h, const char *title) {
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %g %g\" width=\"100%%\" "
              "role=\"img\" aria-label=\"",
           w, h);
-  html_escape(f, title);
+  text_escape_html(f, title);
   fputs("\"><title>", f);
-  html_escape(f, title);
+  text_escape_html(f, title);
   fputs("</title>\n", f);
 }
 
@@ -138,7 +138,7 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
       fprintf(f, "<line class=\"gr\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
               x, y0, x, y1, x, ty);
-      html_escape(f, s);
+      text_escape_html(f, s);
       fputs("</text>\n", f);
     }
   } else {
@@ -157,14 +157,14 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
   if (xlabel) {
     fprintf(f, "<text class=\"lab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
             (x0 + x1) / 2, g->h - 5);
-    html_escape(f, xlabel);
+    text_escape_html(f, xlabel);
     fputs("</text>", f);
   }
   if (ylabel) {
     fprintf(f, "<text class=\"lab\" transform=\"translate(%.1f %.1f) rotate(-90)\" "
                "text-anchor=\"middle\">",
             1.05 * em, (y0 + y1) / 2);
-    html_escape(f, ylabel);
+    text_escape_html(f, ylabel);
     fputs("</text>", f);
   }
   fputs("</g>\n", f);
@@ -260,6 +260,6 @@ void svg_text(struct svg *g, double px, double py, const char *anchor, const cha
               const char *s) {
   fprintf(g->f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", cls, px, py,
           anchor);
-  html_escape(g->f, s);
+  text_escape_html(g->f, s);
   fputs("</text>\n", g->f);
 }

@@ -1,7 +1,8 @@
-/* Text that reaches a terminal: one line of UTF-8 without control characters. */
+/* Text that reaches a terminal (one line of UTF-8 without control characters) or a page. */
 #include "util/text.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The length of the UTF-8 sequence that byte `c` starts; 0 for a byte that starts none. */
 static int utf8_len_(unsigned c) {
@@ -42,5 +43,23 @@ void text_defuse(char *s) {
       *p = '?';
     else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) /* C1, as UTF-8 */
       p[0] = '?', p[1] = '?';
+  }
+}
+
+void text_escape_html(FILE *f, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    switch (c) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default:
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+        fputs("&#xfffd;", f);
+      else
+        fputc(c, f);
+    }
   }
 }

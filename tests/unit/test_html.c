@@ -12,6 +12,7 @@
 
 #include "fox_check.h"
 #include "report/html.h"
+#include "util/text.h"
 #include "report/report.h"
 #include "report/svg.h"
 #include "study/study.h"
@@ -21,7 +22,7 @@ static char *escaped_(const char *s) {
   char *buf = NULL;
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
-  html_escape(f, s);
+  text_escape_html(f, s);
   fclose(f);
   return buf;
 }
