@@ -61,12 +61,15 @@ check_prerequisites() {
   have mpicc || miss required "an MPI with mpicc" openmpi "openmpi-bin libopenmpi-dev"
   have h5cc || pc hdf5 || miss required "HDF5 with its C headers (h5cc)" hdf5 libhdf5-dev
   pc yaml-0.1 || miss required "libyaml (pkg-config yaml-0.1)" libyaml libyaml-dev
+  pc jansson || miss required "jansson (pkg-config jansson)" jansson libjansson-dev
   lib libopenblas openblas || miss required "OpenBLAS" openblas libopenblas-dev
   pc zlib || lib "libz.so" zlib || miss required "zlib" zlib zlib1g-dev
   have nvcc || [ -x /usr/local/cuda/bin/nvcc ] ||
     miss optional "CUDA (nvcc; without it foxopt builds for the CPU)" cuda nvidia-cuda-toolkit
   pc libxsmm || miss optional "libxsmm (faster small GEMMs)" libxsmm libxsmm-dev
   have gnuplot || miss optional "gnuplot (report's PNG plots)" gnuplot gnuplot-nox
+  { have protoc-c && pc libprotobuf-c; } ||
+    miss optional "protobuf-c (export --onnx)" protobuf-c "protobuf-c-compiler libprotobuf-c-dev"
   if [ $need -ne 0 ]; then
     echo "setup: a required prerequisite is missing (above); nothing was built" >&2
     exit 2
@@ -77,6 +80,7 @@ check_prerequisites() {
 
 pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
+      libjansson-dev protobuf-c-compiler libprotobuf-c-dev
       clang libclang-rt-14-dev gnuplot-nox libxsmm-dev
       man-db environment-modules zsh)
 # man-db, environment-modules and zsh: e2e_install reads the installed pages with man, loads
@@ -119,6 +123,11 @@ if [ $want_python -eq 1 ]; then
   if ! .venv/bin/python -c 'import websocket' 2>/dev/null; then
     echo "setup: adding websocket-client to .venv (tests/e2e/html_browser.py)"
     .venv/bin/pip install -q --disable-pip-version-check websocket-client
+  fi
+  # export --onnx/--safetensors are judged by onnx's checker, onnxruntime and safetensors.
+  if ! .venv/bin/python -c 'import onnx, onnxruntime, safetensors' 2>/dev/null; then
+    echo "setup: adding onnx, onnxruntime and safetensors to .venv (tests/e2e/export_policy.py)"
+    .venv/bin/pip install -q --disable-pip-version-check onnx onnxruntime safetensors
   fi
   # The learning benchmark trains Stable-Baselines3 (PyTorch) on foxopt's market.
   if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' \

@@ -1,25 +1,47 @@
-/* foxopt export: a study in another tool's format; so far Optuna's JournalStorage log, which
- * optuna.load_study and optuna-dashboard read. */
+/* foxopt export: a study in another tool's format (Optuna's JournalStorage log, which
+ * optuna.load_study and optuna-dashboard read), or a trained policy for the user's own stack
+ * (ONNX, safetensors, each with a JSON sidecar). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "export/onnx.h"
+#include "export/policy.h"
+#include "export/safetensors.h"
+#include "export/sidecar.h"
 #include "report/optuna_journal.h"
 #include "study/study_h5.h"
 #include "util/fsutil.h"
 
 static const struct cli_opt opts_[] = {
-    {"--optuna", "FILE", "the journal to write"},
+    {"--optuna", "FILE", "the study as Optuna's journal (OUTDIR only)"},
+    {"--onnx", "FILE", "the trial's greedy policy as an ONNX model, and FILE.json beside it"},
+    {"--safetensors", "FILE", "the trial's networks as safetensors, and FILE.json beside it"},
+    {"--trial", "ID", "with OUTDIR: the study's trial whose policy is exported"},
+    {"--repeat", "R", "with --trial and study.repeats > 1: that repeat's policy (default 0)"},
+    {"--data", "DATA.h5", "the dataset whose normalisation the sidecar records (default: the "
+                          "trial's data.path)"},
     {NULL, NULL, NULL}};
 
 const struct cli_cmd cli_cmd_export = {
     .name = "export",
-    .summary = "a study as Optuna's journal (optuna.load_study, optuna-dashboard)",
-    .synopsis = "OUTDIR --optuna FILE.log",
+    .summary = "a study as Optuna's journal, or a trained policy as ONNX or safetensors",
+    .synopsis = "OUTDIR --optuna FILE.log\n"
+                "TRIAL.h5|OUTDIR --trial ID [--repeat R] [--onnx FILE.onnx]\n"
+                "    [--safetensors FILE.safetensors] [--data DATA.h5]",
     .about =
-        "Writes the study in OUTDIR (study.h5 and the trial files of foxopt run, finished or\n"
+        "--onnx writes the greedy policy of a trial (TRIAL.h5 of foxopt train, or trial ID of\n"
+        "the study in OUTDIR) as an ONNX model (opset 13): input `state` [batch, 54], the state\n"
+        "foxopt builds after a bar's close; outputs `q_values` (DQN) or `logits` (PPO) [batch, 3]\n"
+        "and `action` int64 [batch] (0 hold, 1 buy, 2 sell). --safetensors writes the networks'\n"
+        "weights as nn.Sequential names them (policy.0.weight [out, in], policy.0.bias, \n"
+        "policy.2.weight, ...; PPO's value network as critic.*). Each gets FILE.json: the inputs\n"
+        "in order with each feature's normalisation mean and std (from the dataset), the clamp,\n"
+        "the portfolio inputs' formulas, the actions, the network's dims and activation.\n"
+        "\n"
+        "--optuna writes the study in OUTDIR (study.h5 and the trial files of foxopt run, finished or\n"
         "still running) as Optuna's JournalStorage log: one JSON object per line, the operations\n"
         "Optuna 5 replays. Then, in Python:\n"
         "  storage = optuna.storages.JournalStorage(\n"
@@ -42,27 +64,95 @@ const struct cli_cmd cli_cmd_export = {
         "serves it.",
     .opts = opts_,
     .exits = "0 ok, 1 FILE cannot be written (e.g. its directory is missing), 2 bad usage,\n"
-             "            3 OUTDIR holds no readable study.h5, or a trial file is damaged",
+             "            3 OUTDIR holds no readable study.h5, or a trial file or the dataset is\n"
+             "            damaged",
     .run = cmd_export,
 };
 
+/* FILE.json beside FILE */
+static int sidecar_(const struct policy_export *p, const char *model, const char *format,
+                    struct fox_err *e) {
+  char path[4300];
+  if (snprintf(path, sizeof path, "%s.json", model) >= (int)sizeof path)
+    return fox_errf(e, FOX_EUSAGE, "%s: path too long", model);
+  FOX_TRY(fs_out_guard(path, e));
+  FOX_TRY(sidecar_write(p, model, format, path, e));
+  printf("wrote %s (the state's inputs, normalisation and actions)\n", path);
+  return 0;
+}
+
+static int policy_(const char *src, long trial, int repeat, const char *data, const char *onnx,
+                   const char *st, struct fox_err *e) {
+  fs_guard_inputs();
+  struct stat sb;
+  if (stat(src, &sb) == 0 && S_ISDIR(sb.st_mode))
+    fs_guard_study(src);
+  if (onnx)
+    FOX_TRY(fs_out_guard(onnx, e));
+  if (st)
+    FOX_TRY(fs_out_guard(st, e));
+  struct policy_export p;
+  FOX_TRY(policy_export_load(&p, src, trial, repeat, data, e));
+  int rc = 0;
+  if (onnx && (rc = fs_out_guard(onnx, e)) == 0 && (rc = onnx_write(&p, onnx, e)) == 0) {
+    printf("wrote %s: the greedy %s policy of %s, %d inputs -> %s\n", onnx,
+           p.algo == FOX_ALGO_PPO ? "ppo" : "dqn", p.source, p.policy.dims[0],
+           p.algo == FOX_ALGO_PPO ? "logits, action" : "q_values, action");
+    rc = sidecar_(&p, onnx, "onnx", e);
+  }
+  if (rc == 0 && st && (rc = fs_out_guard(st, e)) == 0 &&
+      (rc = safetensors_write(&p, st, e)) == 0) {
+    printf("wrote %s: the %s networks of %s\n", st, p.algo == FOX_ALGO_PPO ? "ppo" : "dqn",
+           p.source);
+    rc = sidecar_(&p, st, "safetensors", e);
+  }
+  policy_export_free(&p);
+  return rc;
+}
+
 int cmd_export(int argc, char **argv, struct fox_err *e) {
-  const char *outdir = NULL, *optuna = NULL;
+  const char *outdir = NULL, *optuna = NULL, *onnx = NULL, *sft = NULL, *data = NULL, *v;
+  long long trial = -1, repeat = 0;
+  int have_repeat = 0;
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     if (strcmp(s, "--optuna") == 0) {
       if (!(optuna = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
+    } else if (strcmp(s, "--onnx") == 0) {
+      if (!(onnx = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+    } else if (strcmp(s, "--safetensors") == 0) {
+      if (!(sft = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+    } else if (strcmp(s, "--data") == 0) {
+      if (!(data = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+    } else if (strcmp(s, "--trial") == 0 || strcmp(s, "--repeat") == 0) {
+      if (!(v = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+      long long *dst = s[2] == 't' ? &trial : &repeat;
+      have_repeat |= s[2] == 'r';
+      FOX_TRY(cli_parse_i64(s, v, 0, 1000000000, dst, e));
     } else if (!outdir) {
       outdir = s;
     } else {
-      return fox_errf(e, FOX_EUSAGE, "one OUTDIR only ('%s' and '%s')", outdir, s);
+      return fox_errf(e, FOX_EUSAGE, "one OUTDIR or TRIAL.h5 only ('%s' and '%s')", outdir, s);
     }
   }
   if (!outdir)
-    return fox_errf(e, FOX_EUSAGE, "OUTDIR is required (foxopt help export)");
-  if (!optuna)
-    return fox_errf(e, FOX_EUSAGE, "--optuna FILE is required (the one format so far)");
+    return fox_errf(e, FOX_EUSAGE, "OUTDIR or TRIAL.h5 is required (foxopt help export)");
+  if (!optuna && !onnx && !sft)
+    return fox_errf(e, FOX_EUSAGE, "what to write: --optuna FILE (a study), --onnx FILE or "
+                                   "--safetensors FILE (a policy)");
+  if (optuna && (onnx || sft))
+    return fox_errf(e, FOX_EUSAGE, "--optuna exports a study, --onnx and --safetensors a "
+                                   "policy: one kind at a time");
+  if ((trial >= 0 || have_repeat || data) && optuna)
+    return fox_errf(e, FOX_EUSAGE, "--trial, --repeat and --data go with --onnx or "
+                                   "--safetensors");
+  if (onnx || sft)
+    return policy_(outdir, (long)trial, (int)repeat, data, onnx, sft, e);
   struct stat st;
   if (stat(outdir, &st) != 0)
     return fox_errf(e, FOX_EDATA, "%s/study.h5: cannot open: %s: %s (expected the -o OUTDIR "
