@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "live/live.h"
 #include "mpi/coordinator.h"
 #include "study/pbt.h"
 #include "study/rankfile.h"
@@ -275,6 +276,25 @@ static void save_(void *ctx) {
     runner_prune_states(sv->outdir, sv->s);
 }
 
+/* live_prune's question: the last epoch the study recorded for (trial, repeat), or for a pbt
+ * member over its generations. */
+static int recorded_(const void *ctx, int id, int repeat, int member) {
+  const struct study *s = ctx;
+  if (repeat < 0 || repeat >= s->repeats)
+    return 0;
+  if (!member) /* once per line of metrics.jsonl: direct */
+    return id >= 0 && id < s->n && s->trials[id].rep[repeat].rung >= 0
+               ? s->trials[id].rep[repeat].epochs
+               : 0;
+  int last = 0;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_rep *rp = &s->trials[i].rep[repeat];
+    if (s->trials[i].member == id && rp->rung >= 0 && rp->epochs > last)
+      last = rp->epochs;
+  }
+  return last;
+}
+
 static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
                 const volatile sig_atomic_t *stop, struct fox_err *e) {
   struct study given, s;
@@ -303,11 +323,13 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   if (w->rank == 0 && fresh && a->resume)
     fprintf(stderr, "foxopt run: %s holds no study yet: --resume starts it\n", outdir);
   /* Under the lock, rank files without a study.h5 are a dead run's: no rank appends to them. */
-  if (w->rank == 0 && fresh)
-    rc = rankfile_remove_all(outdir, e);
+  if (w->rank == 0 && fresh && (rc = rankfile_remove_all(outdir, e)) == 0)
+    rc = live_remove(outdir, e);
   /* The stopped or killed run's files, put right before any rank opens its own. */
-  if (rc == 0 && w->rank == 0 && !fresh && (rc = rankfile_scrub(outdir, &s, e)) == 0)
+  if (rc == 0 && w->rank == 0 && !fresh && (rc = rankfile_scrub(outdir, &s, e)) == 0) {
     rankfile_check(outdir, &s, stderr);
+    rc = live_prune(outdir, recorded_, &s, e);
+  }
   if ((rc = agree_(w, rc, e)) != 0) {
     study_free(&s);
     return rc;

@@ -231,6 +231,10 @@ static const struct param_ params_[] = {
      "none, summary or full",
      "Per-bar output of the evaluation in a study's trial files and `backtest --output`: summary "
      "has actions, rewards and barrier labels, full adds the states, none writes none."},
+    {"output.tensorboard", P_BOOL, C_(tensorboard), 0, 1, 0, NULL, "true or false",
+     "A study also writes every trial's epochs as TensorBoard events under OUTDIR/tb/ "
+     "(trial-ID, or member-M under pbt), readable while it runs; OUTDIR/metrics.jsonl has them "
+     "always."},
     {"study.name", P_NAME, S_(name), 0, 0, 0, NULL, "a name",
      "The study's name: without -o, `foxopt run` writes the study to a directory of that name in "
      "the current directory."},

@@ -132,6 +132,7 @@ struct config {
   int eval_split; /* eval.split: FOX_SPLIT_* */
   int eval_folds; /* eval.folds: consecutive walk-forward folds of the split, each from flat */
   int experience; /* output.experience */
+  int tensorboard; /* output.tensorboard: a study's epochs as TensorBoard events too */
   struct study_config study;
   /* given[i]: key i of the config table was set by the file or a --set (not only defaulted),
    * for the checks that refuse a key by its presence (a scheduler's keys under another). Last,

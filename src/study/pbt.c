@@ -240,6 +240,8 @@ static void items_(const struct study *s, const struct study_trial *t, struct wo
     w->buffers_trial = buffers ? own->id : -1;
     w->buffers_rank = state && buffers && own->rep[r].held ? own->rep[r].rank : -1;
     w->owner = -1; /* the coordinator places it */
+    w->member = t->member;
+    w->generation = t->generation;
     w->to_epochs = to_epochs_(s, t->generation);
     w->keep_state = w->hold_state = !last;
     memcpy(w->x, t->x, sizeof w->x);

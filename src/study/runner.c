@@ -57,6 +57,7 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
     pthread_mutex_destroy(&r->lock);
     return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
   }
+  live_open(&r->live, outdir, s->cfg.tensorboard, rank);
   if (objective_function(s->cfg.study.function)) {
     snprintf(r->device, sizeof r->device, "none (test function)");
     return rankfile_create(outdir, rank, local_rank, local_size, NULL, NULL, "", host,
@@ -116,6 +117,7 @@ void runner_close(struct runner *r) {
   r->have_data = 0;
   pthread_mutex_destroy(&r->lock);
   state_cache_free(&r->cache);
+  live_close(&r->live);
 }
 
 static int put_(struct runner *r, const struct work_item *it, int epochs, struct trial *t,
@@ -422,6 +424,20 @@ static int leave_(struct pool_ *p, struct crew_ *c, int k, int stopped, struct f
   return rc;
 }
 
+/* The trial's last epoch into the live metrics. */
+static int live_(struct runner *r, const struct work_item *it, const struct trial *t,
+                 struct fox_err *e) {
+  const struct epoch_row *row = &t->r.curve[t->r.epochs_done - 1];
+  const char *names[FOX_LIVE_METRICS];
+  struct live_row lr = {it->trial, it->repeat, r->s->repeats, it->member, it->generation,
+                        row->epoch, row->seconds, row->env_steps_per_s, row->loss, {0}, names};
+  for (int m = 0; m < FOX_LIVE_METRICS; m++) {
+    names[m] = r->s->metric_names[m];
+    lr.metrics[m] = metrics_get(&row->eval, m);
+  }
+  return live_epoch(&r->live, &lr, e);
+}
+
 /* An epoch of population q, then each member's epoch end; the finished leave. */
 static int epoch_(struct pool_ *p, struct crew_ *c, struct pop *q, struct fox_err *e) {
   double seconds;
@@ -434,11 +450,18 @@ static int epoch_(struct pool_ *p, struct crew_ *c, struct pop *q, struct fox_er
   }
   FOX_TRY(rc);
   struct trial *members[FOX_POP_MAX];
-  int n = 0;
+  struct seg_ *segs[FOX_POP_MAX];
+  int n = 0, before[FOX_POP_MAX];
   for (int k = 0; k < c->n && n < FOX_POP_MAX; k++)
-    if (c->seg[k]->pop == q)
+    if (c->seg[k]->pop == q) {
+      segs[n] = c->seg[k];
+      before[n] = c->seg[k]->t.r.epochs_done;
       members[n++] = &c->seg[k]->t;
+    }
   FOX_TRY(trial_epochs_end(members, n, seconds, NULL, e));
+  for (int k = 0; k < n; k++) /* the epochs that were evaluated, live */
+    if (members[k]->r.epochs_done > before[k])
+      FOX_TRY(live_(p->r, segs[k]->it, members[k], e));
   for (int k = c->n - 1; k >= 0; k--)
     if (c->seg[k]->pop == q && seg_done_(c->seg[k]))
       FOX_TRY(leave_(p, c, k, 0, e));

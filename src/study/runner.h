@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include "backend/backend.h"
+#include "live/live.h"
 #include "study/state_cache.h"
 #include "study/study.h"
 
@@ -26,6 +27,7 @@ struct runner {
   double reward_scale; /* the base config's reward.scale on this dataset (auto resolved) */
   pthread_mutex_t lock; /* this rank's file */
   struct state_cache cache; /* the states this rank holds for pbt's next generation */
+  struct live live;         /* every epoch into metrics.jsonl (and TensorBoard's events) */
 };
 
 /* Loads and uploads the dataset (agent studies) to `device` (a CUDA ordinal for this rank;

@@ -19,7 +19,7 @@ const char *const study_status_names[4] = {"complete", "pruned", "failed", "runn
 
 /* Keys a study cannot search: they fix what the trials are compared on. */
 static const char *const fixed_keys_[] = {"data.path", "train.backend", "eval.split",
-                                          "eval.folds", NULL};
+                                          "eval.folds", "output.tensorboard", NULL};
 
 /* Repeat r's training seed: one stream per repeat, shared by every configuration, so that
  * configurations are compared on the same K seeds (paired). With one repeat each trial keeps
@@ -588,6 +588,7 @@ int study_next_work(struct study *s, struct work_item *items, int *n, struct fox
         w->trial = t->id;
         w->from_trial = t->id;
         w->buffers_trial = w->src_rank = w->buffers_rank = w->owner = -1;
+        w->member = w->generation = -1;
         w->repeat = r;
         w->seed = s->repeats == 1 ? t->seed : s->rep_seed[r];
         w->from_epochs = t->rep[r].epochs;

@@ -63,6 +63,7 @@ struct work_item {
   int keep_state;             /* a later rung may follow: save a checkpoint */
   int hold_state;             /* keep that checkpoint in memory too (pbt: another rank may
                                  continue from it) */
+  int member, generation;     /* pbt's member and generation (-1 otherwise): live metrics */
   double x[FOX_SPACE_MAX];
 };
 

@@ -1,0 +1,22 @@
+/* TensorBoard event files, written while a study runs: TFRecord frames (a length, its masked
+ * CRC-32C, the bytes, theirs) of Event protobufs holding scalar Summaries, through protobuf-c
+ * from src/live/tfevents.proto. TensorBoard reads a run directory's files as they grow. */
+#ifndef FOX_LIVE_TFEVENTS_H
+#define FOX_LIVE_TFEVENTS_H
+
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* Appends one Event of n scalars at `step` to this process's event file in `dir` (created,
+ * with TensorBoard's file_version record first, on the first append: one file per process and
+ * directory, events.out.tfevents.TIME.HOST.PID), in one write. */
+int tfevents_append(const char *dir, int64_t step, double wall_time, const char *const *tags,
+                    const double *values, int n, struct fox_err *e);
+/* Rewrites each event file of `dir` without the events of a step above `keep` (a resumed study
+ * trains those epochs again); a file whose frames do not check is cut at the first bad one. */
+int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e);
+/* CRC-32C (Castagnoli), as TFRecord frames carry it before masking; exposed for the test. */
+uint32_t tfevents_crc32c(const void *data, size_t n);
+
+#endif
