@@ -47,7 +47,8 @@ const struct cli_cmd cli_cmd_run = {
         "study.constraints a list of \"METRIC OP NUMBER\"; study.repeats seeds per\n"
         "configuration, eval.folds walk-forward folds, their cells\n"
         "aggregated by study.objective.aggregate (mean, median, iqm, lcb). After every step\n"
-        "OUTDIR/study.h5 and OUTDIR/trials.csv are rewritten (temporary name, then rename);\n"
+        "OUTDIR/study.h5 and OUTDIR/trials.csv are rewritten (temporary name, then rename;\n"
+        "steps shorter than 2 s at most every 2 s, and the last step always);\n"
         "OUTDIR/rank-NNNN.h5 holds the dataset rank NNNN uploaded and every trial it ran.\n"
         "\n"
         "As an MPI job (mpirun -np N foxopt run ..., or srun in an allocation) rank 0 coordinates\n"
@@ -259,11 +260,19 @@ static int agree_(struct world *w, int rc, struct fox_err *e) {
   return code;
 }
 
-/* Rank 0's checkpoint of the last recorded step, written while the next step's trials run. */
+/* Rank 0's checkpoint of the last recorded step, written while the next step's trials run.
+ * Every step's, when steps are slower than FOX_SAVE_EVERY_S; faster ones (test functions,
+ * short trials) are checkpointed at most that often and never for more than a tenth of the
+ * time, because a checkpoint rewrites study.h5 and trials.csv whole: one per step made a
+ * study O(n^2) (issue 28: 6.9 ms a trial at 50K trials). The first step, a stop and the end
+ * are always written; a kill loses at most the steps since the last checkpoint, which a
+ * --resume reruns to the same table. */
+#define FOX_SAVE_EVERY_S 2.0
 struct saver_ {
   struct study *s;
   const char *outdir;
   int due, rc;
+  double last_end, last_cost; /* when the last checkpoint ended and what it took (now_()) */
   struct fox_err err;
 };
 
@@ -272,8 +281,17 @@ static void save_(void *ctx) {
   if (!sv->due || sv->rc != 0)
     return;
   sv->due = 0;
+  double t0 = now_();
   if ((sv->rc = study_save(sv->s, sv->outdir, &sv->err)) == 0)
     runner_prune_states(sv->outdir, sv->s);
+  sv->last_end = now_();
+  sv->last_cost = sv->last_end - t0;
+}
+
+/* Whether the step just recorded is checkpointed (see struct saver_). */
+static int save_due_(const struct saver_ *sv) {
+  double wait = sv->last_cost * 10 > FOX_SAVE_EVERY_S ? sv->last_cost * 10 : FOX_SAVE_EVERY_S;
+  return sv->last_end < 0 || now_() - sv->last_end >= wait;
 }
 
 /* live_prune's question: the last epoch the study recorded for (trial, repeat), or for a pbt
@@ -358,7 +376,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   progress_init(&p, stdout);
   double t0 = now_(), wall0 = s.wall_seconds;
   int stopped = 0, pending = 0; /* pending: rank 0's own failure, announced with the next step */
-  struct saver_ sv = {&s, outdir, 0, 0, {0}};
+  struct saver_ sv = {&s, outdir, 0, 0, -1, 0, {0}};
   if (w->rank == 0) {
     c.idle = save_;
     c.idle_ctx = &sv;
@@ -389,7 +407,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
                   c.xfer_seconds);
       s.steps++;
       s.wall_seconds = wall0 + now_() - t0;
-      sv.due = 1;
+      sv.due = save_due_(&sv);
     }
   }
   if (rc == 0 && w->rank == 0 && pending == 0) { /* the last step's checkpoint, or "finished" */

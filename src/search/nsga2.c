@@ -18,8 +18,9 @@
  *  - foxopt proposes in synchronous rounds from the history alone: a trial's generation
  *    counts the trials complete when its round was proposed (the earlier rounds), and a
  *    generation's parents are fixed from the trials complete when its first trial's round was
- *    proposed. Everything is recomputed from the history at each proposal, so the result is
- *    a pure function of (history, seed) and the same on 1 or N threads or ranks;
+ *    proposed. Everything is derived from the history at each proposal (a generation's elite
+ *    is memoised, used only for the identical pool), so the result is a pure function of
+ *    (history, seed) and the same on 1 or N threads or ranks;
  *  - the parent population is kept in trial order (Optuna's cache returns it so for every
  *    child but the generation's first, which sees the elite's order);
  *  - the random stream is xoshiro256** from the proposal's seed, not numpy's;
@@ -134,26 +135,115 @@ static int int_cmp_(const void *a, const void *b) {
   return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-/* The parents of generation g: parents[g] for g = 1 .. want, each in trial order. */
+/* The elite of each generation's pool, kept from one proposal to the next: a study proposes
+ * every trial from the whole history, and recomputing the elite of every past generation made
+ * each nsga2 proposal O(n^2 / population) (issue 28). An entry is used only when its pool is the
+ * same trials with the same objectives and violations, so a proposal stays a pure function of
+ * (history, seed); any other history (another study, a test's) just recomputes. */
+struct elite_memo_ {
+  int k, np, pop;
+  int *pool, *par;    /* [k], [np] */
+  double *key;        /* [k][FOX_OBJ_MAX + 2]: n_obj, the values (or loss), the violation */
+};
+static _Thread_local struct elite_memo_ *memo_;
+static _Thread_local int memo_n_;
+
+static void memo_key_(const struct seen_trial *t, double *key) {
+  double v[FOX_OBJ_MAX];
+  memset(key, 0, (FOX_OBJ_MAX + 2) * sizeof *key);
+  int m = nsga2_values(t, v);
+  key[0] = t->n_obj;
+  memcpy(key + 1, v, (size_t)m * sizeof *v);
+  key[FOX_OBJ_MAX + 1] = t->violation;
+}
+
+/* Memo entry g's elite when it was made from this pool, else -1. */
+static int memo_find_(int g, const struct seen_trial *hist, const int *pool, int k, int pop,
+                      int *par) {
+  if (g >= memo_n_ || memo_[g].pool == NULL || memo_[g].k != k || memo_[g].pop != pop ||
+      memcmp(memo_[g].pool, pool, (size_t)k * sizeof *pool) != 0)
+    return -1;
+  double key[FOX_OBJ_MAX + 2];
+  for (int i = 0; i < k; i++) {
+    memo_key_(&hist[pool[i]], key);
+    /* bitwise: -0.0 and 0.0, or two NaN payloads, count as different and recompute */
+    if (memcmp(key, memo_[g].key + (size_t)i * (FOX_OBJ_MAX + 2), sizeof key) != 0)
+      return -1;
+  }
+  memcpy(par, memo_[g].par, (size_t)memo_[g].np * sizeof *par);
+  return memo_[g].np;
+}
+
+/* Keeps entry g (a failed allocation keeps nothing: the memo only saves time). */
+static void memo_store_(int g, const struct seen_trial *hist, const int *pool, int k, int pop,
+                        const int *par, int np) {
+  if (g >= memo_n_) {
+    int cap = memo_n_ ? memo_n_ : 16;
+    while (cap <= g)
+      cap *= 2;
+    struct elite_memo_ *nm = realloc(memo_, (size_t)cap * sizeof *nm);
+    if (!nm)
+      return;
+    memset(nm + memo_n_, 0, (size_t)(cap - memo_n_) * sizeof *nm);
+    memo_ = nm;
+    memo_n_ = cap;
+  }
+  struct elite_memo_ *e = &memo_[g];
+  free(e->pool), free(e->par), free(e->key);
+  e->pool = malloc((size_t)(k ? k : 1) * sizeof *e->pool);
+  e->par = malloc((size_t)(np ? np : 1) * sizeof *e->par);
+  e->key = malloc((size_t)(k ? k : 1) * (FOX_OBJ_MAX + 2) * sizeof *e->key);
+  if (!e->pool || !e->par || !e->key) {
+    free(e->pool), free(e->par), free(e->key);
+    memset(e, 0, sizeof *e);
+    return;
+  }
+  e->k = k, e->np = np, e->pop = pop;
+  memcpy(e->pool, pool, (size_t)k * sizeof *pool);
+  memcpy(e->par, par, (size_t)np * sizeof *par);
+  for (int i = 0; i < k; i++)
+    memo_key_(&hist[pool[i]], e->key + (size_t)i * (FOX_OBJ_MAX + 2));
+}
+
+/* The parents of generation g: parents[g] for g = 1 .. want, each in trial order. `pool` has
+ * room for 2 population_size + n + 1; `by_gen` for n + want + 2 ints. */
 static int parents_(const struct seen_trial *hist, int n, const int *gen, int want,
-                    int population_size, int *par, int *n_par, int *pool) {
+                    int population_size, int *par, int *n_par, int *pool, int *by_gen) {
   int new_round = round_of_new_(hist, n);
+  /* the trials of each generation in trial order (a counting sort), and its first trial */
+  int *start = by_gen + n; /* [want + 2] */
+  memset(start, 0, (size_t)(want + 2) * sizeof *start);
+  for (int j = 0; j < n; j++)
+    if (gen[j] <= want)
+      start[gen[j] + 1]++;
+  for (int g = 0; g <= want; g++)
+    start[g + 1] += start[g];
+  int *next = pool + population_size + n + 1; /* room left after the pool's own */
+  memcpy(next, start, (size_t)(want + 1) * sizeof *next);
+  for (int j = 0; j < n; j++)
+    if (gen[j] <= want)
+      by_gen[next[gen[j]]++] = j;
   int np = 0; /* the parents of the previous generation: par[0 .. np) */
   for (int g = 1; g <= want; g++) {
-    int first = 0;
-    while (first < n && gen[first] != g)
-      first++;
-    int round = first < n ? hist[first].round : new_round;
+    int round = start[g] < start[g + 1] ? hist[by_gen[start[g]]].round : new_round;
     int k = 0;
-    for (int j = 0; j < n; j++)
-      if (gen[j] == g - 1 && hist[j].round < round && complete_(&hist[j]))
+    for (int a = start[g - 1]; a < start[g]; a++) {
+      int j = by_gen[a];
+      if (hist[j].round < round && complete_(&hist[j]))
         pool[k++] = j;
+    }
     memcpy(pool + k, par, (size_t)np * sizeof *pool);
     k += np;
-    np = nsga2_elite(hist, pool, k, population_size, par);
-    if (np < 0)
-      return -1;
-    qsort(par, (size_t)np, sizeof *par, int_cmp_);
+    int got = memo_find_(g, hist, pool, k, population_size, par);
+    if (got < 0) {
+      np = nsga2_elite(hist, pool, k, population_size, par);
+      if (np < 0)
+        return -1;
+      qsort(par, (size_t)np, sizeof *par, int_cmp_);
+      memo_store_(g, hist, pool, k, population_size, par, np);
+    } else {
+      np = got;
+    }
   }
   *n_par = np;
   return 0;
@@ -170,16 +260,17 @@ static int nsga2_propose_(const struct tpe_config *tc, const struct space *sp,
   int pop_size = tc->population_size;
   if (pop_size < 2)
     return fox_errf(e, FOX_EUSAGE, "nsga2: study.sampler.population_size must be >= 2");
-  int *gen = malloc((size_t)(n + 1) * sizeof *gen);
+  /* gen[n + 1], then by_gen[n + generations + 2] (a generation is at least one trial) */
+  int *gen = malloc((size_t)(3 * n + 4) * sizeof *gen);
   int *par = malloc((size_t)(2 * pop_size + n + 1) * sizeof *par);
-  int *pool = malloc((size_t)(2 * pop_size + n + 1) * sizeof *pool);
+  int *pool = malloc((size_t)(3 * pop_size + 2 * n + 4) * sizeof *pool);
   if (!gen || !par || !pool) {
     free(gen), free(par), free(pool);
     mallocCheck(NULL, e);
   }
   nsga2_generations(hist, n, pop_size, gen);
   int g = gen[n], np = 0, rc = 0;
-  if (g > 0 && parents_(hist, n, gen, g, pop_size, par, &np, pool) != 0)
+  if (g > 0 && parents_(hist, n, gen, g, pop_size, par, &np, pool, gen + n + 1) != 0)
     rc = fox_errf(e, FOX_EFAIL, "out of memory%s", fox_src_at(__FILE__, __LINE__));
   free(gen);
   if (rc != 0 || np == 0) {

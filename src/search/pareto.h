@@ -12,7 +12,8 @@ int pareto_constrained_dominates(const double *a, double va, const double *b, do
 /* The constrained non-domination rank of each of n points (Optuna's
  * _fast_non_domination_rank with a penalty): the feasible points by plain non-dominated
  * sorting (rank 0 = their front), then the infeasible ones after the last feasible rank, one
- * rank per distinct violation, smallest first. `violation` may be NULL (all feasible). */
+ * rank per distinct violation, smallest first. `violation` may be NULL (all feasible). Every
+ * value must be a number: a NaN makes dominance no order (callers leave such points out). */
 int pareto_rank(const double *values, const double *violation, int n, int m, int *rank);
 /* The crowding distance of the k points idx[0 .. k) (Optuna's _calc_crowding_distance: per
  * objective, the gap between the two neighbours over the finite range; 0 where every value is

@@ -427,12 +427,30 @@ void space_format(const struct space_param *p, double v, char *buf, size_t n) {
   } else if (p->integer) {
     snprintf(buf, n, "%.0f", v);
   } else {
-    /* The shortest text that reads back to the same double. */
-    for (int prec = 6; prec <= 17; prec++) {
-      snprintf(buf, n, "%.*g", prec, v);
-      if (strtod(buf, NULL) == v)
-        break;
+    /* The shortest text (6 to 17 digits) that reads back to the same double. Past a precision
+     * that reads back every longer one does too (the nearer decimal stays inside v's rounding
+     * interval) unless v is a power of two, whose interval is narrower below: a binary search
+     * then, 4 conversions where the plain scan took up to 12, which the table writes did for
+     * every number (issue 28); the plain scan for powers of two. */
+    int e2;
+    if (fabs(frexp(v, &e2)) == 0.5) {
+      for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+          break;
+      }
+      return;
     }
+    int lo = 6, hi = 17; /* 17 digits always read back */
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      snprintf(buf, n, "%.*g", mid, v);
+      if (strtod(buf, NULL) == v)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    snprintf(buf, n, "%.*g", lo, v);
   }
 }
 

@@ -227,6 +227,7 @@ void study_free(struct study *s) {
   }
   free(s->trials);
   free(s->gen);
+  free(s->hist);
   memset(s, 0, sizeof *s);
 }
 
@@ -337,29 +338,44 @@ int study_last_generation(const struct study *s) {
   return gen;
 }
 
-int study_best(const struct study *s) {
-  int best = -1, *rank = NULL;
-  if (s->n_obj > 1) {
-    struct fox_err e = {0};
-    rank = malloc((size_t)(s->n ? s->n : 1) * sizeof *rank);
-    if (!rank || study_pareto_ranks(s, rank, &e) != 0) {
-      free(rank);
-      return -1;
-    }
-  }
-  int gen = study_last_generation(s);
+/* Whether complete feasible trial c is on the Pareto front (rank 0 of study_pareto_ranks):
+ * no trial that pareto_rank sorts with the feasible ones (complete, every objective a number,
+ * a violation not > 0) dominates it. */
+static int on_front_(const struct study *s, const struct study_trial *c) {
+  double vc[FOX_OBJ_MAX], v[FOX_OBJ_MAX];
+  study_losses(s, c, vc);
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
-    if (t->status != FOX_ST_COMPLETE || (rank && rank[i] != 0) || study_feasible(s, t) != 1 ||
-        t->generation != gen)
+    if (t->status != FOX_ST_COMPLETE || t == c)
+      continue;
+    study_losses(s, t, v);
+    int ok = 1;
+    for (int j = 0; j < s->n_obj; j++)
+      ok &= !isnan(v[j]);
+    if (ok && !(study_violation(s, t) > 0) && pareto_dominates(v, vc, s->n_obj))
+      return 0;
+  }
+  return 1;
+}
+
+/* The trials in id order, each kept only when it beats the best so far on the objective (ties
+ * keep the lower id), so the costly checks (feasibility, the front) run on the few that do:
+ * O(n) where ranking every trial took O(n log n) and was done at every step's progress line. */
+int study_best(const struct study *s) {
+  int best = -1, gen = study_last_generation(s);
+  double best_l = INFINITY;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_trial *t = &s->trials[i];
+    if (t->status != FOX_ST_COMPLETE || t->generation != gen)
       continue;
     double l = study_loss(s, t);
-    if (isnan(l))
+    if (isnan(l) || (best >= 0 && !(l < best_l)))
       continue;
-    if (best < 0 || l < study_loss(s, &s->trials[best]))
-      best = i;
+    if (study_feasible(s, t) != 1 || (s->n_obj > 1 && !on_front_(s, t)))
+      continue;
+    best = i;
+    best_l = l;
   }
-  free(rank);
   return best;
 }
 
@@ -434,14 +450,31 @@ int study_trial_config(const struct study *s, const double *x, uint64_t seed, st
   return 0;
 }
 
-/* The history as the sampler sees it; the trials of the open round are still running. */
-static struct seen_trial *history_(const struct study *s, struct fox_err *e) {
-  struct seen_trial *h = malloc((size_t)(s->n ? s->n : 1) * sizeof *h);
-  if (!h) {
-    fox_errf(e, FOX_EFAIL, "study: out of memory");
-    return NULL;
+/* The history as the sampler sees it; the trials of the open round are still running. Kept in
+ * s->hist from one proposal to the next: the rows of rounds before the last one no longer
+ * change (a round is proposed when the one before it is done, and a step records and decides
+ * the open round's rows only), so only the rows from the last round on are made again, not the
+ * whole history at every proposal (O(n^2) over a study of rounds of 1, issue 28). A move of
+ * the rows (s->trials reallocated) remakes them all. */
+static struct seen_trial *history_(struct study *s, struct fox_err *e) {
+  if (s->hist_cap < s->n || s->hist_base != s->trials) {
+    int cap = s->cap > s->n ? s->cap : s->n;
+    struct seen_trial *nh = realloc(s->hist, (size_t)(cap ? cap : 1) * sizeof *nh);
+    if (!nh) {
+      fox_errf(e, FOX_EFAIL, "study: out of memory");
+      return NULL;
+    }
+    s->hist = nh;
+    s->hist_cap = cap;
+    if (s->hist_base != s->trials)
+      s->hist_n = 0;
+    s->hist_base = s->trials;
   }
-  for (int i = 0; i < s->n; i++) {
+  struct seen_trial *h = s->hist;
+  int stable = s->n;
+  while (stable > 0 && s->trials[stable - 1].round >= s->rounds - 1)
+    stable--;
+  for (int i = stable < s->hist_n ? stable : s->hist_n; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
     double l = study_loss(s, t);
     static const int seen[4] = {FOX_SEEN_COMPLETE, FOX_SEEN_PRUNED, FOX_SEEN_FAILED,
@@ -452,6 +485,7 @@ static struct seen_trial *history_(const struct study *s, struct fox_err *e) {
     double viol = study_violation(s, t);
     h[i].violation = isnan(viol) ? INFINITY : viol;
   }
+  s->hist_n = s->n;
   return h;
 }
 
@@ -515,7 +549,6 @@ int study_propose_round(struct study *s, struct fox_err *e) {
         s->n--;
       }
     }
-    free(h);
     FOX_TRY(rc);
     for (int i = s->space.n; i < FOX_SPACE_MAX; i++)
       t->x[i] = NAN;

@@ -123,6 +123,10 @@ struct study {
                           resolved), 0 when unknown (test-function studies) */
   int generations;      /* pbt: ceil(train.epochs / interval) (0 for the other schedulers) */
   struct pbt_gen *gen;  /* pbt: [generations] */
+  /* The samplers' view of rows [0, hist_n), made for the rows at hist_base (study.c). */
+  struct seen_trial *hist;
+  int hist_n, hist_cap;
+  const struct study_trial *hist_base;
 };
 
 /* A new study from a config file and --set overrides: the space, the sampler, the plan.

@@ -82,6 +82,99 @@ static void ranks_(void) {
   CHECK_NEAR(pareto_hypervolume2(pts, 3, ref), 6.0, 1e-12, 0); /* 3 + 2 + 1 */
 }
 
+/* The plain O(fronts n^2 m) sort pareto_rank used before ENS-BS (issue 28), word for word: the
+ * reference the fast sort must equal on every input. */
+static int ref_rank_(const double *values, const double *violation, int n, int m, int *rank) {
+  int *idx = malloc((size_t)(n ? n : 1) * 3 * sizeof *idx);
+  if (!idx)
+    return -1;
+  int *count = idx + n, *todo = idx + 2 * n, k = 0;
+  for (int i = 0; i < n; i++)
+    if (!violation || !(violation[i] > 0))
+      idx[k++] = i;
+  int left = k, fronts = 0;
+  for (int i = 0; i < k; i++)
+    todo[i] = 1;
+  while (left > 0) {
+    for (int i = 0; i < k; i++) {
+      count[i] = 0;
+      if (!todo[i])
+        continue;
+      for (int j = 0; j < k && !count[i]; j++)
+        count[i] = todo[j] && pareto_dominates(values + (size_t)idx[j] * m,
+                                               values + (size_t)idx[i] * m, m);
+    }
+    for (int i = 0; i < k; i++)
+      if (todo[i] && !count[i]) {
+        rank[idx[i]] = fronts;
+        todo[i] = 0;
+        left--;
+      }
+    fronts++;
+  }
+  int ni = 0;
+  for (int i = 0; violation && i < n; i++)
+    if (violation[i] > 0)
+      idx[ni++] = i;
+  for (int i = 1; i < ni; i++) { /* by violation, then index */
+    int p = i, o = idx[i];
+    while (p > 0 && violation[idx[p - 1]] > violation[o])
+      idx[p] = idx[p - 1], p--;
+    idx[p] = o;
+  }
+  for (int i = 0, r = fronts - 1; i < ni; i++) {
+    if (i == 0 || violation[idx[i]] != violation[idx[i - 1]])
+      r++;
+    rank[idx[i]] = r;
+  }
+  free(idx);
+  return 0;
+}
+
+/* The fast sort against the plain one on random inputs: 1 to 4 objectives, continuous values,
+ * coarse grids (ties and duplicates), a front as a line (one front of many), infinities and
+ * signed zeros, huge values, constraints with repeated violations, up to 2000 points. */
+static void ranks_vs_plain_(void) {
+  struct rng r;
+  rng_seed(&r, 2028);
+  enum { NMAX = 2000 };
+  double *v = malloc(NMAX * 4 * sizeof *v), *viol = malloc(NMAX * sizeof *viol);
+  int *got = malloc(NMAX * sizeof *got), *want = malloc(NMAX * sizeof *want);
+  int bad = 0;
+  for (int trial = 0; trial < 400 && !bad; trial++) {
+    int m = 1 + trial % 4, kind = (trial / 4) % 5;
+    /* the plain sort is O(fronts n^2): one objective (a front per value) stays small */
+    int big = m > 1 && (trial % 50 == 1 || trial % 50 == 2), mid = m > 1 && trial % 7 == 0;
+    int n = big ? NMAX : 1 + (int)(rng_uniform(&r) * (mid ? 800 : 90));
+    for (int i = 0; i < n; i++) {
+      double t = rng_uniform(&r);
+      for (int k = 0; k < m; k++) {
+        double x = rng_uniform(&r);
+        v[i * m + k] = kind == 0   ? x
+                       : kind == 1 ? floor(x * 4) /* coarse: ties, duplicates */
+                       : kind == 2 ? (k == 0 ? t : k == 1 ? 1 - t : x) /* one long front */
+                       : kind == 3 ? (x < 0.05 ? -INFINITY : x > 0.95 ? INFINITY
+                                      : x < 0.5 ? -0.0 : 0.0)
+                                   : floor(x * 3) * 1e300; /* huge, few values */
+      }
+      if (i > 0 && rng_uniform(&r) < 0.1) /* an exact duplicate of an earlier point */
+        memcpy(v + i * m, v + (int)(rng_uniform(&r) * i) * m, (size_t)m * sizeof *v);
+      viol[i] = trial % 3 == 0 && rng_uniform(&r) < 0.3 ? floor(rng_uniform(&r) * 5) * 0.25 : 0;
+    }
+    const double *vp = trial % 3 == 1 ? NULL : viol;
+    CHECK(pareto_rank(v, vp, n, m, got) == 0 && ref_rank_(v, vp, n, m, want) == 0,
+          "pareto_rank");
+    for (int i = 0; i < n && !bad; i++)
+      if (got[i] != want[i]) {
+        bad = 1;
+        CHECK(0, "case %d (n %d, m %d, kind %d): point %d has rank %d, the plain sort's is %d",
+              trial, n, m, kind, i, got[i], want[i]);
+      }
+  }
+  CHECK(!bad, "fast ranks = plain ranks on 400 random cases");
+  free(v), free(viol), free(got), free(want);
+}
+
 /* Four points on a front: hand-worked crowding distances and Optuna's order. */
 static void crowding_(void) {
   double v[8] = {1, 5, 2, 3, 4, 2, 6, 1}, d[4];
@@ -266,6 +359,7 @@ static void hypervolume_(void) {
 
 int main(void) {
   ranks_();
+  ranks_vs_plain_();
   hypervolume_();
   crowding_();
   elite_();

@@ -1,6 +1,7 @@
 /* The search space (src/search/space.c): what the random sampler draws for every distribution
  * (bounds, grids, and KS / chi-square fits to the exact laws), conditional dqn./ppo. keys, the
  * FILE:LINE rejections of bad spaces, the grid enumeration, and space_format's text. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -651,6 +652,40 @@ static void test_format(void) {
     bad += strtod(buf, NULL) != v || strcmp(buf, want) != 0;
   }
   CHECK(bad == 0, "%d of 20000 random doubles not in their shortest exact text", bad);
+  /* space_format searches the precision by bisection (issue 28): the edges where reading back
+   * is not monotone in the digits (powers of two, whose rounding interval is narrower below),
+   * their neighbours, subnormals, the largest double, short decimals, a sampler's [0, 1). */
+  bad = 0;
+  int cases = 0;
+  for (int k = -1074; k <= 1023; k++)
+    for (int d = -2; d <= 2; d++) {
+      double p2 = ldexp(1.0, k), v = p2;
+      for (int j = 0; j < (d < 0 ? -d : d); j++)
+        v = nextafter(v, d < 0 ? 0.0 : INFINITY);
+      for (int sign = 0; sign < 2 && isfinite(v); sign++, cases++) {
+        char want[64];
+        space_format(&sp.p[0], sign ? -v : v, buf, sizeof buf);
+        shortest_(sign ? -v : v, want, sizeof want);
+        bad += strcmp(buf, want) != 0;
+      }
+    }
+  double edge[] = {DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324, 0.0, -0.0, 1e23, 9.999999999999999e22,
+                   5e-324 * 3, 0.3, 2.675, 1e-7, 123456.7};
+  for (size_t i = 0; i < sizeof edge / sizeof *edge; i++, cases++) {
+    char want[64];
+    space_format(&sp.p[0], edge[i], buf, sizeof buf);
+    shortest_(edge[i], want, sizeof want);
+    bad += strcmp(buf, want) != 0;
+  }
+  for (int i = 0; i < 200000; i++, cases++) {
+    double v = i % 2 ? rng_uniform(&r) : floor(rng_uniform(&r) * 1e6) / 1e3, want_v = v;
+    char want[64];
+    space_format(&sp.p[0], v, buf, sizeof buf);
+    shortest_(want_v, want, sizeof want);
+    bad += strcmp(buf, want) != 0;
+  }
+  CHECK(bad == 0, "%d of %d edge and sampled doubles not in their shortest exact text", bad,
+        cases);
   /* Integers, choices (lists as "[64, 64]" however the YAML spelled them), inactive. */
   space_format(&sp.p[1], 4096, buf, sizeof buf);
   CHECK(strcmp(buf, "4096") == 0, "integer: '%s'", buf);
