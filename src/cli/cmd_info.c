@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "data/dataset.h"
 #include "env/experience_h5.h"
+#include "study/rankfile.h"
 #include "study/study_h5.h"
 #include "util/h5io.h"
 
@@ -94,12 +95,7 @@ static int info_rank_(hid_t f, const char *path, struct fox_err *e) {
   int has = h5io_find(f, "/dataset", path, e);
   if (has < 0)
     return has;
-  if (has) {
-    size_t n, d1;
-    FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
-    printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
-  }
-  return 0;
+  return has ? rankfile_info_dataset(f, path, e) : 0;
 }
 
 /* OUTDIR/trials/ID.h5 of a test-function trial or of one whose parameters could not run (an
