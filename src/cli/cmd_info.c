@@ -19,7 +19,8 @@ const struct cli_cmd cli_cmd_info = {
     .synopsis = "FILE.h5",
     .about = "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
              "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
-             "a study (study.h5: objective, trials by status, the best) or a rank file.",
+             "a study (study.h5: objective, trials by status, the best), a rank file or a host's\n"
+             "stored copy of a study's dataset (dataset-NNNN.h5, read through).",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file",
     .run = cmd_info,
@@ -246,9 +247,11 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
     rc = info_rank_(f, path, e);
   else if (rc == 0 && strcmp(kind, "study trial") == 0)
     rc = info_study_trial_(f, path, e);
+  else if (rc == 0 && strcmp(kind, "dataset copy") == 0)
+    rc = rankfile_info_copy(path, e);
   else if (rc == 0 && strcmp(kind, "study") != 0 && strcmp(kind, "dataset") != 0)
     rc = fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
-                                "backtest, study, study trial or rank", path, kind);
+                                "backtest, study, study trial, rank or dataset copy", path, kind);
   H5Fclose(f);
   if (rc == 0 && strcmp(kind, "study") == 0)
     return info_study_(path, e);

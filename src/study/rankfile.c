@@ -177,6 +177,16 @@ int rankfile_verify(const char *outdir, int rank, struct fox_err *e) {
   return compare_sums_(path, &d, copy_path, bars, crc, e);
 }
 
+int rankfile_info_copy(const char *path, struct fox_err *e) {
+  size_t bars;
+  uint32_t crc[2];
+  FOX_TRY(dataset_copy_verify(path, &bars, crc, e));
+  printf("%s: foxopt dataset copy (a host's, for its ranks' files)\n", path);
+  printf("  dataset        %zu bars x %d features (f32): crc32 %08x, prices %08x, read through\n",
+         bars, FOX_NFEAT, crc[0], crc[1]);
+  return 0;
+}
+
 int rankfile_info_dataset(hid_t f, const char *path, struct fox_err *e) {
   struct dataset_sums_ d;
   FOX_TRY(read_sums_(f, path, &d, e));

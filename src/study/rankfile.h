@@ -35,6 +35,8 @@ int rankfile_verify(const char *outdir, int rank, struct fox_err *e);
  * its own), compares the rank's sums with it (FOX_EDATA naming the file that differs) and prints
  * one line. */
 int rankfile_info_dataset(hid_t f, const char *path, struct fox_err *e);
+/* foxopt info of a host's stored copy (OUTDIR/dataset-NNNN.h5): read through, then one line. */
+int rankfile_info_copy(const char *path, struct fox_err *e);
 /* Replaces the trial file of (id, repeat) with a finished segment (trained to `epochs`) of an
  * agent trial: its policy, curve, and its evaluation's per-bar equity with the folds'
  * bounds and metrics (/backtest/{equity, position, folds, fold_metrics}). With t NULL: a

@@ -376,6 +376,10 @@ def rank_cases():
     with h5py.File(os.path.join(c, "dataset-0000.h5"), "r+") as f:
         f["features"][2000, 3] += 1
     emit("rank_copy_damaged", 3, "dataset-0000.h5: /features has crc32", *info(c))
+    emit("copy_damaged", 3, "dataset-0000.h5: /features has crc32", "info",
+         os.path.join(c, "dataset-0000.h5"))
+    emit("copy_ok", 0, "3000 bars x 51 features (f32): crc32", "info",
+         os.path.join(src, "dataset-0000.h5"))
     case("rank_string", lambda f: str_vlen(f, "rank", "0"), 3,
          "rank-0000.h5: attribute 'rank': holds strings, expected numbers")
     case("device_missing", lambda f: f.attrs.__delitem__("device"), 3,
