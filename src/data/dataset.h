@@ -50,6 +50,10 @@ int dataset_return_std(const struct dataset *ds, int split, double *sd, struct f
 /* dataset_h5.c: the file format. write goes through a temporary name and rename. */
 int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e);
 int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e);
+/* dataset_read_h5 with the same checks, keeping of /bars the close alone (bars.ts, open, high,
+ * low and volume NULL): a study's ranks, whose peak would otherwise hold the f64 bars beside
+ * the features. */
+int dataset_read_h5_lean(struct dataset *ds, const char *path, struct fox_err *e);
 
 /* dataset_copy.c: the stored copy of a study's dataset, one per host (docs/files.md). */
 /* zlib's crc32 of `bytes` bytes continued from `crc` (0 to start): any length. */

@@ -65,7 +65,7 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   static const char *const names[3] = {"auto", "cpu", "cuda"};
   int rc = backend_select(backend ? backend : names[s->cfg.backend], &r->be, e);
   if (rc == 0)
-    rc = dataset_read_h5(&r->ds, s->cfg.data_path, e);
+    rc = dataset_read_h5_lean(&r->ds, s->cfg.data_path, e);
   if (rc != 0)
     return rc;
   r->have_data = 1;

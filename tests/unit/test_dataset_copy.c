@@ -1,7 +1,8 @@
 /* One copy of the dataset per study rank (issue 28, item 11): dataset_take hands the host arrays
  * to the CPU backend, whose states (normalised in place) and sigma must be bit for bit those of
  * dataset_upload, with the crc32 of the raw arrays; the host's stored copy and a rank file's
- * sums agree, and rankfile_verify names the rank file whose device sums differ from its copy. */
+ * sums agree, and rankfile_verify names the rank file whose device sums differ from its copy;
+ * the lean read keeps the arrays and the close. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,36 @@ static void copy_and_verify_(const struct dataset *ds0, const char *dir) {
   CHECK(rankfile_verify(dir, 1, &e) == 0, "%s", e.msg);
 }
 
+/* A study's ranks read the dataset lean: the same arrays, of /bars the close alone. */
+static void lean_read_(const struct dataset *ds0, const char *dir) {
+  struct fox_err e = {0};
+  char path[4200];
+  snprintf(path, sizeof path, "%s/d.h5", dir);
+  CHECK(dataset_write_h5(ds0, path, &e) == 0, "%s", e.msg);
+  struct dataset full, lean;
+  CHECK(dataset_read_h5(&full, path, &e) == 0, "%s", e.msg);
+  CHECK(dataset_read_h5_lean(&lean, path, &e) == 0, "%s", e.msg);
+  size_t n = full.n;
+  CHECK(lean.n == n && lean.bars.n == n, "lean: %zu bars", lean.n);
+  CHECK(!lean.bars.ts && !lean.bars.open && !lean.bars.high && !lean.bars.low &&
+            !lean.bars.volume && lean.bars.close,
+        "lean keeps the close alone");
+  CHECK(memcmp(lean.bars.close, full.bars.close, n * sizeof(double)) == 0, "close differs");
+  CHECK(memcmp(lean.features, full.features, n * FOX_NFEAT * sizeof(float)) == 0,
+        "features differ");
+  CHECK(memcmp(lean.prices, full.prices, n * 4 * sizeof(float)) == 0, "prices differ");
+  CHECK(memcmp(lean.norm_std, full.norm_std, sizeof lean.norm_std) == 0 &&
+            memcmp(lean.split, full.split, sizeof lean.split) == 0 &&
+            lean.bars_per_year == full.bars_per_year,
+        "metadata differs");
+  double a, b;
+  CHECK(dataset_return_std(&lean, FOX_SPLIT_TRAIN, &a, &e) == 0 &&
+            dataset_return_std(&full, FOX_SPLIT_TRAIN, &b, &e) == 0 && a == b,
+        "reward scale %g vs %g", a, b);
+  dataset_free(&full);
+  dataset_free(&lean);
+}
+
 int main(void) {
   struct fox_err e = {0};
   /* zlib's crc32 of "123456789" (the check value of CRC-32/ISO-HDLC), in pieces too. */
@@ -88,6 +119,7 @@ int main(void) {
   char dir[] = "/tmp/fox_dscopy_XXXXXX";
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   copy_and_verify_(&ds0, dir);
+  lean_read_(&ds0, dir);
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   CHECK(system(cmd) == 0, "%s", cmd);
