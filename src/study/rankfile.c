@@ -188,6 +188,13 @@ int rankfile_info_copy(const char *path, struct fox_err *e) {
 }
 
 int rankfile_info_dataset(hid_t f, const char *path, struct fox_err *e) {
+  /* A rank file of a foxopt before the stored copies holds the arrays themselves. */
+  if (h5io_exists(f, "/dataset/features") > 0) {
+    size_t n, d1;
+    FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
+    printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
+    return 0;
+  }
   struct dataset_sums_ d;
   FOX_TRY(read_sums_(f, path, &d, e));
   char dir[4200], copy_path[4500];

@@ -368,6 +368,12 @@ def rank_cases():
          "rank-0000.h5: /dataset: the device's prices have crc32")
     case("copy_elsewhere", lambda f: str_vlen(f["dataset"], "copy", "../dataset-0000.h5"), 3,
          "rank-0000.h5: /dataset: bars 3000 and copy '../dataset-0000.h5'")
+    # a rank file of a foxopt before the stored copies: the arrays themselves
+    def old_layout(f):
+        for k in ("bars", "features_crc32", "prices_crc32", "copy"):
+            del f["dataset"].attrs[k]
+        f["dataset"].create_dataset("features", data=np.zeros((3000, 51), np.float32))
+    case("old_layout", old_layout, 0, "3000 bars x 51 features (f32, as uploaded)")
     c = copy(src, "rank_copy_missing")
     os.remove(os.path.join(c, "dataset-0000.h5"))
     emit("rank_copy_missing", 3, "dataset-0000.h5", *info(c))
