@@ -10,6 +10,9 @@ int cuda_dataset_upload(const struct dataset *ds, struct device_dataset *dev, st
 int cuda_dataset_download(const struct device_dataset *dev, float *features, float *prices,
                           float *states, struct fox_err *e);
 void cuda_dataset_release(struct device_dataset *dev);
+int cuda_dataset_take(struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
+int cuda_dataset_states(const struct device_dataset *dev, size_t begin, size_t count,
+                        float *states, struct fox_err *e);
 int cuda_env_reset(struct venv *v, struct fox_err *e);
 int cuda_env_step(struct venv *v, int outputs, struct fox_err *e);
 int cuda_backtest(const struct device_dataset *d, const struct bt_request *rq,

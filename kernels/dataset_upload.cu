@@ -2,6 +2,7 @@
  * normalised on the device by the same norm_step.h arithmetic the CPU backend uses, and the
  * ewm_vol column copied out on its own for the market step. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_backend.h"
@@ -74,6 +75,60 @@ int cuda_dataset_upload(const struct dataset *ds, struct device_dataset *dev,
   if (rc != 0)
     cuda_dataset_release(dev);
   return rc;
+}
+
+/* The device's raw arrays read back in slabs (no host copy of the dataset) and summed. */
+static int sum_(const float *dev_p, size_t count, uint32_t *crc, struct fox_err *e) {
+  const size_t slab = (size_t)1 << 22; /* floats: 16 MiB */
+  float *buf = (float *)malloc((count < slab ? (count ? count : 1) : slab) * sizeof(float));
+  if (!buf)
+    return fox_errf(e, FOX_EFAIL, "cuda backend: out of memory for a read-back slab");
+  uint32_t c = 0;
+  for (size_t at = 0; at < count; at += slab) {
+    size_t k = count - at < slab ? count - at : slab;
+    cudaError_t err = cudaMemcpy(buf, dev_p + at, k * sizeof(float), cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+      free(buf);
+      return fox_errf(e, FOX_EFAIL, "cudaMemcpy (read-back of the dataset): %s%s",
+                      cudaGetErrorString(err), fox_src_at(__FILE__, __LINE__));
+    }
+    c = dataset_crc32(c, buf, k * sizeof(float));
+  }
+  free(buf);
+  *crc = c;
+  return 0;
+}
+
+int cuda_dataset_take(struct dataset *ds, struct device_dataset *dev, struct fox_err *e) {
+  if (!ds->features || !ds->prices) {
+    *dev = device_dataset{};
+    return fox_errf(e, FOX_EFAIL, "cuda backend: %s: the dataset's arrays were taken already",
+                    ds->source);
+  }
+  FOX_TRY(cuda_dataset_upload(ds, dev, e));
+  int rc = sum_(dev->features, dev->n * FOX_NFEAT, &dev->crc_features, e);
+  if (rc == 0)
+    rc = sum_(dev->prices, dev->n * 4, &dev->crc_prices, e);
+  if (rc != 0) {
+    cuda_dataset_release(dev);
+    return rc;
+  }
+  dev->summed = 1;
+  free(ds->features);
+  free(ds->prices);
+  ds->features = ds->prices = NULL;
+  return 0;
+}
+
+int cuda_dataset_states(const struct device_dataset *dev, size_t begin, size_t count,
+                        float *states, struct fox_err *e) {
+  if (begin > dev->n || count > dev->n - begin)
+    return fox_errf(e, FOX_EFAIL, "cuda backend: rows [%zu, %zu) of a %zu-bar dataset", begin,
+                    begin + count, dev->n);
+  if (count)
+    cudaCheck(cudaMemcpy(states, dev->states + begin * FOX_NFEAT,
+                         count * FOX_NFEAT * sizeof(float), cudaMemcpyDeviceToHost), e);
+  return 0;
 }
 
 int cuda_dataset_download(const struct device_dataset *dev, float *features,

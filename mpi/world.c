@@ -28,6 +28,8 @@ int world_init(struct world *w, int *argc, char ***argv, struct fox_err *e) {
   mpiCheck(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &local), e);
   mpiCheck(MPI_Comm_rank(local, &w->local_rank), e);
   mpiCheck(MPI_Comm_size(local, &w->local_size), e);
+  /* The host's lowest rank stores its copy of the dataset for all of them (rank files). */
+  mpiCheck(MPI_Allreduce(&w->rank, &w->host_root, 1, MPI_INT, MPI_MIN, local), e);
   MPI_Comm_free(&local);
   gethostname(w->host, sizeof w->host - 1);
   w->devices = backend_cuda_devices(NULL, 0);

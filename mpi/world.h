@@ -11,6 +11,7 @@
 struct world {
   int rank, size;
   int local_rank, local_size;
+  int host_root; /* the world rank of local rank 0 on this host */
   int devices; /* CUDA devices visible to this rank (0: none usable) */
   int device;  /* the one it takes, -1 on the CPU */
   char host[256];

@@ -23,6 +23,11 @@ struct device_dataset {
   float *norm;     /* mean[FOX_NFEAT] then std[FOX_NFEAT] */
   float *sigma;    /* [n] the ewm_vol column alone: the barrier width the step reads */
   int device;      /* CUDA device ordinal, -1 on the CPU */
+  /* dataset_take only (0 after dataset_upload): the zlib crc32 of the raw features and of the
+   * prices as the device holds them, read back after the copy (the rank file's proof of what
+   * this device received). */
+  int summed;
+  uint32_t crc_features, crc_prices;
 };
 
 struct venv;      /* src/env/venv.h */
@@ -63,6 +68,15 @@ struct backend {
   int (*dataset_download)(const struct device_dataset *dev, float *features, float *prices,
                           float *states, struct fox_err *e);
   void (*dataset_release)(struct device_dataset *dev);
+  /* dataset_upload for a process that keeps no host copy (a study's ranks): the host arrays
+   * ds->features and ds->prices are handed over (freed, or adopted by the CPU backend, whose
+   * memory the host's is) and left NULL, and dev's crc32 sums are taken from the device. The
+   * CPU backend derives its states in place of the raw features: features is NULL after it, and
+   * dataset_download of features fails. */
+  int (*dataset_take)(struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
+  /* Copies rows [begin, begin + count) of the normalised states back to host [count, 51]. */
+  int (*dataset_states)(const struct device_dataset *dev, size_t begin, size_t count,
+                        float *states, struct fox_err *e);
   /* Vectorised environments (fused experience step): start every episode; step all. */
   int (*env_reset)(struct venv *v, struct fox_err *e);
   int (*env_step)(struct venv *v, int outputs /* VENV_STATES | VENV_NEXT */, struct fox_err *e);

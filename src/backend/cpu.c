@@ -81,9 +81,51 @@ static int cpu_dataset_upload_(const struct dataset *ds, struct device_dataset *
   return 0;
 }
 
+/* The host's memory is this backend's: the arrays change owner, not place, and the states
+ * replace the raw features they are derived from (one copy of the dataset, not two). */
+static int cpu_dataset_take_(struct dataset *ds, struct device_dataset *dev, struct fox_err *e) {
+  size_t n = ds->n;
+  *dev = (struct device_dataset){.n = n, .device = -1, .summed = 1};
+  if (!ds->features || !ds->prices)
+    return fox_errf(e, FOX_EFAIL, "cpu backend: %s: the dataset's arrays were taken already",
+                    ds->source);
+  dev->norm = malloc(2 * FOX_NFEAT * sizeof(float));
+  dev->sigma = malloc(n ? n * sizeof(float) : 1);
+  if (!dev->norm || !dev->sigma) {
+    cpu_dataset_release_(dev);
+    return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
+  }
+  float *raw = ds->features;
+  dev->prices = ds->prices;
+  ds->features = ds->prices = NULL;
+  dev->crc_features = dataset_crc32(0, raw, n * FOX_NFEAT * sizeof(float));
+  dev->crc_prices = dataset_crc32(0, dev->prices, n * 4 * sizeof(float));
+  memcpy(dev->norm, ds->norm_mean, FOX_NFEAT * sizeof(float));
+  memcpy(dev->norm + FOX_NFEAT, ds->norm_std, FOX_NFEAT * sizeof(float));
+  for (size_t t = 0; t < n; t++)
+    dev->sigma[t] = raw[t * FOX_NFEAT + FOX_EWM_VOL_COL];
+  /* Element by element: in place is the same arithmetic as into a second array. */
+  cpu_normalize_(raw, dev->norm, raw, n);
+  dev->states = raw;
+  return 0;
+}
+
+static int cpu_dataset_states_(const struct device_dataset *dev, size_t begin, size_t count,
+                               float *states, struct fox_err *e) {
+  if (begin > dev->n || count > dev->n - begin)
+    return fox_errf(e, FOX_EFAIL, "cpu backend: rows [%zu, %zu) of a %zu-bar dataset", begin,
+                    begin + count, dev->n);
+  if (count)
+    memcpy(states, dev->states + begin * FOX_NFEAT, count * FOX_NFEAT * sizeof(float));
+  return 0;
+}
+
 static int cpu_dataset_download_(const struct device_dataset *dev, float *features,
                                  float *prices, float *states, struct fox_err *e) {
   size_t fb = dev->n * FOX_NFEAT * sizeof(float);
+  if (features && !dev->features)
+    return fox_errf(e, FOX_EFAIL, "cpu backend: the raw features were normalised in place "
+                                  "(dataset_take): only their crc32 is kept");
   if (features)
     memcpy(features, dev->features, fb);
   if (prices)
@@ -161,6 +203,8 @@ const struct backend *backend_cpu(void) {
       .dataset_upload = cpu_dataset_upload_,
       .dataset_download = cpu_dataset_download_,
       .dataset_release = cpu_dataset_release_,
+      .dataset_take = cpu_dataset_take_,
+      .dataset_states = cpu_dataset_states_,
       .env_reset = cpu_env_reset_,
       .env_step = cpu_env_step_,
       .backtest = cpu_backtest_,

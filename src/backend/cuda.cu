@@ -99,6 +99,8 @@ extern "C" const struct backend *backend_cuda(void) {
     b.dataset_upload = cuda_dataset_upload;
     b.dataset_download = cuda_dataset_download;
     b.dataset_release = cuda_dataset_release;
+    b.dataset_take = cuda_dataset_take;
+    b.dataset_states = cuda_dataset_states;
     b.env_reset = cuda_env_reset;
     b.env_step = cuda_env_step;
     b.backtest = cuda_backtest;

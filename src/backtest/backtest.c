@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "env/experience_h5.h"
-#include "norm_step.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"
 
@@ -62,15 +61,19 @@ void backtest_free(struct backtest_run *r) {
   memset(r, 0, sizeof *r);
 }
 
-static void fill_states_(const struct dataset *ds, const struct backtest_run *r, const float *pf) {
+/* The normalised features of the split as the device holds them (the host keeps no copy in a
+ * study), packed at the front of r->states, then spread to rows of FOX_STATE_DIM from the last
+ * row down (each row moves to a higher offset), each followed by its portfolio features. */
+static int fill_states_(const struct backend *be, const struct device_dataset *dev,
+                        const struct backtest_run *r, const float *pf, struct fox_err *e) {
   size_t n = (size_t)(r->end - r->begin);
-  for (size_t i = 0; i < n; i++) {
-    const float *raw = ds->features + (size_t)(r->begin + (int64_t)i) * FOX_NFEAT;
+  FOX_TRY(be->dataset_states(dev, (size_t)r->begin, n, r->states, e));
+  for (size_t i = n; i-- > 0;) {
     float *s = r->states + i * FOX_STATE_DIM;
-    for (int f = 0; f < FOX_NFEAT; f++)
-      s[f] = norm_feature(raw[f], ds->norm_mean[f], ds->norm_std[f]);
+    memmove(s, r->states + i * FOX_NFEAT, FOX_NFEAT * sizeof(float));
     memcpy(s + FOX_NFEAT, pf + 3 * i, 3 * sizeof(float));
   }
+  return 0;
 }
 
 void backtest_fold_bounds(int64_t begin, size_t n, int k, int j, int64_t *b, int64_t *e) {
@@ -127,7 +130,7 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
       if (!r->states)
         rc = fox_errf(e, FOX_EFAIL, "out of memory for states");
       else
-        fill_states_(ds, r, pf);
+        rc = fill_states_(be, dev, r, pf, e);
     }
   }
   free(pf);

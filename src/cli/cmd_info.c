@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "data/dataset.h"
 #include "env/experience_h5.h"
+#include "study/rankfile.h"
 #include "study/study_h5.h"
 #include "train/trial_state.h"
 #include "util/h5io.h"
@@ -19,8 +20,9 @@ const struct cli_cmd cli_cmd_info = {
     .synopsis = "FILE.h5",
     .about = "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
              "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
-             "a study (study.h5: objective, trials by status, the best), a rank file or a\n"
-             "checkpoint (OUTDIR/state/trial-ID-eE.h5: agent, transitions, curve so far).",
+             "a study (study.h5: objective, trials by status, the best), a rank file, a host's\n"
+             "stored copy of a study's dataset (dataset-NNNN.h5, read through) or a checkpoint\n"
+             "(OUTDIR/state/trial-ID-eE.h5: agent, transitions, curve so far).",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file",
     .run = cmd_info,
@@ -96,12 +98,7 @@ static int info_rank_(hid_t f, const char *path, struct fox_err *e) {
   int has = h5io_find(f, "/dataset", path, e);
   if (has < 0)
     return has;
-  if (has) {
-    size_t n, d1;
-    FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
-    printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
-  }
-  return 0;
+  return has ? rankfile_info_dataset(f, path, e) : 0;
 }
 
 /* OUTDIR/trials/ID.h5 of a test-function trial or of one whose parameters could not run (an
@@ -261,9 +258,12 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
     rc = info_study_trial_(f, path, e);
   else if (rc == 0 && strcmp(kind, "checkpoint") == 0)
     rc = trial_state_describe(f, path, stdout, e);
+  else if (rc == 0 && strcmp(kind, "dataset copy") == 0)
+    rc = rankfile_info_copy(path, e);
   else if (rc == 0 && strcmp(kind, "study") != 0 && strcmp(kind, "dataset") != 0)
     rc = fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
-                                "backtest, study, study trial, rank or checkpoint", path, kind);
+                                "backtest, study, study trial, rank, dataset copy or checkpoint",
+                  path, kind);
   H5Fclose(f);
   if (rc == 0 && strcmp(kind, "study") == 0)
     return info_study_(path, e);

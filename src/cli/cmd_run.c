@@ -353,8 +353,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     return rc;
   }
   struct runner r;
-  rc = runner_open(&r, &s, outdir, w->rank, w->local_rank, w->local_size, w->device, a->backend,
-                   stop, e);
+  rc = runner_open(&r, &s, outdir, w->rank, w->local_rank, w->local_size, w->host_root,
+                   w->device, a->backend, stop, e);
   if (rc == 0)
     s.reward_scale = r.reward_scale;
   if (rc == 0 && r.have_data)
@@ -362,6 +362,12 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   if (rc == 0 && w->rank == 0)
     runner_prune_states(outdir, &s);
   if ((rc = agree_(w, rc, e)) != 0) {
+    study_free(&s);
+    return rc;
+  }
+  /* Every host's copy is written now: each device's sums against its host's copy. */
+  if ((rc = agree_(w, rankfile_verify(outdir, w->rank, e), e)) != 0) {
+    runner_close(&r);
     study_free(&s);
     return rc;
   }

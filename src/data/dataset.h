@@ -50,6 +50,25 @@ int dataset_return_std(const struct dataset *ds, int split, double *sd, struct f
 /* dataset_h5.c: the file format. write goes through a temporary name and rename. */
 int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err *e);
 int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e);
+/* dataset_read_h5 with the same checks, keeping of /bars the close alone (bars.ts, open, high,
+ * low and volume NULL): a study's ranks, whose peak would otherwise hold the f64 bars beside
+ * the features. */
+int dataset_read_h5_lean(struct dataset *ds, const char *path, struct fox_err *e);
+
+/* dataset_copy.c: the stored copy of a study's dataset, one per host (docs/files.md). */
+/* zlib's crc32 of `bytes` bytes continued from `crc` (0 to start): any length. */
+uint32_t dataset_crc32(uint32_t crc, const void *p, size_t bytes);
+/* "dataset-NNNN.h5", NNNN the world rank of the host's lowest rank. */
+void dataset_copy_name(int host_root, char *out, size_t n);
+/* Writes ds's features and prices, compressed, with their crc32 sums as attributes (temporary
+ * name, then rename); keeps a file that records the same bars and sums. */
+int dataset_copy_write(const char *path, const struct dataset *ds, const char *host,
+                       const char *source, struct fox_err *e);
+/* The bars and sums a copy records (attributes only). */
+int dataset_copy_sums(const char *path, size_t *bars, uint32_t crc[2], struct fox_err *e);
+/* dataset_copy_sums, and the stored arrays read through: FOX_EDATA naming the file when their
+ * crc32 is not the one recorded. */
+int dataset_copy_verify(const char *path, size_t *bars, uint32_t crc[2], struct fox_err *e);
 
 #ifdef __cplusplus
 }

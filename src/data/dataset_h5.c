@@ -73,7 +73,18 @@ int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err 
   return h5io_create_atomic(path, write_body_, ds, e);
 }
 
-static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
+/* NaN before the warm-up by design (FEATURES.md), never after: a NaN or inf there would reach
+ * the networks as clamp(NaN) through every state of that bar. */
+static int read_features_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
+  size_t n = ds->n, from = n < FOX_WARMUP ? n : FOX_WARMUP;
+  return h5io_read_finite(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, from,
+                          -INFINITY, path, e);
+}
+
+/* lean: /features read last, after /bars are checked against /prices and all of /bars but the
+ * close freed, so that the f64 bars and the features are never held at once. */
+static int read_body_(hid_t f, struct dataset *ds, const char *path, int lean,
+                      struct fox_err *e) {
   size_t n, d1;
   FOX_TRY(h5io_dims(f, "/bars/timestamp", &n, &d1, path, e));
   ds->n = n;
@@ -96,11 +107,8 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
   ds->prices = malloc((n ? n : 1) * 4 * sizeof *ds->prices);
   mallocCheck(ds->features, e);
   mallocCheck(ds->prices, e);
-  /* NaN before the warm-up by design (FEATURES.md), never after: a NaN or inf there would reach
-   * the networks as clamp(NaN) through every state of that bar. */
-  size_t from = n < FOX_WARMUP ? n : FOX_WARMUP;
-  FOX_TRY(h5io_read_finite(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, from,
-                           -INFINITY, path, e));
+  if (!lean)
+    FOX_TRY(read_features_(f, ds, path, e));
   FOX_TRY(h5io_read_finite(f, "/prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, 0, -INFINITY, path,
                            e));
   FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, 0,
@@ -146,6 +154,13 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
       return fox_errf(e, FOX_EDATA, "%s: /bars/volume[%zu] = %g, expected a number >= 0", path,
                       t, ds->bars.volume[t]);
   }
+  if (lean) {
+    double *close = ds->bars.close;
+    ds->bars.close = NULL;
+    bars_free(&ds->bars);
+    ds->bars = (struct bars){.n = n, .cap = n, .close = close};
+    FOX_TRY(read_features_(f, ds, path, e));
+  }
   FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
   FOX_TRY(h5io_attr_read_str(f, "foxopt_version", ds->version, sizeof ds->version, path, e));
   int64_t v;
@@ -166,13 +181,21 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, struct fox_
   return 0;
 }
 
-int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e) {
+static int read_(struct dataset *ds, const char *path, int lean, struct fox_err *e) {
   memset(ds, 0, sizeof *ds);
   hid_t f;
   FOX_TRY(h5io_open_read(path, "a dataset from foxopt import", &f, e));
-  int rc = read_body_(f, ds, path, e);
+  int rc = read_body_(f, ds, path, lean, e);
   H5Fclose(f);
   if (rc != 0)
     dataset_free(ds);
   return rc;
+}
+
+int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e) {
+  return read_(ds, path, 0, e);
+}
+
+int dataset_read_h5_lean(struct dataset *ds, const char *path, struct fox_err *e) {
+  return read_(ds, path, 1, e);
 }

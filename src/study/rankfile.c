@@ -1,4 +1,5 @@
-/* Rank files (the uploaded dataset, written once per run) and trial files (one per trial,
+/* Rank files (the sums of the uploaded dataset and the host's stored copy, written once per
+ * run) and trial files (one per trial,
  * replaced after each of its segments): every file is written whole under a temporary name and
  * renamed, so a full disk or a kill mid-write leaves the previous one intact. */
 #include "study/rankfile.h"
@@ -76,31 +77,138 @@ static int each_rank_file_(const char *outdir, int (*f)(const char *path, int ra
 struct create_ctx_ {
   const struct backend *be;
   const struct device_dataset *dev;
-  const char *data_path, *host, *device;
+  const char *data_path, *copy, *host, *device;
   int rank, local_rank, local_size;
 };
 
-/* /dataset: what the device holds, read back from it, not the host copy it came from. */
+/* /dataset: the crc32 sums of what the device holds, read back from it after the upload, and
+ * the name of the host's stored copy (in OUTDIR) they must match: no rank stores arrays of its
+ * own (issue 28: 8 ranks of a host would write 8 identical gigabytes). */
 static int dataset_group_(hid_t f, const struct create_ctx_ *c, struct fox_err *e) {
-  size_t n = c->dev->n;
-  float *feat = malloc(n * FOX_NFEAT * sizeof *feat), *px = malloc(n * 4 * sizeof *px);
-  int rc = feat && px ? 0 : fox_errf(e, FOX_EFAIL, "rank file: out of memory for %zu bars", n);
+  if (!c->dev->summed || !c->copy)
+    return fox_errf(e, FOX_EFAIL, "%s:%d: rank file: a dataset without device sums or copy",
+                    __FILE__, __LINE__);
+  int64_t bars = (int64_t)c->dev->n;
+  hid_t g = H5Gcreate2(f, "dataset", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  int rc = g < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/dataset") : 0;
   if (rc == 0)
-    rc = c->be->dataset_download(c->dev, feat, px, NULL, e);
-  hid_t g = rc == 0 ? H5Gcreate2(f, "dataset", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
-  if (rc == 0 && g < 0)
-    rc = h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/dataset");
+    rc = h5io_attr_write(g, "bars", H5T_NATIVE_INT64, &bars, 1, e);
   if (rc == 0)
-    rc = h5io_write(g, "features", H5T_NATIVE_FLOAT, feat, n, FOX_NFEAT, 0, e);
+    rc = h5io_attr_write(g, "features_crc32", H5T_NATIVE_UINT32, &c->dev->crc_features, 1, e);
   if (rc == 0)
-    rc = h5io_write(g, "prices", H5T_NATIVE_FLOAT, px, n, 4, 0, e);
+    rc = h5io_attr_write(g, "prices_crc32", H5T_NATIVE_UINT32, &c->dev->crc_prices, 1, e);
+  if (rc == 0)
+    rc = h5io_attr_write_str(g, "copy", c->copy, e);
   if (rc == 0)
     rc = h5io_attr_write_str(g, "source", c->data_path, e);
   if (g >= 0)
     H5Gclose(g);
-  free(feat);
-  free(px);
   return rc;
+}
+
+/* The sums and copy a rank file's /dataset records. */
+struct dataset_sums_ {
+  size_t bars;
+  uint32_t crc[2];
+  char copy[256];
+};
+
+static int read_sums_(hid_t f, const char *path, struct dataset_sums_ *d, struct fox_err *e) {
+  hid_t g = H5Gopen2(f, "/dataset", H5P_DEFAULT);
+  if (g < 0)
+    return h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, "/dataset");
+  int64_t bars = -1;
+  int rc = h5io_attr_read(g, "bars", H5T_NATIVE_INT64, &bars, 1, path, e);
+  if (rc == 0)
+    rc = h5io_attr_read(g, "features_crc32", H5T_NATIVE_UINT32, &d->crc[0], 1, path, e);
+  if (rc == 0)
+    rc = h5io_attr_read(g, "prices_crc32", H5T_NATIVE_UINT32, &d->crc[1], 1, path, e);
+  if (rc == 0)
+    rc = h5io_attr_read_str(g, "copy", d->copy, sizeof d->copy, path, e);
+  H5Gclose(g);
+  if (rc == 0 && (bars < 0 || strchr(d->copy, '/') || !d->copy[0]))
+    rc = fox_errf(e, FOX_EDATA, "%s: /dataset: bars %lld and copy '%s', expected a count and "
+                                "a file name in the rank file's directory", path,
+                  (long long)bars, d->copy);
+  d->bars = (size_t)bars;
+  return rc;
+}
+
+/* FOX_EDATA naming the rank file when its device's sums are not those of the stored copy. */
+static int compare_sums_(const char *path, const struct dataset_sums_ *d, const char *copy_path,
+                         size_t bars, const uint32_t crc[2], struct fox_err *e) {
+  static const char *const names[2] = {"features", "prices"};
+  if (bars != d->bars)
+    return fox_errf(e, FOX_EDATA, "%s: /dataset: the device holds %zu bars, the stored copy %s "
+                                  "%zu", path, d->bars, copy_path, bars);
+  for (int i = 0; i < 2; i++)
+    if (crc[i] != d->crc[i])
+      return fox_errf(e, FOX_EDATA, "%s: /dataset: the device's %s have crc32 %08x, the stored "
+                                    "copy %s has %08x: this device did not receive the dataset "
+                                    "its host stored", path, names[i], d->crc[i], copy_path,
+                      crc[i]);
+  return 0;
+}
+
+static void dir_of_(const char *path, char *out, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (slash)
+    snprintf(out, n, "%.*s", (int)(slash - path), path);
+  else
+    snprintf(out, n, ".");
+}
+
+int rankfile_verify(const char *outdir, int rank, struct fox_err *e) {
+  char path[4200];
+  rankfile_path(outdir, rank, path, sizeof path);
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "a rank file from foxopt run", &f, e));
+  int has = h5io_find(f, "/dataset", path, e);
+  struct dataset_sums_ d;
+  int rc = has < 0 ? has : has ? read_sums_(f, path, &d, e) : 0;
+  H5Fclose(f);
+  if (rc != 0 || !has)
+    return rc;
+  char copy_path[4500];
+  snprintf(copy_path, sizeof copy_path, "%s/%s", outdir, d.copy);
+  size_t bars;
+  uint32_t crc[2];
+  FOX_TRY(dataset_copy_sums(copy_path, &bars, crc, e));
+  return compare_sums_(path, &d, copy_path, bars, crc, e);
+}
+
+int rankfile_info_copy(const char *path, struct fox_err *e) {
+  size_t bars;
+  uint32_t crc[2];
+  FOX_TRY(dataset_copy_verify(path, &bars, crc, e));
+  printf("%s: foxopt dataset copy (a host's, for its ranks' files)\n", path);
+  printf("  dataset        %zu bars x %d features (f32): crc32 %08x, prices %08x, read through\n",
+         bars, FOX_NFEAT, crc[0], crc[1]);
+  return 0;
+}
+
+int rankfile_info_dataset(hid_t f, const char *path, struct fox_err *e) {
+  /* A rank file of a foxopt before the stored copies holds the arrays themselves. */
+  if (h5io_exists(f, "/dataset/features") > 0) {
+    size_t n, d1;
+    FOX_TRY(h5io_dims(f, "/dataset/features", &n, &d1, path, e));
+    printf("  dataset        %zu bars x %zu features (f32, as uploaded)\n", n, d1);
+    return 0;
+  }
+  struct dataset_sums_ d;
+  FOX_TRY(read_sums_(f, path, &d, e));
+  char dir[4200], copy_path[4500];
+  dir_of_(path, dir, sizeof dir);
+  snprintf(copy_path, sizeof copy_path, "%s/%s", dir, d.copy);
+  size_t bars;
+  uint32_t crc[2];
+  /* The copy's arrays read through: its sums must be its own before they prove anything. */
+  FOX_TRY(dataset_copy_verify(copy_path, &bars, crc, e));
+  FOX_TRY(compare_sums_(path, &d, copy_path, bars, crc, e));
+  printf("  dataset        %zu bars x %d features (f32, as uploaded): crc32 %08x, prices "
+         "%08x, the same as the stored copy %s\n", d.bars, FOX_NFEAT, d.crc[0], d.crc[1],
+         d.copy);
+  return 0;
 }
 
 static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
@@ -119,8 +227,7 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
 }
 
 /* Whether the rank file at `path` is readable and records this run's host, local rank, device
- * and backend
- * and, with a dataset, one of this many bars. */
+ * and backend and, with a dataset, this device's sums and copy. */
 static int same_place_(const char *path, const struct create_ctx_ *c) {
   h5io_quiet();
   hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
@@ -141,9 +248,11 @@ static int same_place_(const char *path, const struct create_ctx_ *c) {
   same = same && h5io_attr_read(f, "local_rank", H5T_NATIVE_INT, &local[0], 1, path, &ignore) == 0 &&
          h5io_attr_read(f, "local_size", H5T_NATIVE_INT, &local[1], 1, path, &ignore) == 0 &&
          local[0] == c->local_rank && local[1] == c->local_size;
-  size_t n = 0, d1 = 0;
+  struct dataset_sums_ d;
   if (same && c->dev)
-    same = h5io_dims(f, "/dataset/features", &n, &d1, path, &ignore) == 0 && n == c->dev->n;
+    same = read_sums_(f, path, &d, &ignore) == 0 && d.bars == c->dev->n &&
+           d.crc[0] == c->dev->crc_features && d.crc[1] == c->dev->crc_prices &&
+           strcmp(d.copy, c->copy) == 0;
   H5Eclear2(H5E_DEFAULT);
   H5Fclose(f);
   return same;
@@ -151,14 +260,13 @@ static int same_place_(const char *path, const struct create_ctx_ *c) {
 
 int rankfile_create(const char *outdir, int rank, int local_rank, int local_size,
                     const struct backend *be, const struct device_dataset *dev,
-                    const char *data_path, const char *host, const char *device,
-                    struct fox_err *e) {
+                    const char *data_path, const char *copy, const char *host,
+                    const char *device, struct fox_err *e) {
   char path[4200];
   rankfile_path(outdir, rank, path, sizeof path);
-  struct create_ctx_ c = {be, dev, data_path, host, device, rank, local_rank, local_size};
-  /* A resume on the same host, device and backend keeps the file (its dataset is the one this
-   * run uploads: the study's own); elsewhere it is written anew, the dataset read back from
-   * this run's device. Never changed in place. */
+  struct create_ctx_ c = {be, dev, data_path, copy, host, device, rank, local_rank, local_size};
+  /* A resume on the same host, device and backend whose device holds the same sums keeps the
+   * file; elsewhere it is written anew. Never changed in place. */
   if (fs_exists(path) && same_place_(path, &c))
     return 0;
   return h5io_create_atomic(path, create_body_, &c, e);
@@ -304,8 +412,29 @@ static int remove_trial_(const char *path, int id, int repeat, void *ctx) {
   return remove_one_(path, id, ctx);
 }
 
+/* Calls f(path) for every dataset-NNNN.h5 (a host's stored copy) in outdir. */
+static int each_copy_file_(const char *outdir, int (*f)(const char *path, int rank, void *ctx),
+                           void *ctx) {
+  DIR *d = opendir(outdir);
+  if (!d)
+    return 0;
+  int rc = 0;
+  struct dirent *de;
+  while (rc == 0 && (de = readdir(d))) {
+    int rank, len = 0;
+    if (sscanf(de->d_name, "dataset-%d.h5%n", &rank, &len) != 1 || de->d_name[len] != '\0')
+      continue;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
+    rc = f(path, rank, ctx);
+  }
+  closedir(d);
+  return rc;
+}
+
 int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   FOX_TRY(each_rank_file_(outdir, remove_one_, e));
+  FOX_TRY(each_copy_file_(outdir, remove_one_, e));
   FOX_TRY(each_trial_file_(outdir, remove_trial_, e));
   /* The test looks of a study that is gone name its trial ids, not this study's. */
   char path[4200];

@@ -1,5 +1,6 @@
-/* A study's output files (DESIGN.md s4, s9): OUTDIR/rank-NNNN.h5 per rank, /dataset (the exact
- * f32 arrays the rank uploaded, with its host and device), written once per run; and
+/* A study's output files (DESIGN.md s4, s9): OUTDIR/rank-NNNN.h5 per rank, /dataset (the crc32
+ * sums of the f32 arrays its device holds, read back from it, and the name of its host's stored
+ * copy OUTDIR/dataset-NNNN.h5), with its host and device, written once per run; and
  * OUTDIR/trials/ID.h5 per trial, its latest segment: parameters, config, weights, curve,
  * metrics, the evaluation's equity and experience, and the rank that ran it. Each is written
  * whole under a temporary name and renamed, never changed in place, so a full disk, a kill or
@@ -7,6 +8,8 @@
  * segments the study did not record. */
 #ifndef FOX_RANKFILE_H
 #define FOX_RANKFILE_H
+
+#include <hdf5.h>
 
 #include "backend/backend.h"
 #include "study/study.h"
@@ -18,11 +21,22 @@ void rankfile_path(const char *outdir, int rank, char *out, size_t n);
 void rankfile_trial_path(const char *outdir, int id, int repeat, char *out, size_t n);
 /* Writes the rank file (temporary name, then rename), on a resume too: this run's host, the
  * rank's local rank among the job's ranks on that host (and their number: the device is
- * local_rank % devices), device, backend and dataset. `dev` is NULL for test-function studies (no dataset). */
+ * local_rank % devices), device, backend and the dataset's sums (dev from dataset_take) with
+ * `copy`, the file name of its host's stored copy. `dev` is NULL for test-function studies (no
+ * dataset). */
 int rankfile_create(const char *outdir, int rank, int local_rank, int local_size,
                     const struct backend *be, const struct device_dataset *dev,
-                    const char *data_path, const char *host, const char *device,
-                    struct fox_err *e);
+                    const char *data_path, const char *copy, const char *host,
+                    const char *device, struct fox_err *e);
+/* FOX_EDATA naming the rank file when the sums its device gave are not those its host's
+ * stored copy records (attributes only: every rank after the copies are written). */
+int rankfile_verify(const char *outdir, int rank, struct fox_err *e);
+/* foxopt info of a rank file's /dataset: reads its host's stored copy through (its sums must be
+ * its own), compares the rank's sums with it (FOX_EDATA naming the file that differs) and prints
+ * one line. */
+int rankfile_info_dataset(hid_t f, const char *path, struct fox_err *e);
+/* foxopt info of a host's stored copy (OUTDIR/dataset-NNNN.h5): read through, then one line. */
+int rankfile_info_copy(const char *path, struct fox_err *e);
 /* Replaces the trial file of (id, repeat) with a finished segment (trained to `epochs`) of an
  * agent trial: its policy, curve, and its evaluation's per-bar equity with the folds'
  * bounds and metrics (/backtest/{equity, position, folds, fold_metrics}). With t NULL: a

@@ -39,7 +39,7 @@ static int mkdir_(const char *path, struct fox_err *e) {
 }
 
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
-                int local_rank, int local_size, int device, const char *backend,
+                int local_rank, int local_size, int host_root, int device, const char *backend,
                 const volatile sig_atomic_t *stop, struct fox_err *e) {
   memset(r, 0, sizeof *r);
   r->s = s;
@@ -60,13 +60,13 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   live_open(&r->live, outdir, s->cfg.tensorboard, rank);
   if (objective_function(s->cfg.study.function)) {
     snprintf(r->device, sizeof r->device, "none (test function)");
-    return rankfile_create(outdir, rank, local_rank, local_size, NULL, NULL, "", host,
+    return rankfile_create(outdir, rank, local_rank, local_size, NULL, NULL, "", NULL, host,
                            r->device, e);
   }
   static const char *const names[3] = {"auto", "cpu", "cuda"};
   int rc = backend_select(backend ? backend : names[s->cfg.backend], &r->be, e);
   if (rc == 0)
-    rc = dataset_read_h5(&r->ds, s->cfg.data_path, e);
+    rc = dataset_read_h5_lean(&r->ds, s->cfg.data_path, e);
   if (rc != 0)
     return rc;
   r->have_data = 1;
@@ -89,9 +89,15 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
                     (long long)tb, dataset_split_name(probe->eval_split), (long long)eb,
                     probe->eval_folds, dataset_split_name(probe->eval_split));
   }
-  rc = r->be->bind(device, e);
+  char copy[64], copy_path[4300];
+  dataset_copy_name(host_root, copy, sizeof copy);
+  snprintf(copy_path, sizeof copy_path, "%s/%s", outdir, copy);
+  /* The host's one stored copy, from the arrays before they go to the device. */
+  rc = rank == host_root ? dataset_copy_write(copy_path, &r->ds, host, s->cfg.data_path, e) : 0;
   if (rc == 0)
-    rc = r->be->dataset_upload(&r->ds, &r->dev, e);
+    rc = r->be->bind(device, e);
+  if (rc == 0)
+    rc = r->be->dataset_take(&r->ds, &r->dev, e);
   if (rc != 0) {
     dataset_free(&r->ds);
     r->have_data = 0;
@@ -103,7 +109,7 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   else
     snprintf(r->device, sizeof r->device, "cpu");
   rc = rankfile_create(outdir, rank, local_rank, local_size, r->be, &r->dev, s->cfg.data_path,
-                       host, r->device, e);
+                       copy, host, r->device, e);
   if (rc != 0)
     runner_close(r);
   return rc;

@@ -31,10 +31,12 @@ struct runner {
 };
 
 /* Loads and uploads the dataset (agent studies) to `device` (a CUDA ordinal for this rank;
- * -1: the default), creates OUTDIR/state and this rank's file. `backend` overrides
- * train.backend when not NULL. */
+ * -1: the default), creates OUTDIR/state and this rank's file; the host's lowest rank
+ * (`host_root`, the world rank of local rank 0) first stores the host's copy of the dataset
+ * (OUTDIR/dataset-NNNN.h5). The host arrays go to the device (dataset_take): r->ds keeps the
+ * bars and the metadata only. `backend` overrides train.backend when not NULL. */
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
-                int local_rank, int local_size, int device, const char *backend,
+                int local_rank, int local_size, int host_root, int device, const char *backend,
                 const volatile sig_atomic_t *stop, struct fox_err *e);
 void runner_close(struct runner *r);
 /* Where the threads take their next item: an index below n, or -1 when there is none left

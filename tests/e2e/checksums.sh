@@ -33,7 +33,7 @@ stop_when "$WORK/st/state/trial-0-e1.h5" "$FOXOPT" run "$WORK/st.yaml" -o "$WORK
 check "the stopped study exits 75 ($RC)" [ "$RC" -eq 75 ]
 ck=$(ls "$WORK/st/state"/*.h5 2>/dev/null | head -1)
 "$FOX_PYTHON" - "$WORK/s.h5" "$WORK/tr/trial.h5" "$WORK/bt.h5" "$WORK/ref/study.h5" \
-  "$WORK/ref/trials/0.h5" "$WORK/ref/rank-0000.h5" $ck >"$WORK/filters.txt" <<'PY'
+  "$WORK/ref/trials/0.h5" "$WORK/ref/dataset-0000.h5" $ck >"$WORK/filters.txt" <<'PY'
 import sys, h5py
 for path in sys.argv[1:]:
     bad, n = [], 0
@@ -47,7 +47,7 @@ for path in sys.argv[1:]:
         f.visititems(visit)
     print(path, n, "without:", " ".join(bad) if bad else "none")
 PY
-for f in s.h5 tr/trial.h5 bt.h5 ref/study.h5 ref/trials/0.h5 ref/rank-0000.h5; do
+for f in s.h5 tr/trial.h5 bt.h5 ref/study.h5 ref/trials/0.h5 ref/dataset-0000.h5; do
   check "$f: every dataset checksummed ($(grep "$WORK/$f " "$WORK/filters.txt"))" \
     grep -q "^$WORK/$f [1-9][0-9]* without: none$" "$WORK/filters.txt"
 done
@@ -98,8 +98,11 @@ damaged "$WORK/r2/trials/0.h5" /weights/q backtest "$WORK/s.h5" --study "$WORK/r
 damaged "$WORK/r2/trials/0.h5" /weights/q info "$WORK/r2/trials/0.h5"
 cp -r "$WORK/ref" "$WORK/r4" && flip "$WORK/r4/trials/0.h5" backtest/equity
 damaged "$WORK/r4/trials/0.h5" /backtest/equity report "$WORK/r4" --no-plots
-cp -r "$WORK/ref" "$WORK/r3" && flip "$WORK/r3/rank-0000.h5" dataset/features
-damaged "$WORK/r3/rank-0000.h5" /dataset/features info "$WORK/r3/rank-0000.h5"
+# a host's copy of the dataset (the rank files hold only its sums): read through by info, and
+# checked against the rank's sums by a resumed run
+cp -r "$WORK/ref" "$WORK/r3" && flip "$WORK/r3/dataset-0000.h5" features
+damaged "$WORK/r3/dataset-0000.h5" /features info "$WORK/r3/dataset-0000.h5"
+damaged "$WORK/r3/dataset-0000.h5" /features info "$WORK/r3/rank-0000.h5"
 
 # 3. --resume: a damaged trial file is removed and named like a missing one, the study goes on
 # to the uninterrupted table

@@ -360,8 +360,32 @@ def rank_cases():
             edit(f)
         emit("rank_" + name, rc, text, *info(c))
 
-    case("features_scalar", lambda f: replace(f, "dataset/features", 0.0), 3,
-         "rank-0000.h5: dataset /dataset/features: holds a single value")
+    case("crc_string", lambda f: str_vlen(f["dataset"], "features_crc32", "0"), 3,
+         "rank-0000.h5: attribute 'features_crc32': holds strings, expected numbers")
+    # a device that received other bytes than its host stored (issue 28, item 11)
+    case("crc_differs", lambda f: f["dataset"].attrs.modify(
+        "prices_crc32", np.uint32(f["dataset"].attrs["prices_crc32"] ^ 1)), 3,
+         "rank-0000.h5: /dataset: the device's prices have crc32")
+    case("copy_elsewhere", lambda f: str_vlen(f["dataset"], "copy", "../dataset-0000.h5"), 3,
+         "rank-0000.h5: /dataset: bars 3000 and copy '../dataset-0000.h5'")
+    # a rank file of a foxopt before the stored copies: the arrays themselves
+    def old_layout(f):
+        for k in ("bars", "features_crc32", "prices_crc32", "copy"):
+            del f["dataset"].attrs[k]
+        f["dataset"].create_dataset("features", data=np.zeros((3000, 51), np.float32))
+    case("old_layout", old_layout, 0, "3000 bars x 51 features (f32, as uploaded)")
+    c = copy(src, "rank_copy_missing")
+    os.remove(os.path.join(c, "dataset-0000.h5"))
+    emit("rank_copy_missing", 3, "dataset-0000.h5", *info(c))
+    # the host's stored copy damaged after the run: its arrays are read through
+    c = copy(src, "rank_copy_damaged")
+    with h5py.File(os.path.join(c, "dataset-0000.h5"), "r+") as f:
+        f["features"][2000, 3] += 1
+    emit("rank_copy_damaged", 3, "dataset-0000.h5: /features has crc32", *info(c))
+    emit("copy_damaged", 3, "dataset-0000.h5: /features has crc32", "info",
+         os.path.join(c, "dataset-0000.h5"))
+    emit("copy_ok", 0, "3000 bars x 51 features (f32): crc32", "info",
+         os.path.join(src, "dataset-0000.h5"))
     case("rank_string", lambda f: str_vlen(f, "rank", "0"), 3,
          "rank-0000.h5: attribute 'rank': holds strings, expected numbers")
     case("device_missing", lambda f: f.attrs.__delitem__("device"), 3,

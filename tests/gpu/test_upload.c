@@ -1,6 +1,7 @@
 /* CUDA vs CPU twin for the dataset upload: the raw f32 features and prices read back from the
  * device equal the host arrays bit for bit, and the device-normalised states equal the CPU
- * backend's. Skips (77) without a CUDA build or device. */
+ * backend's; dataset_take's sums are the host arrays' crc32. Skips (77) without a CUDA build or
+ * device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,20 @@ int main(void) {
   for (size_t i = 0; i < nf; i++)
     bad += !(fabsf(sg[i] - sc[i]) <= 1e-6f + 1e-6f * fabsf(sc[i]));
   CHECK(bad == 0, "%zu normalised values differ between CUDA and CPU", bad);
+  /* dataset_take (a study's ranks): the sums of the device's read-back are those of the host
+   * arrays, which it frees; the states it hands back (the experience's) are the CPU's bits. */
+  uint32_t crc_f = dataset_crc32(0, ds.features, nf * sizeof(float));
+  uint32_t crc_p = dataset_crc32(0, ds.prices, n * 4 * sizeof(float));
+  struct device_dataset dt;
+  CHECK(cuda->dataset_take(&ds, &dt, &e) == 0, "%s", e.msg);
+  CHECK(!ds.features && !ds.prices, "the host arrays were freed");
+  CHECK(dt.summed && dt.crc_features == crc_f && dt.crc_prices == crc_p,
+        "device sums %08x %08x, host %08x %08x", dt.crc_features, dt.crc_prices, crc_f, crc_p);
+  CHECK(cuda->dataset_states(&dt, 0, n, sg, &e) == 0, "%s", e.msg);
+  CHECK(same_bits_(sg, sc, nf), "the device's states equal the CPU's bit for bit");
+  fox_err_clear(&e);
+  CHECK(cuda->dataset_states(&dt, n - 1, 2, sg, &e) != 0, "rows past the end accepted");
+  cuda->dataset_release(&dt);
   cuda->dataset_release(&dg);
   backend_cpu()->dataset_release(&dc);
   free(feat), free(prices), free(sg), free(sc);

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # foxopt run as an MPI job (DESIGN.md s9), oversubscribed on one machine: the same trials.csv
 # (rank and seconds aside) with 1, 2, 3 and 4 ranks for a test-function and an agent study;
-# each trial's file naming the rank trials.csv names; each rank file's /dataset equal to the
-# dataset's features and prices as f32; SIGTERM to one rank stops every rank with 75 and --resume (on
+# each trial's file naming the rank trials.csv names; each rank file's /dataset the crc32 of the
+# dataset's features and prices as f32, its host's one stored copy (dataset-0000.h5) equal to
+# them; SIGTERM to one rank stops every rank with 75 and --resume (on
 # another rank count) completes the uninterrupted table; kill -9 of a rank ends the job in
 # under 10 s and --resume loses nothing.
 . "$(dirname "$0")/../e2e/lib.sh"
 need_python
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" "$@"; }
-# Every trial file of OUTDIR naming the rank trials.csv names; /dataset as uploaded.
+# Every trial file of OUTDIR naming the rank trials.csv names; /dataset as uploaded, one copy.
 rank_files_ok() {
   "$FOX_PYTHON" - "$1" "${2:-}" <<'PY'
-import csv, glob, sys
+import csv, glob, sys, zlib
 import h5py, numpy as np
 out, data = sys.argv[1], sys.argv[2]
 rows = {int(r["id"]): int(r["rank"]) for r in csv.DictReader(open(f"{out}/trials.csv"))}
@@ -20,14 +21,31 @@ where = {}
 for p in glob.glob(f"{out}/trials/*.h5"):
     with h5py.File(p) as f:
         where[int(p.rsplit("/", 1)[1][:-3])] = int(f.attrs["rank"])
+copies = set()
 for p in sorted(glob.glob(f"{out}/rank-*.h5")):
     with h5py.File(p) as f:
         if data:
+            # one stored copy for the host; each rank file the sums of what its device holds
+            g = f["dataset"]
+            if "features" in g or "prices" in g:
+                sys.exit(f"{p}: /dataset holds arrays: the host's copy is {g.attrs['copy']}")
+            copies.add(g.attrs["copy"].decode() if isinstance(g.attrs["copy"], bytes)
+                       else g.attrs["copy"])
             with h5py.File(data) as d:
                 for name in ("features", "prices"):
-                    a, b = f["dataset/" + name][:], d[name][:]
-                    if a.dtype != np.float32 or not np.array_equal(a, b, equal_nan=True):
-                        sys.exit(f"{p}: /dataset/{name} differs from {data}:/{name}")
+                    want = zlib.crc32(np.ascontiguousarray(d[name][:], dtype=np.float32).tobytes())
+                    if int(g.attrs[name + "_crc32"]) != want:
+                        sys.exit(f"{p}: /dataset {name}_crc32 {int(g.attrs[name + '_crc32']):08x}"
+                                 f", {data}:/{name} has {want:08x}")
+if data:
+    if copies != {"dataset-0000.h5"} or sorted(glob.glob(f"{out}/dataset-*.h5")) != [f"{out}/dataset-0000.h5"]:
+        sys.exit(f"rank files name the copies {sorted(copies)}, {out} holds "
+                 f"{sorted(glob.glob(f'{out}/dataset-*.h5'))}: one host, one copy")
+    with h5py.File(f"{out}/dataset-0000.h5") as c, h5py.File(data) as d:
+        for name in ("features", "prices"):
+            a, b = c[name][:], d[name][:]
+            if a.dtype != np.float32 or not np.array_equal(a, b, equal_nan=True):
+                sys.exit(f"{out}/dataset-0000.h5: /{name} differs from {data}:/{name}")
 if where != rows:
     sys.exit(f"trial files say {sorted(where.items())}, trials.csv says {sorted(rows.items())}")
 PY
