@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "util/nearest.h"
+#include "util/text.h"
 #include "util/stop.h"
 
 static void usage_(FILE *f) {
@@ -32,10 +33,12 @@ static int unknown_command_(const char *name) {
       names[n++] = cli_commands[i]->name;
     names[n++] = "help";
   }
-  char near[256];
+  char near[256], shown[256];
   nearest_names(name, names, n, near, sizeof near);
+  snprintf(shown, sizeof shown, "%s", name);
+  text_defuse(shown);
   fprintf(stderr, "foxopt: error: unknown %s '%s'%s%s (foxopt --help lists them)\n",
-          name[0] == '-' ? "option" : "command", name, near[0] ? ": " : "", near);
+          name[0] == '-' ? "option" : "command", shown, near[0] ? ": " : "", near);
   return 2;
 }
 
@@ -101,6 +104,7 @@ int main(int argc, char **argv) {
   if (rc == 0)
     rc = c->run(a.argc, a.argv, &e);
   cli_args_free(&a);
+  text_defuse(e.msg); /* names and values from argv or a file may hold terminal escapes */
   if (rc != 0 && !e.quiet)
     fprintf(stderr, "foxopt %s: error: %s\n", c->name, e.msg[0] ? e.msg : "failed");
   fflush(stdout);

@@ -159,6 +159,11 @@ int cli_args(const struct cli_cmd *c, int argc, char **argv, struct cli_args *ou
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     if (!is_option_(s)) {
+      if (!s[0]) { /* "" reads as the current directory or no file at all, per call */
+        free(v);
+        return fox_errf(e, FOX_EUSAGE, "an empty argument (expected %.*s)",
+                        (int)strcspn(c->synopsis, "\n"), c->synopsis);
+      }
       v[n++] = argv[i];
       continue;
     }
@@ -200,6 +205,11 @@ int cli_args(const struct cli_cmd *c, int argc, char **argv, struct cli_args *ou
       if (i + 1 >= argc) {
         free(v);
         return fox_errf(e, FOX_EUSAGE, "%s needs a value (%s)", o->name, o->arg);
+      }
+      if (!argv[i + 1][0]) {
+        free(v);
+        return fox_errf(e, FOX_EUSAGE, "%s needs a value (%s), not an empty one", o->name,
+                        o->arg);
       }
       v[n++] = argv[++i]; /* the value, even where it starts with '-' */
     }

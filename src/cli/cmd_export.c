@@ -71,13 +71,13 @@ const struct cli_cmd cli_cmd_export = {
 
 /* FILE.json beside FILE */
 static int sidecar_(const struct policy_export *p, const char *model, const char *format,
-                    struct fox_err *e) {
+                    FILE *note, struct fox_err *e) {
   char path[4300];
   if (snprintf(path, sizeof path, "%s.json", model) >= (int)sizeof path)
     return fox_errf(e, FOX_EUSAGE, "%s: path too long", model);
   FOX_TRY(fs_out_guard(path, e));
   FOX_TRY(sidecar_write(p, model, format, path, e));
-  printf("wrote %s (the state's inputs, normalisation and actions)\n", path);
+  fprintf(note, "wrote %s (the state's inputs, normalisation and actions)\n", path);
   return 0;
 }
 
@@ -94,17 +94,19 @@ static int policy_(const char *src, long trial, int repeat, const char *data, co
   struct policy_export p;
   FOX_TRY(policy_export_load(&p, src, trial, repeat, data, e));
   int rc = 0;
+  /* notes never land in a model written to this process's stdout */
+  FILE *note = fs_note_stream(onnx) == stderr || fs_note_stream(st) == stderr ? stderr : stdout;
   if (onnx && (rc = fs_out_guard(onnx, e)) == 0 && (rc = onnx_write(&p, onnx, e)) == 0) {
-    printf("wrote %s: the greedy %s policy of %s, %d inputs -> %s\n", onnx,
+    fprintf(note, "wrote %s: the greedy %s policy of %s, %d inputs -> %s\n", onnx,
            p.algo == FOX_ALGO_PPO ? "ppo" : "dqn", p.source, p.policy.dims[0],
            p.algo == FOX_ALGO_PPO ? "logits, action" : "q_values, action");
-    rc = sidecar_(&p, onnx, "onnx", e);
+    rc = sidecar_(&p, onnx, "onnx", note, e);
   }
   if (rc == 0 && st && (rc = fs_out_guard(st, e)) == 0 &&
       (rc = safetensors_write(&p, st, e)) == 0) {
-    printf("wrote %s: the %s networks of %s\n", st, p.algo == FOX_ALGO_PPO ? "ppo" : "dqn",
-           p.source);
-    rc = sidecar_(&p, st, "safetensors", e);
+    fprintf(note, "wrote %s: the %s networks of %s\n", st,
+            p.algo == FOX_ALGO_PPO ? "ppo" : "dqn", p.source);
+    rc = sidecar_(&p, st, "safetensors", note, e);
   }
   policy_export_free(&p);
   return rc;
@@ -168,8 +170,9 @@ int cmd_export(int argc, char **argv, struct fox_err *e) {
   struct optuna_journal_stats js;
   int rc = optuna_journal_write(&s, outdir, optuna, &js, e);
   if (rc == 0) {
-    printf("wrote %s: Optuna study '%s', %d trials (%d complete, %d pruned, %d failed, %d "
-           "running), %d with per-epoch intermediate values\n", optuna, s.cfg.study.name,
+    fprintf(fs_note_stream(optuna),
+            "wrote %s: Optuna study '%s', %d trials (%d complete, %d pruned, %d failed, %d "
+            "running), %d with per-epoch intermediate values\n", optuna, s.cfg.study.name,
            js.trials, js.by_state[FOX_ST_COMPLETE], js.by_state[FOX_ST_PRUNED],
            js.by_state[FOX_ST_FAILED], js.by_state[FOX_ST_RUNNING], js.curves);
     if (js.nan_objective)

@@ -358,7 +358,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
   if (rc == 0 && a.csv && (rc = fs_out_guard(a.csv, e)) == 0) {
     fflush(stdout); /* the table first, where --csv is /dev/stdout */
     rc = study_save_csv(&s, order, s.n, a.csv, e);
-    FILE *note = fs_out_is_stream(a.csv) ? stderr : out; /* none mixed into /dev/stdout */
+    FILE *note = fs_note_stream(a.csv) == stderr ? stderr : out; /* none inside the CSV */
     if (rc == 0)
       fprintf(note, "wrote %s (%d trials, best first)\n", a.csv, s.n);
   }
@@ -367,7 +367,10 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     snprintf(path, sizeof path, "%s/report.html", a.outdir);
     struct html_page page = {&s, order, a.top, a.outdir, have_fig ? &o : NULL, &rec};
     fflush(stdout);
-    rc = html_write(&page, path, stderr, e);
+    /* report.html a link to study.h5 would have the page written over the study */
+    rc = fs_out_guard(path, e);
+    if (rc == 0)
+      rc = html_write(&page, path, stderr, e);
     if (rc == 0)
       fprintf(out, "wrote %s\n", path);
   }

@@ -70,7 +70,7 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   if (!f)
     return fs_out_end(&o, e->code, e);
   FOX_TRY(fs_out_fclose(&o, f, synth_write(&p, f, e), e));
-  printf("wrote %lld synthetic bars (seed %llu) to %s\n", (long long)p.bars,
-         (unsigned long long)p.seed, out);
+  fprintf(fs_note_stream(out), "wrote %lld synthetic bars (seed %llu) to %s\n",
+          (long long)p.bars, (unsigned long long)p.seed, out);
   return 0;
 }

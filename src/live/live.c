@@ -86,9 +86,9 @@ int live_epoch(struct live *l, const struct live_row *r, struct fox_err *e) {
   snprintf(path, sizeof path, "%s/metrics.jsonl", l->outdir);
   pthread_mutex_lock(&l->lock);
   /* One write with O_APPEND: ranks on one file system append whole lines side by side. */
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  int rc = fd >= 0 && write(fd, full, len) == (ssize_t)len
-               ? 0
+  int fd = fs_append_open(path, "a line of metrics", e);
+  int rc = fd < 0                                 ? e->code
+           : write(fd, full, len) == (ssize_t)len ? 0
                : fox_errf(e, FOX_EFAIL, "%s: cannot append a line: %s", path, strerror(errno));
   if (fd >= 0 && close(fd) != 0 && rc == 0)
     rc = fox_errf(e, FOX_EFAIL, "%s: cannot append a line: %s", path, strerror(errno));

@@ -107,8 +107,10 @@ int tfevents_append(const char *dir, int64_t step, double wall_time, const char 
     len = frame_(buf, len, &ev);
   free(vals), free(vp);
   /* One write of whole frames: a reader never meets half an event it cannot skip. */
-  int fd = rc == 0 ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
-  if (rc == 0 && (fd < 0 || write(fd, buf, len) != (ssize_t)len))
+  int fd = rc == 0 ? fs_append_open(path, "TensorBoard's events", e) : -1;
+  if (rc == 0 && fd < 0)
+    rc = e->code;
+  else if (rc == 0 && write(fd, buf, len) != (ssize_t)len)
     rc = fox_errf(e, FOX_EFAIL, "%s: cannot append TensorBoard's events: %s", path,
                   strerror(errno));
   if (fd >= 0 && close(fd) != 0 && rc == 0)

@@ -87,7 +87,12 @@ static int draw_(const struct plot_ *p, const char *script, const char *png, str
   struct stat st;
   if (stat(tmp, &st) != 0 || st.st_size == 0)
     return fox_errf(e, FOX_EFAIL, "%s: gnuplot finished without writing the image", dst);
-  FOX_TRY(fs_commit(tmp, dst, e));
+  /* OUTDIR/NAME.png as any output: a link's target is written (never a file of the study), a
+   * FIFO or device refused */
+  struct fs_out o;
+  FOX_TRY(fs_out_guard(dst, e));
+  FOX_TRY(fs_out_begin(&o, dst, FS_OUT_HDF5, e));
+  FOX_TRY(fs_commit(tmp, o.dst, e));
   fprintf(p->out, "wrote %s\n", dst);
   return 0;
 }

@@ -229,6 +229,8 @@ static int create_body_(hid_t f, const void *ctx, struct fox_err *e) {
 /* Whether the rank file at `path` is readable and records this run's host, local rank, device
  * and backend and, with a dataset, this device's sums and copy. */
 static int same_place_(const char *path, const struct create_ctx_ *c) {
+  if (!fs_is_regular(path))
+    return 0; /* a FIFO would block the open: replaced like any other */
   h5io_quiet();
   hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   if (f < 0) {
@@ -366,6 +368,12 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
 static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
   const struct study *s = ctx;
   int epochs = -1;
+  if (!fs_is_regular(path)) { /* a FIFO would block the open */
+    fprintf(stderr, "foxopt run: warning: %s: not a regular file (a FIFO, device or socket): "
+                    "removed\n", path);
+    remove(path);
+    return 0;
+  }
   h5io_quiet();
   hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   if (f >= 0) {
@@ -492,6 +500,8 @@ int rankfile_remove_temps(const char *outdir, struct fox_err *e) {
 static int old_layout_(const char *path, int rank, void *ctx) {
   (void)rank;
   struct fox_err *e = ctx;
+  if (!fs_is_regular(path))
+    return 0; /* a FIFO would block the open: written anew like any rank file */
   h5io_quiet();
   hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   if (f < 0) {

@@ -250,6 +250,17 @@ static int seg_open_(struct runner *r, struct seg_ *g, int *open, struct fox_err
     rc = load_state_(r, &g->t, it->from_trial, it->repeat, it->from_epochs, 0, e);
   if (rc == 0 && it->from_epochs > 0 && it->buffers_trial >= 0)
     rc = load_state_(r, &g->t, it->buffers_trial, it->repeat, it->from_epochs, 1, e);
+  if (rc == FOX_EDATA && it->from_trial == it->trial && it->buffers_trial < 0) {
+    /* Its own checkpoint missing or damaged (--resume after a disk fault): the trial trains
+     * again from its start, which ends in the state the checkpoint held (a checkpoint is the
+     * whole state, so a continued trial equals one trained straight through). A pbt child's
+     * parent state has no such way back: that stays an error. */
+    fprintf(stderr, "foxopt run: warning: %s: trial %d trains again from its start (its "
+                    "checkpoint of epoch %d cannot be used)\n", e->msg, it->trial, it->from_epochs);
+    fox_err_clear(e);
+    trial_close(&g->t);
+    FOX_TRY(rc = trial_open(&g->t, &cfg, &r->ds, r->be, &r->dev, e));
+  }
   res->state_seconds = now_() - s0;
   if (rc != 0) {
     trial_close(&g->t);
@@ -466,7 +477,8 @@ static int epoch_(struct pool_ *p, struct crew_ *c, struct pop *q, struct fox_er
     }
   FOX_TRY(trial_epochs_end(members, n, seconds, NULL, e));
   for (int k = 0; k < n; k++) /* the epochs that were evaluated, live */
-    if (members[k]->r.epochs_done > before[k])
+    if (members[k]->r.epochs_done > before[k] &&
+        members[k]->r.epochs_done > segs[k]->it->from_epochs) /* not those trained again */
       FOX_TRY(live_(p->r, segs[k]->it, members[k], e));
   for (int k = c->n - 1; k >= 0; k--)
     if (c->seg[k]->pop == q && seg_done_(c->seg[k]))

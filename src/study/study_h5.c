@@ -365,10 +365,10 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
   return ferror(f) ? -1 : 0;
 }
 
-int study_save_csv(const struct study *s, const int *order, int n, const char *path,
-                   struct fox_err *e) {
+static int save_csv_(const struct study *s, const int *order, int n, const char *path, int kind,
+                     struct fox_err *e) {
   struct fs_out o;
-  FILE *f = fs_out_fopen(&o, path, FS_OUT_TEXT, e);
+  FILE *f = fs_out_fopen(&o, path, kind, e);
   if (!f)
     return fs_out_end(&o, e->code, e);
   int rc = study_write_csv(s, order, n, f) ? fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s",
@@ -377,13 +377,18 @@ int study_save_csv(const struct study *s, const int *order, int n, const char *p
   return fs_out_fclose(&o, f, rc, e);
 }
 
+int study_save_csv(const struct study *s, const int *order, int n, const char *path,
+                   struct fox_err *e) {
+  return save_csv_(s, order, n, path, FS_OUT_TEXT, e);
+}
+
 int study_save(const struct study *s, const char *outdir, struct fox_err *e) {
   char path[4200];
   struct body_ b = {s, study_finished(s)};
   snprintf(path, sizeof path, "%s/study.h5", outdir);
   FOX_TRY(h5io_create_atomic(path, body_, &b, e));
   snprintf(path, sizeof path, "%s/trials.csv", outdir);
-  return study_save_csv(s, NULL, 0, path, e);
+  return save_csv_(s, NULL, 0, path, FS_OUT_TEXT | FS_OUT_OWN, e); /* a FIFO there would block */
 }
 
 static int read_trials_(hid_t g, struct study *s, size_t n, const char *path,

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,12 @@ int dirlock_take(struct dirlock *l, const char *dir, const char *who, struct fox
       return fox_errf(e, FOX_EDATA, "%s: no such directory", dir);
     if (fd < 0)
       return fox_errf(e, FOX_EFAIL, "%s: cannot open: %s", l->path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close(fd);
+      return fox_errf(e, FOX_EDATA, "%s: not a regular file (a FIFO, device or socket) where "
+                                    "foxopt keeps the directory's lock: remove it", l->path);
+    }
     if (lock_(fd) == 0) {
       l->fd = fd;
       int rc = write_holder_(fd, who, l->path, e);

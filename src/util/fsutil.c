@@ -5,6 +5,7 @@
 #include "util/fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -191,13 +192,14 @@ static int resolve_(const char *path, char *out, size_t n, struct fox_err *e) {
 /* The names foxopt run gives a study directory's own files (docs/files.md). */
 static int study_name_(const char *base) {
   static const char *const names[] = {"study.h5", "trials.csv", "test.h5", ".lock", "state",
-                                      "trials"};
+                                      "trials",   "metrics.jsonl", "tb"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (strcmp(base, names[i]) == 0)
       return 1;
   unsigned rank;
   char end[4];
-  return sscanf(base, "rank-%u.h%1[5]%c", &rank, end, end + 1) == 2;
+  return sscanf(base, "rank-%u.h%1[5]%c", &rank, end, end + 1) == 2 ||
+         sscanf(base, "dataset-%u.h%1[5]%c", &rank, end, end + 1) == 2;
 }
 
 /* Whether dst would replace a file of a study the command reads: a name of the study's own in
@@ -226,9 +228,15 @@ int fs_out_guard(const char *path, struct fox_err *e) {
   char dst[PATH_MAX];
   struct stat st;
   int exists = stat(path, &st) == 0;
-  if (fs_out_is_stream(path))
-    return 0; /* written, never replaced */
-  FOX_TRY(resolve_(path, dst, sizeof dst, e));
+  if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    return 0; /* a device or FIFO: written, never replaced */
+  if (fs_out_is_stream(path)) {
+    /* /dev/stdout sent to a file: that file is written, so it must not be one of the inputs */
+    if (!realpath(path, dst))
+      return 0;
+  } else {
+    FOX_TRY(resolve_(path, dst, sizeof dst, e));
+  }
   pthread_mutex_lock(&guard_.lock);
   const char *input = NULL, *study = in_study_(dst);
   for (int i = 0; exists && !study && !input && i < guard_.n; i++)
@@ -246,10 +254,81 @@ int fs_out_guard(const char *path, struct fox_err *e) {
   return rc;
 }
 
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N: a descriptor this
+ * process holds, which a shell may have opened on a regular file. */
+static int fd_alias_(const char *path) {
+  if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0)
+    return 1;
+  const char *p = NULL;
+  if (strncmp(path, "/dev/fd/", 8) == 0)
+    p = path + 8;
+  else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+    p = path + 14;
+  else if (strncmp(path, "/proc/thread-self/fd/", 21) == 0)
+    p = path + 21;
+  else if (strncmp(path, "/proc/", 6) == 0) {
+    const char *q = path + 6;
+    while (*q >= '0' && *q <= '9')
+      q++;
+    if (q > path + 6 && strncmp(q, "/fd/", 4) == 0)
+      p = q + 4;
+  }
+  if (!p || !*p)
+    return 0;
+  for (; *p; p++)
+    if (*p < '0' || *p > '9')
+      return 0;
+  return 1;
+}
+
 int fs_out_is_stream(const char *path) {
   struct stat st;
-  return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
-         (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+  if (stat(path, &st) != 0)
+    return 0;
+  if (!S_ISREG(st.st_mode))
+    return !S_ISDIR(st.st_mode);
+  /* A descriptor the shell opened on a file (> out.txt, >> log) is written where it stands:
+   * a rename would leave what the shell holds on an unlinked file. */
+  return fd_alias_(path);
+}
+
+FILE *fs_note_stream(const char *out) {
+  struct stat a, b;
+  if (!out || !fs_out_is_stream(out))
+    return stdout;
+  /* where the output is stdout itself, a note on stdout would land inside it */
+  if (stat(out, &a) != 0 || fstat(STDOUT_FILENO, &b) != 0)
+    return stderr;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino ? stderr : stdout;
+}
+
+int fs_is_regular(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int fs_append_open(const char *path, const char *what, struct fox_err *e) {
+  /* O_NONBLOCK: a FIFO without a reader fails at once instead of blocking the run */
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+  struct stat st;
+  if (fd < 0) {
+    fox_errf(e, errno == ENXIO ? FOX_EDATA : FOX_EFAIL, "%s: cannot append %s: %s", path, what,
+             errno == ENXIO ? "not a regular file (a FIFO); remove it" : strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    fox_errf(e, FOX_EDATA, "%s: not a regular file (a FIFO, device or socket) where foxopt "
+                           "appends %s: remove it", path, what);
+    return -1;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    fox_errf(e, FOX_EFAIL, "%s: cannot append %s: %s", path, what, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 int fs_out_begin(struct fs_out *o, const char *path, int kind, struct fox_err *e) {
@@ -263,9 +342,13 @@ int fs_out_begin(struct fs_out *o, const char *path, int kind, struct fox_err *e
   if (exists && S_ISDIR(st.st_mode))
     return fox_errf(e, FOX_EUSAGE, "%s: is a directory (expected a file to write)", path);
   if (fs_out_is_stream(path)) {
-    if (kind == FS_OUT_HDF5)
+    if (kind & FS_OUT_OWN)
+      return fox_errf(e, FOX_EDATA, "%s: not a regular file (a FIFO, device or socket) where "
+                                    "foxopt keeps a file of its own: remove it", path);
+    if ((kind & ~FS_OUT_OWN) == FS_OUT_HDF5)
       return fox_errf(e, FOX_EUSAGE,
-                      "%s: not a regular file (a FIFO, device or socket): an HDF5 output needs one",
+                      "%s: not a regular file (a FIFO, device or socket): this output is written "
+                      "whole and renamed into place, which needs one",
                       path);
     o->direct = 1; /* a device or FIFO is written as it is: renaming over it would replace it */
     snprintf(o->tmp, sizeof o->tmp, "%s", path); /* /dev/stdout names no file realpath finds */
@@ -296,7 +379,7 @@ FILE *fs_out_fopen(struct fs_out *o, const char *path, int kind, struct fox_err 
   if (fs_out_begin(o, path, kind, e) != 0)
     return NULL;
   /* Appending, a /dev/stdout that the shell sent to a file follows what was printed there. */
-  FILE *f = fopen(o->tmp, o->direct ? "a" : kind == FS_OUT_HDF5 ? "wb" : "w");
+  FILE *f = fopen(o->tmp, o->direct ? "a" : (kind & ~FS_OUT_OWN) == FS_OUT_HDF5 ? "wb" : "w");
   if (!f)
     fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(errno));
   return f;

@@ -22,10 +22,13 @@ int fs_read_bytes(const char *path, const char *what, void **buf, size_t *len,
                   struct fox_err *e);
 /* An output being written: `tmp` is the name to write (the target itself when `direct`).
  * fs_out_begin follows symbolic links (the link's target is written, the link stays), writes a
- * device or FIFO directly (FS_OUT_TEXT) or refuses one (FS_OUT_HDF5, which must seek) and a
- * directory with FOX_EUSAGE. fs_out_end renames tmp over the target when
+ * device or FIFO directly (FS_OUT_TEXT) or refuses one (FS_OUT_HDF5: HDF5, which must seek, or
+ * any file made elsewhere and renamed in) and a directory with FOX_EUSAGE. fs_out_end renames tmp over the target when
  * rc is 0 and removes it otherwise; it returns rc or the rename's failure. */
 enum { FS_OUT_TEXT, FS_OUT_HDF5 };
+/* Or'd into the kind for a file a command keeps for itself (a study's trials.csv): a FIFO or
+ * device under its name is refused (FOX_EDATA) rather than written, which could block. */
+#define FS_OUT_OWN 4
 struct fs_out {
   char path[PATH_MAX];    /* the user's name, for messages */
   char dst[PATH_MAX];     /* the file written once links are followed */
@@ -33,9 +36,19 @@ struct fs_out {
   int direct;
 };
 int fs_out_begin(struct fs_out *o, const char *path, int kind, struct fox_err *e);
-/* A device, FIFO or socket, or a name under /dev or /proc (/dev/stdout is a regular file when
- * the shell redirected it to one, and must still be written, not replaced): written directly. */
+/* A device, FIFO or socket, or a descriptor of this process (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N: a regular file where the shell redirected it, which must be written where
+ * it stands, not replaced): written directly. Any other name under /dev or /proc is what it
+ * resolves to (/dev/shm/x is a file like any other). */
 int fs_out_is_stream(const char *path);
+/* Where a command's "wrote ..." notes go: stderr when the output `out` is this process's
+ * stdout (/dev/stdout sent to a file or pipe), stdout otherwise. */
+FILE *fs_note_stream(const char *out);
+/* Whether path (links followed) is a regular file. */
+int fs_is_regular(const char *path);
+/* A descriptor appending to path (created 0644), refused (-1, e set, FOX_EDATA) unless it is a
+ * regular file: a FIFO without a reader neither blocks nor swallows lines. */
+int fs_append_open(const char *path, const char *what, struct fox_err *e);
 int fs_out_end(struct fs_out *o, int rc, struct fox_err *e);
 /* fs_out_begin + fopen of tmp (NULL with e set); fs_out_fclose closes (a write error becomes
  * rc) and ends. */

@@ -3,7 +3,8 @@
 # study.h5, trials/ID.h5, rank files, checkpoints) carries HDF5's Fletcher32 checksum per chunk,
 # so one flipped byte inside a dataset's payload is exit 3 naming the file and the dataset,
 # never a silently different number; `run --resume` treats a damaged trial file as a missing
-# one (removed, named, the study goes on). Needs Python with h5py (to find a chunk's bytes).
+# one (removed, named, the study goes on) and a damaged or missing checkpoint by training its
+# trial again from the start, to the same table. Needs Python with h5py (to find a chunk's bytes).
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -115,6 +116,19 @@ if [ -n "$t" ]; then
   contains "$ERR_TXT" "removed"
   contains "$ERR_TXT" "trials lacks 1 trial"
   same_table "resumed past a damaged trial file" "$WORK/ref/trials.csv" "$WORK/st2/trials.csv"
+  # a damaged or missing checkpoint: its trial trains again from its start, which ends where
+  # the checkpoint would have led (a checkpoint holds the whole state)
+  if [ -n "$ck" ]; then
+    for how in damaged missing; do
+      rm -rf "$WORK/st3" && cp -r "$WORK/st" "$WORK/st3"
+      c3=$WORK/st3/state/$(basename "$ck")
+      if [ "$how" = damaged ]; then flip "$c3" dqn/online/params; else rm "$c3"; fi
+      run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st3" --resume
+      contains "$ERR_TXT" "$c3: "
+      contains "$ERR_TXT" "trains again from its start"
+      same_table "resumed past a $how checkpoint" "$WORK/ref/trials.csv" "$WORK/st3/trials.csv"
+    done
+  fi
   run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st" --resume
   same_table "resumed" "$WORK/ref/trials.csv" "$WORK/st/trials.csv"
 else

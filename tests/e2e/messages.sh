@@ -163,8 +163,15 @@ for text in '' '# a comment only' '{}'; do
 done
 check "an empty config starts nothing" not test -e "$WORK/empty-out"
 run_rc 2 "$FOXOPT" export "$WORK/st" --optuna ""
-contains "$ERR_TXT" "an empty path was given for an output"
+contains "$ERR_TXT" "--optuna needs a value (FILE), not an empty one"
 check "export --optuna '': no temporary name" not grep -q 'tmp' "$WORK/err.txt"
+# an empty word anywhere is refused before anything runs, named for what was expected
+run_rc 2 "$FOXOPT" export "" --optuna "$WORK/x.json"
+contains "$ERR_TXT" "an empty argument (expected OUTDIR"
+run_rc 2 "$FOXOPT" run "$WORK/ck.yaml" -o ""
+contains "$ERR_TXT" "-o needs a value (OUTDIR), not an empty one"
+run_rc 2 "$FOXOPT" report "$WORK/st" --no-plots --csv=
+contains "$ERR_TXT" "--csv= needs a value"
 sed 's/sampler: random/sampler: grid/; s/name: successive_halving, min_epochs: 1, max_epochs: 3, eta: 3/name: pbt, population: 4, interval: 1/' \
   "$WORK/ck.yaml" >"$WORK/pbt-grid.yaml"
 sed -i 's/steps_per_epoch: 20000/steps_per_epoch: 256/' "$WORK/pbt-grid.yaml"

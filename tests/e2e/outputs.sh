@@ -148,4 +148,79 @@ contains "$ERR_TXT" "not a regular file"
 rm "$A/study.h5" && mkfifo "$A/study.h5"
 run_rc 3 timeout 20 "$FOXOPT" report "$A" --no-plots
 contains "$ERR_TXT" "not a regular file"
+
+# 5. what a review found after the above (each once a hang, a replaced file or a stray byte)
+fresh() { rm -rf "$A" && cp -a "$WORK/A.orig" "$A"; }
+# --resume meets FIFOs among the study's own files: never blocks (timeout would be 124)
+fresh && mkfifo "$A/trials/9.h5"
+run_rc 0 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/trials/9.h5: not a regular file (a FIFO, device or socket): removed"
+check "a FIFO among the trial files is removed" test ! -e "$A/trials/9.h5"
+fresh && rm "$A/trials.csv" && mkfifo "$A/trials.csv"
+run_rc 3 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/trials.csv: not a regular file (a FIFO, device or socket) where foxopt"
+fresh && rm "$A/rank-0000.h5" && mkfifo "$A/rank-0000.h5"
+run_rc 2 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/rank-0000.h5: not a regular file"
+fresh && mkfifo "$A/rank-0003.h5"
+run_rc 0 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+fresh && rm -f "$A/.lock" && mkfifo "$A/.lock"
+run_rc 3 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/.lock: not a regular file"
+fresh && rm -f "$A/metrics.jsonl" && mkfifo "$A/metrics.jsonl"
+run_rc 3 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/metrics.jsonl: not a regular file"
+# a fresh study removes a dead run's metrics.jsonl, a FIFO too, and appends to its own
+mkdir -p "$WORK/L" && mkfifo "$WORK/L/metrics.jsonl"
+run_rc 0 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/L"
+check "a fresh study's metrics.jsonl is a file of lines" test -f "$WORK/L/metrics.jsonl" -a -s "$WORK/L/metrics.jsonl"
+# every spelling of a study's file reaches the guard: through /proc/self/cwd, /dev/fd/..
+fresh
+for out in /proc/self/cwd/A/study.h5 /dev/fd/../../self/cwd/A/trials.csv; do
+  run_rc 2 bash -c 'cd "$1" && shift && exec "$@"' - "$WORK" "$FOXOPT" export A --optuna "$out"
+  refused "export --optuna $out" "would replace a file of the study this command reads"
+done
+# a regular file under /dev is a file like any other: replaced whole, not appended to
+shm=/dev/shm/foxopt-outputs-$$.log
+if [ -d /dev/shm ] && echo old >"$shm" 2>/dev/null && ln "$shm" "$shm.hl" 2>/dev/null; then
+  run_rc 0 "$FOXOPT" export "$A" --optuna "$shm"
+  check "/dev/shm: the journal replaced the file" grep -q '^{"op_code"' "$shm"
+  check "/dev/shm: the old file not appended to" grep -qx old "$shm.hl"
+  check "/dev/shm: nothing but the journal" not grep -q '^old' "$shm"
+  rm -f "$shm" "$shm.hl"
+else
+  echo "note: no writable /dev/shm: its check skipped"
+fi
+# /dev/stdout sent to a file (run_rc's out.txt): the journal alone there, the note on stderr
+run_rc 0 "$FOXOPT" export "$A" --optuna /dev/stdout
+check "export --optuna /dev/stdout: the journal first" grep -q '^{"op_code"' "$WORK/out.txt"
+check "export --optuna /dev/stdout: no note inside it" not grep -q 'wrote' "$WORK/out.txt"
+contains "$ERR_TXT" "wrote /dev/stdout: Optuna study"
+# report.html and the plots: a link to a file of the study is refused, a FIFO too
+ln -s study.h5 "$A/report.html"
+run_rc 2 "$FOXOPT" report "$A" --no-plots --html
+contains "$ERR_TXT" "$A/report.html: would replace a file of the study"
+check "report.html a link to study.h5: the study intact" cmp "$A/study.h5" "$WORK/A.orig/study.h5"
+if command -v gnuplot >/dev/null; then
+  fresh && ln -s trials.csv "$A/history.png"
+  run_rc 2 "$FOXOPT" report "$A"
+  contains "$ERR_TXT" "$A/history.png: would replace a file of the study"
+  check "history.png a link to trials.csv: the table intact" \
+    cmp "$A/trials.csv" "$WORK/A.orig/trials.csv"
+  fresh && mkfifo "$A/history.png"
+  run_rc 2 timeout 60 "$FOXOPT" report "$A"
+  contains "$ERR_TXT" "$A/history.png: not a regular file"
+  check "history.png a FIFO: still one" test -p "$A/history.png"
+else
+  echo "note: no gnuplot: the plots' checks skipped"
+fi
+# terminal escapes from a name or a value never reach the terminal raw
+{ echo action; echo 1; printf '2\033[31m\n'; } >"$WORK/esc.csv"
+run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/esc.csv"
+contains "$ERR_TXT" "esc.csv:3: expected an action"
+check "backtest: no ESC echoed from the actions CSV" not grep -q $'\033' "$WORK/err.txt"
+run_rc 3 "$FOXOPT" info "$WORK/no"$'\033'"[31mfile.h5"
+check "info: no ESC echoed from the file's name" not grep -q $'\033' "$WORK/err.txt"
+run_rc 2 "$FOXOPT" $'he\033p'
+check "an unknown command: no ESC echoed" not grep -q $'\033' "$WORK/err.txt"
 done_
