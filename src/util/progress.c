@@ -9,6 +9,7 @@ void progress_init(struct progress *p, FILE *f) {
   p->f = f;
   p->tty = isatty(fileno(f));
   p->drawn = 0;
+  p->shown = -1;
 }
 
 void progress_line(struct progress *p, const char *fmt, ...) {

@@ -7,7 +7,8 @@
 struct progress {
   FILE *f;
   int tty;
-  int drawn; /* a line is on screen that a newline must end */
+  int drawn;    /* a line is on screen that a newline must end */
+  double shown; /* the caller's clock when it last drew a line it throttles (-1: never) */
 };
 
 void progress_init(struct progress *p, FILE *f);

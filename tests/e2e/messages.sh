@@ -131,10 +131,19 @@ if [ -n "$ck" ]; then
   contains "$OUT_TXT" "$WORK/ck/state/$ck: foxopt trial checkpoint (version"
   contains "$OUT_TXT" "dqn agent, 1 epoch done, 20000 transitions"
   contains "$OUT_TXT" "  epoch 1        loss "
+  # a spoilt checkpoint: --resume names it in plain words, once, and trains its trial again
+  # from the start (e2e_checksums: to the uninterrupted table)
   for how in cut superblock empty dir; do
     rm -rf "$WORK/ck-$how" && cp -r "$WORK/ck" "$WORK/ck-$how"
     damage $how "$WORK/ck-$how/state/$ck"
-    bad3 "$WORK/ck-$how/state/$ck" run "$WORK/ck.yaml" -o "$WORK/ck-$how" --resume
+    run_rc 0 "$FOXOPT" run "$WORK/ck.yaml" -o "$WORK/ck-$how" --resume
+    contains "$ERR_TXT" "$WORK/ck-$how/state/$ck: "
+    contains "$ERR_TXT" "trains again from its start"
+    check "resume past a $how checkpoint: one warning line" \
+      test "$(grep -c "^foxopt run: warning: $WORK/ck-$how/state/$ck: " "$WORK/err.txt")" -eq 1
+    check "resume past a $how checkpoint: no error" not grep -q 'error' "$WORK/err.txt"
+    check "resume past a $how checkpoint: no HDF5 internals" \
+      not grep -q 'H5\|sblock\|eof =\|HDF5-DIAG\|src/\|\.tmp' "$WORK/err.txt"
   done
 else
   echo "note: the study finished before a checkpoint was kept: the checkpoint cases skipped"
