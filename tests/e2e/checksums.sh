@@ -127,6 +127,16 @@ if [ -n "$t" ]; then
       contains "$ERR_TXT" "$c3: "
       contains "$ERR_TXT" "trains again from its start"
       same_table "resumed past a $how checkpoint" "$WORK/ref/trials.csv" "$WORK/st3/trials.csv"
+      # the epochs trained again are not live twice: one line per trial-epoch, as the reference
+      check "resumed past a $how checkpoint: metrics.jsonl's epochs are the reference's" \
+        "$FOX_PYTHON" - "$WORK/ref/metrics.jsonl" "$WORK/st3/metrics.jsonl" <<'PY'
+import json, sys
+def keys(path):
+    with open(path) as f:
+        return sorted((r["trial"], r.get("repeat", 0), r["epoch"]) for r in map(json.loads, f))
+a, b = keys(sys.argv[1]), keys(sys.argv[2])
+sys.exit(0 if a == b and len(set(b)) == len(b) and b else 1)
+PY
     done
   fi
   run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st" --resume
