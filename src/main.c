@@ -90,6 +90,17 @@ int main(int argc, char **argv) {
     cli_usage(c, stdout);
     return 0;
   }
+  /* A control character in an argument (a directory named with an escape) would reach the
+   * terminal raw in every message that names it: refused, as in a config. */
+  for (int i = 1; i < argc; i++)
+    if (text_bad_char(argv[i])) {
+      char shown[256];
+      snprintf(shown, sizeof shown, "%s", argv[i]);
+      text_defuse(shown);
+      fprintf(stderr, "foxopt: error: argument %d ('%s') holds a control character or invalid "
+                      "UTF-8: rename it\n", i, shown);
+      return 2;
+    }
   const struct cli_cmd *c = cli_find(first);
   if (!c)
     return unknown_command_(first);

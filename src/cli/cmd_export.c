@@ -83,6 +83,13 @@ static int sidecar_(const struct policy_export *p, const char *model, const char
 
 static int policy_(const char *src, long trial, int repeat, const char *data, const char *onnx,
                    const char *st, struct fox_err *e) {
+  /* the model goes with FILE.json beside it: /dev/stdout.json would be a file in /dev */
+  const char *model[2] = {onnx, st};
+  for (int i = 0; i < 2; i++)
+    if (model[i] && fs_out_is_stream(model[i]))
+      return fox_errf(e, FOX_EUSAGE, "%s: not a regular file (a device, FIFO or descriptor): a "
+                                     "model is written with its sidecar %s.json beside it; name "
+                                     "a file", model[i], model[i]);
   fs_guard_inputs();
   struct stat sb;
   if (stat(src, &sb) == 0 && S_ISDIR(sb.st_mode))

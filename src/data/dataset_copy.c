@@ -90,7 +90,7 @@ int dataset_copy_write(const char *path, const struct dataset *ds, const char *h
       return 0;
     H5Eclear2(H5E_DEFAULT);
   }
-  return h5io_create_atomic(path, copy_body_, &c, e);
+  return h5io_create_own(path, copy_body_, &c, e);
 }
 
 /* The crc32 of a stored [n, d1] f32 array, read in slabs. */

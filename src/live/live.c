@@ -151,7 +151,7 @@ static int prune_lines_(const char *outdir, int (*recorded)(const void *, int, i
     json_decref(o);
     at += n;
   }
-  int rc = put == len ? 0 : fs_write_bytes(path, out, put, e);
+  int rc = put == len ? 0 : fs_write_own(path, out, put, e);
   free(out);
   free(buf);
   return rc;

@@ -167,7 +167,7 @@ int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e) {
     if (put == 0)
       remove(path);
     else if (put != len)
-      rc = fs_write_bytes(path, buf, put, e);
+      rc = fs_write_own(path, buf, put, e);
     free(buf);
   }
   closedir(d);

@@ -922,7 +922,8 @@ static int body_(struct page_ *w, struct fox_err *e) {
 
 int html_write(const struct html_page *p, const char *path, FILE *notes, struct fox_err *e) {
   struct fs_out o;
-  FILE *f = fs_out_fopen(&o, path, FS_OUT_TEXT, e);
+  /* OUTDIR/report.html is a name the user did not give: a FIFO there is refused, not waited on */
+  FILE *f = fs_out_fopen(&o, path, FS_OUT_FILE, e);
   if (!f)
     return fs_out_end(&o, e->code, e);
   struct page_ w = {p, p->s, f, notes};

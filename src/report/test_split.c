@@ -304,7 +304,7 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
   char path[4200];
   test_path_(outdir, path, sizeof path);
   struct write_ctx_ c = {s, rec, rows, k};
-  FOX_TRY(h5io_create_atomic(path, write_body_, &c, e));
+  FOX_TRY(h5io_create_own(path, write_body_, &c, e));
   struct test_row *last = malloc((size_t)(k ? k : 1) * sizeof *last);
   mallocCheck(last, e);
   memcpy(last, rows, (size_t)k * sizeof *last);

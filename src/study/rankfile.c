@@ -271,7 +271,7 @@ int rankfile_create(const char *outdir, int rank, int local_rank, int local_size
    * file; elsewhere it is written anew. Never changed in place. */
   if (fs_exists(path) && same_place_(path, &c))
     return 0;
-  return h5io_create_atomic(path, create_body_, &c, e);
+  return h5io_create_own(path, create_body_, &c, e);
 }
 
 /* /trials/ID/params: one string attribute per active parameter, as --set takes it. */
@@ -358,7 +358,7 @@ int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int 
   FOX_TRY(fs_mkdirs(dir, e));
   rankfile_trial_path(outdir, id, repeat, path, sizeof path);
   struct put_ctx_ c = {s, x, t, value, failed, epochs, rank, repeat};
-  return h5io_create_atomic(path, put_body_, &c, e);
+  return h5io_create_own(path, put_body_, &c, e);
 }
 
 /* A trial file is kept when it holds the segment the study recorded (its epochs) and every

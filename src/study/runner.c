@@ -175,8 +175,15 @@ static int load_state_(struct runner *r, struct trial *t, int trial, int repeat,
     return buffers ? trial_state_load_buffers(t, held.buf, held.len, name, e)
                    : trial_state_load_image(t, held.buf, held.len, name, e);
   }
-  if (!buffers)
-    return trial_state_load(t, path, e);
+  if (!buffers) {
+    FOX_TRY(trial_state_load(t, path, e));
+    /* the epoch its name says: a checkpoint copied over another is not silently continued */
+    if (t->r.epochs_done != epochs)
+      return fox_errf(e, FOX_EDATA, "%s: holds %d epoch%s, its name says %d (not this trial's "
+                                    "checkpoint)", path, t->r.epochs_done,
+                      t->r.epochs_done == 1 ? "" : "s", epochs);
+    return 0;
+  }
   void *buf = NULL;
   size_t len = 0;
   FOX_TRY(fs_read_bytes(path, "the checkpoint", &buf, &len, e));
@@ -194,7 +201,7 @@ static int save_state_(struct runner *r, const struct work_item *it, struct tria
   char path[4300];
   FOX_TRY(trial_state_image(t, &buf, &len, e));
   state_path_(r->outdir, it->trial, it->repeat, t->r.epochs_done, path, sizeof path);
-  int rc = fs_write_bytes(path, buf, len, e);
+  int rc = fs_write_own(path, buf, len, e);
   if (rc == 0 && it->hold_state)
     return state_cache_put(&r->cache, it->trial, it->repeat, t->r.epochs_done, buf, len, e);
   free(buf);

@@ -386,7 +386,7 @@ int study_save(const struct study *s, const char *outdir, struct fox_err *e) {
   char path[4200];
   struct body_ b = {s, study_finished(s)};
   snprintf(path, sizeof path, "%s/study.h5", outdir);
-  FOX_TRY(h5io_create_atomic(path, body_, &b, e));
+  FOX_TRY(h5io_create_own(path, body_, &b, e));
   snprintf(path, sizeof path, "%s/trials.csv", outdir);
   return save_csv_(s, NULL, 0, path, FS_OUT_TEXT | FS_OUT_OWN, e); /* a FIFO there would block */
 }

@@ -68,16 +68,20 @@ int dirlock_take(struct dirlock *l, const char *dir, const char *who, struct fox
   char holder[512] = "";
   for (int waited = 0;; waited += DIRLOCK_NAP_MS_) {
     /* A fresh descriptor each time: NFS revalidates a file's cached text when it is opened. */
-    int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    /* O_NOFOLLOW: a link planted as .lock never has the lock's text written over its target */
+    int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
     if (fd < 0 && errno == ENOENT)
       return fox_errf(e, FOX_EDATA, "%s: no such directory", dir);
+    if (fd < 0 && (errno == ELOOP || errno == ENXIO || errno == EOPNOTSUPP))
+      return fox_errf(e, FOX_EDATA, "%s: not a regular file (a link, FIFO, device or socket) "
+                                    "where foxopt keeps the directory's lock: remove it", l->path);
     if (fd < 0)
       return fox_errf(e, FOX_EFAIL, "%s: cannot open: %s", l->path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       close(fd);
-      return fox_errf(e, FOX_EDATA, "%s: not a regular file (a FIFO, device or socket) where "
-                                    "foxopt keeps the directory's lock: remove it", l->path);
+      return fox_errf(e, FOX_EDATA, "%s: not a regular file (a link, FIFO, device or socket) "
+                                    "where foxopt keeps the directory's lock: remove it", l->path);
     }
     if (lock_(fd) == 0) {
       l->fd = fd;

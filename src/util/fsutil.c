@@ -50,15 +50,24 @@ int fs_mkdirs(const char *dir, struct fox_err *e) {
   }
 }
 
-int fs_write_bytes(const char *path, const void *buf, size_t len, struct fox_err *e) {
+static int write_bytes_(const char *path, int kind, const void *buf, size_t len,
+                        struct fox_err *e) {
   struct fs_out o;
-  FILE *f = fs_out_fopen(&o, path, FS_OUT_TEXT, e);
+  FILE *f = fs_out_fopen(&o, path, kind, e);
   if (!f)
     return fs_out_end(&o, e->code ? e->code : FOX_EFAIL, e);
   int rc = fwrite(buf, 1, len, f) != len
                ? fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", path, strerror(errno))
                : 0;
   return fs_out_fclose(&o, f, rc, e);
+}
+
+int fs_write_bytes(const char *path, const void *buf, size_t len, struct fox_err *e) {
+  return write_bytes_(path, FS_OUT_TEXT, buf, len, e);
+}
+
+int fs_write_own(const char *path, const void *buf, size_t len, struct fox_err *e) {
+  return write_bytes_(path, FS_OUT_FILE | FS_OUT_OWN, buf, len, e);
 }
 
 int fs_read_bytes(const char *path, const char *what, void **buf, size_t *len,
@@ -254,31 +263,71 @@ int fs_out_guard(const char *path, struct fox_err *e) {
   return rc;
 }
 
-/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N: a descriptor this
- * process holds, which a shell may have opened on a regular file. */
-static int fd_alias_(const char *path) {
-  if (strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0)
-    return 1;
-  const char *p = NULL;
-  if (strncmp(path, "/dev/fd/", 8) == 0)
-    p = path + 8;
-  else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-    p = path + 14;
-  else if (strncmp(path, "/proc/thread-self/fd/", 21) == 0)
-    p = path + 21;
-  else if (strncmp(path, "/proc/", 6) == 0) {
-    const char *q = path + 6;
-    while (*q >= '0' && *q <= '9')
-      q++;
-    if (q > path + 6 && strncmp(q, "/fd/", 4) == 0)
-      p = q + 4;
-  }
-  if (!p || !*p)
+/* Whether dir (a real path) is a process's descriptor table: /proc/PID/fd or
+ * /proc/PID/task/TID/fd. */
+static int fd_dir_(const char *dir) {
+  const char *p = dir;
+  if (strncmp(p, "/proc/", 6) != 0)
     return 0;
-  for (; *p; p++)
-    if (*p < '0' || *p > '9')
+  p += 6;
+  const char *q = p;
+  while (*q >= '0' && *q <= '9')
+    q++;
+  if (q == p)
+    return 0;
+  if (strcmp(q, "/fd") == 0)
+    return 1;
+  if (strncmp(q, "/task/", 6) != 0)
+    return 0;
+  p = q += 6;
+  while (*q >= '0' && *q <= '9')
+    q++;
+  return q > p && strcmp(q, "/fd") == 0;
+}
+
+/* Whether path names a descriptor of a process (/dev/stdout, /dev/fd/N, /proc/self/fd/N, and
+ * any spelling or link that leads to one: //dev/stdout, a link to /dev/stdout), which a shell
+ * may have opened on a regular file: each link is followed one step at a time, and the
+ * directory it stands in resolved, until a descriptor table or something that is no link. */
+static int fd_alias_(const char *path) {
+  char cur[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], link[PATH_MAX];
+  if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+    return 0;
+  for (int hop = 0; hop < 40; hop++) {
+    size_t n = strlen(cur);
+    while (n > 1 && cur[n - 1] == '/')
+      cur[--n] = '\0';
+    char *slash = strrchr(cur, '/');
+    const char *base = slash ? slash + 1 : cur;
+    if (!slash)
+      snprintf(dir, sizeof dir, ".");
+    else if (slash == cur)
+      snprintf(dir, sizeof dir, "/");
+    else
+      snprintf(dir, sizeof dir, "%.*s", (int)(slash - cur), cur);
+    if (!*base || !realpath(dir, real))
       return 0;
-  return 1;
+    int digits = 1;
+    for (const char *c = base; *c; c++)
+      digits &= *c >= '0' && *c <= '9';
+    if (digits && fd_dir_(real))
+      return 1;
+    struct stat st;
+    char at[PATH_MAX * 2];
+    snprintf(at, sizeof at, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+    if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode))
+      return 0;
+    ssize_t k = readlink(at, link, sizeof link - 1);
+    if (k <= 0)
+      return 0;
+    link[k] = '\0';
+    if (link[0] == '/')
+      snprintf(cur, sizeof cur, "%s", link);
+    else if (snprintf(cur, sizeof cur, "%s/%s", strcmp(real, "/") == 0 ? "" : real, link) >=
+             (int)sizeof cur)
+      return 0;
+  }
+  return 0;
 }
 
 int fs_out_is_stream(const char *path) {
@@ -309,11 +358,13 @@ int fs_is_regular(const char *path) {
 
 int fs_append_open(const char *path, const char *what, struct fox_err *e) {
   /* O_NONBLOCK: a FIFO without a reader fails at once instead of blocking the run */
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+  /* O_NOFOLLOW: a link planted there never has a run append to what it points at */
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
   struct stat st;
   if (fd < 0) {
-    fox_errf(e, errno == ENXIO ? FOX_EDATA : FOX_EFAIL, "%s: cannot append %s: %s", path, what,
-             errno == ENXIO ? "not a regular file (a FIFO); remove it" : strerror(errno));
+    int err = errno, odd = err == ENXIO || err == ELOOP || err == EOPNOTSUPP;
+    fox_errf(e, odd ? FOX_EDATA : FOX_EFAIL, "%s: cannot append %s: %s", path, what,
+             odd ? "not a regular file (a link, FIFO or socket): remove it" : strerror(err));
     return -1;
   }
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -338,6 +389,9 @@ int fs_out_begin(struct fs_out *o, const char *path, int kind, struct fox_err *e
   if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path)
     return fox_errf(e, FOX_EUSAGE, "%s: path too long", path);
   struct stat st;
+  if ((kind & FS_OUT_OWN) && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+    return fox_errf(e, FOX_EDATA, "%s: a symbolic link where foxopt keeps a file of its own "
+                                  "(it would write through it): remove it", path);
   int exists = stat(path, &st) == 0; /* links followed */
   if (exists && S_ISDIR(st.st_mode))
     return fox_errf(e, FOX_EUSAGE, "%s: is a directory (expected a file to write)", path);

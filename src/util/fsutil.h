@@ -25,10 +25,14 @@ int fs_read_bytes(const char *path, const char *what, void **buf, size_t *len,
  * device or FIFO directly (FS_OUT_TEXT) or refuses one (FS_OUT_HDF5: HDF5, which must seek, or
  * any file made elsewhere and renamed in) and a directory with FOX_EUSAGE. fs_out_end renames tmp over the target when
  * rc is 0 and removes it otherwise; it returns rc or the rename's failure. */
-enum { FS_OUT_TEXT, FS_OUT_HDF5 };
+enum { FS_OUT_TEXT, FS_OUT_HDF5, FS_OUT_FILE = FS_OUT_HDF5 /* a page, an image: likewise */ };
 /* Or'd into the kind for a file a command keeps for itself (a study's trials.csv): a FIFO or
- * device under its name is refused (FOX_EDATA) rather than written, which could block. */
+ * device under its name is refused (FOX_EDATA) rather than written, which could block, and so
+ * is a symbolic link (a link planted in OUTDIR would have a run write over what it names). */
 #define FS_OUT_OWN 4
+/* fs_write_bytes for a file a command keeps for itself (FS_OUT_FILE | FS_OUT_OWN): a link,
+ * FIFO or device under its name is refused, never written through. */
+int fs_write_own(const char *path, const void *buf, size_t len, struct fox_err *e);
 struct fs_out {
   char path[PATH_MAX];    /* the user's name, for messages */
   char dst[PATH_MAX];     /* the file written once links are followed */

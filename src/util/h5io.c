@@ -707,11 +707,12 @@ int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e) 
   return rc >= 0 ? rc : h5io_fail(e, FOX_EDATA, __FILE__, __LINE__, what);
 }
 
-int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
-                       const void *ctx, struct fox_err *e) {
+static int create_(const char *path, int kind,
+                   int (*body)(hid_t f, const void *ctx, struct fox_err *e), const void *ctx,
+                   struct fox_err *e) {
   h5io_quiet();
   struct fs_out o;
-  FOX_TRY(fs_out_begin(&o, path, FS_OUT_HDF5, e));
+  FOX_TRY(fs_out_begin(&o, path, kind, e));
   hid_t f = H5Fcreate(o.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (f < 0) {
     /* The file may exist already: HDF5 creates it before writing its superblock, which a full
@@ -724,6 +725,16 @@ int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, s
   if (rc != 0)
     return fs_out_end(&o, fox_err_wrap(e, "writing %s", path), e);
   return fs_out_end(&o, 0, e);
+}
+
+int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
+                       const void *ctx, struct fox_err *e) {
+  return create_(path, FS_OUT_HDF5, body, ctx, e);
+}
+
+int h5io_create_own(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
+                    const void *ctx, struct fox_err *e) {
+  return create_(path, FS_OUT_HDF5 | FS_OUT_OWN, body, ctx, e);
 }
 
 int h5io_open_read(const char *path, const char *expected, hid_t *f, struct fox_err *e) {

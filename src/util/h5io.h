@@ -74,6 +74,11 @@ int h5io_find(hid_t loc, const char *path, const char *file, struct fox_err *e);
  * renamed over `path` when it succeeds and removed when it fails. */
 int h5io_create_atomic(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
                        const void *ctx, struct fox_err *e);
+/* The same for a file a command keeps for itself (a study's study.h5, rank, trial, copy and
+ * test files): a link, FIFO or device under its name is refused (FOX_EDATA, "remove it") rather
+ * than followed or replaced, so a link planted in OUTDIR never has a run write over an input. */
+int h5io_create_own(const char *path, int (*body)(hid_t f, const void *ctx, struct fox_err *e),
+                    const void *ctx, struct fox_err *e);
 /* The same file made in memory (HDF5's core driver, no backing store): *buf (malloc'd, the
  * caller frees) holds *len bytes that are a whole HDF5 file, to send over MPI or write with
  * fs_write_bytes. */

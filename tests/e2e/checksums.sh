@@ -3,8 +3,8 @@
 # study.h5, trials/ID.h5, rank files, checkpoints) carries HDF5's Fletcher32 checksum per chunk,
 # so one flipped byte inside a dataset's payload is exit 3 naming the file and the dataset,
 # never a silently different number; `run --resume` treats a damaged trial file as a missing
-# one (removed, named, the study goes on) and a damaged or missing checkpoint by training its
-# trial again from the start, to the same table. Needs Python with h5py (to find a chunk's bytes).
+# one (removed, named, the study goes on) and a damaged, missing or mislabelled checkpoint by
+# training its trial again from the start, to the same table. Needs Python with h5py (to find a chunk's bytes).
 . "$(dirname "$0")/lib.sh"
 need_python
 
@@ -119,12 +119,30 @@ if [ -n "$t" ]; then
   # a damaged or missing checkpoint: its trial trains again from its start, which ends where
   # the checkpoint would have led (a checkpoint holds the whole state)
   if [ -n "$ck" ]; then
-    for how in damaged missing; do
+    for how in damaged missing wrong; do
       rm -rf "$WORK/st3" && cp -r "$WORK/st" "$WORK/st3"
       c3=$WORK/st3/state/$(basename "$ck")
-      if [ "$how" = damaged ]; then flip "$c3" dqn/online/params; else rm "$c3"; fi
+      case $how in
+      damaged) flip "$c3" dqn/online/params ;;
+      missing) rm "$c3" ;;
+      wrong) # a whole, checksummed checkpoint of another epoch under this name
+        "$FOX_PYTHON" - "$c3" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    for name in ("curve", "curve_members"):
+        if name in f:
+            d = f[name][...]
+            d = np.concatenate([d, d[-1:]])
+            if name == "curve":
+                d[-1, 0] = d[-2, 0] + 1
+            del f[name]
+            f.create_dataset(name, data=d, chunks=True, fletcher32=True)
+PY
+        ;;
+      esac
       run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st3" --resume
       contains "$ERR_TXT" "$c3: "
+      [ "$how" = wrong ] && contains "$ERR_TXT" "holds 2 epochs, its name says 1"
       contains "$ERR_TXT" "trains again from its start"
       same_table "resumed past a $how checkpoint" "$WORK/ref/trials.csv" "$WORK/st3/trials.csv"
       # the epochs trained again are not live twice: one line per trial-epoch, as the reference

@@ -160,8 +160,8 @@ fresh && rm "$A/trials.csv" && mkfifo "$A/trials.csv"
 run_rc 3 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
 contains "$ERR_TXT" "$A/trials.csv: not a regular file (a FIFO, device or socket) where foxopt"
 fresh && rm "$A/rank-0000.h5" && mkfifo "$A/rank-0000.h5"
-run_rc 2 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
-contains "$ERR_TXT" "$A/rank-0000.h5: not a regular file"
+run_rc 3 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/rank-0000.h5: not a regular file (a FIFO, device or socket) where foxopt"
 fresh && mkfifo "$A/rank-0003.h5"
 run_rc 0 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
 fresh && rm -f "$A/.lock" && mkfifo "$A/.lock"
@@ -219,8 +219,47 @@ fi
 run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --actions "$WORK/esc.csv"
 contains "$ERR_TXT" "esc.csv:3: expected an action"
 check "backtest: no ESC echoed from the actions CSV" not grep -q $'\033' "$WORK/err.txt"
-run_rc 3 "$FOXOPT" info "$WORK/no"$'\033'"[31mfile.h5"
+run_rc 2 "$FOXOPT" info "$WORK/no"$'\033'"[31mfile.h5"
+contains "$ERR_TXT" "holds a control character or invalid UTF-8"
 check "info: no ESC echoed from the file's name" not grep -q $'\033' "$WORK/err.txt"
 run_rc 2 "$FOXOPT" $'he\033p'
 check "an unknown command: no ESC echoed" not grep -q $'\033' "$WORK/err.txt"
+run_rc 2 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/E"$'\033'"[31m"
+check "an OUTDIR named with an ESC: refused before it is used" not test -e "$WORK/E"$'\033'"[31m"
+
+# 6. the second review: every spelling of /dev/stdout (and a link to it) is the shell's file,
+# appended to, never renamed over; a model is never sent to one (its sidecar would go in /dev)
+ln -s /dev/stdout "$WORK/so.lnk"
+for p in /dev/stdout //dev/stdout /dev//stdout /dev/fd//1 /proc/self/../self/fd/1 \
+         /dev/fd/../fd/1 "$WORK/so.lnk"; do
+  echo old >"$WORK/log.txt" && ln -f "$WORK/log.txt" "$WORK/log.hl"
+  "$FOXOPT" export "$A" --optuna "$p" >>"$WORK/log.txt" 2>"$WORK/err.txt"
+  check "export --optuna $p >> FILE: the file kept and appended to" \
+    test "$(head -1 "$WORK/log.txt")" = old -a "$WORK/log.txt" -ef "$WORK/log.hl"
+  check "export --optuna $p >> FILE: the journal in it" grep -q '^{"op_code"' "$WORK/log.txt"
+  check "export --optuna $p >> FILE: no note in it" not grep -q wrote "$WORK/log.txt"
+done
+run_rc 2 "$FOXOPT" export "$A" --trial 0 --onnx /dev/stdout
+contains "$ERR_TXT" "a model is written with its sidecar /dev/stdout.json beside it"
+check "no sidecar made in /dev" not test -e /dev/stdout.json
+# a link planted in a new OUTDIR never has the run write over an input through it
+cp "$WORK/st.yaml" "$WORK/cfg.yaml"
+for own in trials.csv .lock; do
+  rm -rf "$WORK/N" && mkdir "$WORK/N" && ln -s ../cfg.yaml "$WORK/N/$own"
+  run_rc 3 "$FOXOPT" run "$WORK/cfg.yaml" -o "$WORK/N"
+  contains "$ERR_TXT" "$WORK/N/$own: "
+  contains "$ERR_TXT" "where foxopt keeps"
+  check "run -o with $own a link to an input: the config intact" cmp "$WORK/cfg.yaml" "$WORK/st.yaml"
+done
+rm -rf "$WORK/N" && mkdir "$WORK/N" && ln -s ../s.h5 "$WORK/N/rank-0000.h5"
+run_rc 0 "$FOXOPT" run "$WORK/cfg.yaml" -o "$WORK/N" # a dead run's rank file: the link removed
+run_rc 0 "$FOXOPT" info "$WORK/s.h5"
+contains "$OUT_TXT" "dataset"
+# the study's own names that are FIFOs: an error naming them, never a wait
+fresh && rm -f "$A/dataset-0000.h5" && mkfifo "$A/dataset-0000.h5"
+run_rc 3 timeout 60 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+contains "$ERR_TXT" "$A/dataset-0000.h5: not a regular file"
+fresh && mkfifo "$A/report.html"
+run_rc 2 timeout 60 "$FOXOPT" report "$A" --no-plots --html
+contains "$ERR_TXT" "$A/report.html: not a regular file"
 done_
