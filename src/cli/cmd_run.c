@@ -14,6 +14,7 @@
 #include "study/rankfile.h"
 #include "study/runner.h"
 #include "study/study_h5.h"
+#include "study/work.h"
 #include "util/dirlock.h"
 #include "util/fsutil.h"
 #include "util/progress.h"

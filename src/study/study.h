@@ -139,10 +139,6 @@ int study_create_text(struct study *s, const char *text, const char *sets, const
                       struct fox_err *e);
 void study_free(struct study *s);
 
-/* The work of the current step: the segments still to run at the current rung of the open
- * round, after making any decision that is due and proposing a new round when the last one is
- * done. *n = 0 when the study is finished. `items` has room for study_max_items(s). */
-int study_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e);
 /* Records the results of a step (stopped ones are left as they were). */
 void study_record(struct study *s, const struct work_result *res, int n);
 /* Proposes the next round from the sampler (pbt: generation 0). */

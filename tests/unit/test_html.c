@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/svg.h"
 #include "study/study.h"
+#include "study/work.h"
 #include "util/rng.h"
 
 static char *escaped_(const char *s) {

@@ -12,6 +12,7 @@
 #include "fox_check.h"
 #include "study/pbt.h"
 #include "study/study.h"
+#include "study/work.h"
 
 static void test_quantile(void) {
   /* ceil(n q), at most floor(n / 2) (ray.tune.schedulers.pbt._quantiles) */

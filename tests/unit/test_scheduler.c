@@ -10,6 +10,7 @@
 #include "study/scheduler.h"
 #include "study/aggregate.h"
 #include "study/study.h"
+#include "study/work.h"
 #include "util/rng.h"
 
 /* ---- rung plans -------------------------------------------------------------------------- */
