@@ -8,47 +8,6 @@
 
 #include "util/rng.h"
 
-const char *const pbt_fixed_keys[] = {
-    "train.algo",       "train.steps_per_epoch", "env.num_envs",   "env.episode_bars",
-    "dqn.hidden",       "dqn.activation",        "dqn.dueling",    "dqn.buffer_size",
-    "dqn.init",         "ppo.hidden",            "ppo.activation", "ppo.n_steps",
-    "ppo.init",         "ppo.value_loss",        "reward.scale",   "reward.normalize", NULL};
-
-int pbt_setup(struct study *s, const char *name, struct fox_err *e) {
-  const struct study_config *sc = &s->cfg.study;
-  if (s->n_obj > 1)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.name = pbt with %d objectives: PBT "
-                                   "ranks members by one objective", name, s->n_obj);
-  for (int i = 0; i < s->space.n; i++) {
-    const struct space_param *p = &s->space.p[i];
-    for (const char *const *k = pbt_fixed_keys; *k; k++)
-      if (strcmp(p->key, *k) == 0 && p->dist != FOX_DIST_FIXED)
-        return fox_errf(e, FOX_EUSAGE, "%s:%d: parameters.%s: cannot be searched under "
-                                       "study.scheduler.name = pbt: it shapes the state members "
-                                       "copy from each other (networks, buffers, "
-                                       "environments); fix it with `value:`", name, p->line,
-                        p->key);
-  }
-  int epochs = s->plan_epochs;
-  s->generations = (epochs + sc->interval - 1) / sc->interval;
-  if (s->generations < 2)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.interval %d with train.epochs %d makes "
-                                   "one generation: nothing to exploit (lower the interval, or "
-                                   "use scheduler none)", name, sc->interval, epochs);
-  if ((long)sc->population * s->generations > 10000000L)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.population %d x %d generations: at "
-                                   "most 1e7 rows", name, sc->population, s->generations);
-  if ((long)sc->population * sc->repeats > 100000)
-    return fox_errf(e, FOX_EUSAGE, "%s: study.scheduler.population %d x study.repeats %d: at "
-                                   "most 100000 segments a generation", name, sc->population,
-                    sc->repeats);
-  s->total = sc->population * s->generations;
-  s->gen = calloc((size_t)s->generations, sizeof *s->gen);
-  if (!s->gen)
-    return fox_errf(e, FOX_EFAIL, "study: out of memory");
-  return 0;
-}
-
 int pbt_quantile_size(int n, double q) {
   int k = (int)ceil(n * q);
   return k > n / 2 ? n / 2 : k;

@@ -11,14 +11,6 @@
 
 #include "study/study.h"
 
-/* Keys whose value shapes the state a member hands to another (network shapes, the agent,
- * buffer and rollout sizes, the environments, the reward scale): fixed under pbt. */
-extern const char *const pbt_fixed_keys[];
-
-/* The checks and the plan of a pbt study: one objective, no searched key of pbt_fixed_keys
- * (unless `value:`), at least two generations. Sets s->generations, s->total, s->gen.
- * FOX_EUSAGE naming FILE:LINE otherwise. */
-int pbt_setup(struct study *s, const char *name, struct fox_err *e);
 /* study_next_work for a pbt study. */
 int pbt_next_work(struct study *s, struct work_item *items, int *n, struct fox_err *e);
 /* Members in the top and bottom quantile of n: ceil(n q), at most floor(n / 2) (Ray Tune's
