@@ -93,7 +93,8 @@ int main(int argc, char **argv) {
   /* A control character in an argument (a directory named with an escape) would reach the
    * terminal raw in every message that names it: refused, as in a config. */
   for (int i = 1; i < argc; i++)
-    if (text_bad_char(argv[i])) {
+    if (text_bad_char(argv[i]) && strcmp(argv[i - 1], "--set") != 0 &&
+        strncmp(argv[i], "--set=", 6) != 0) { /* --set's own check names the byte and key */
       char shown[256];
       snprintf(shown, sizeof shown, "%s", argv[i]);
       text_defuse(shown);

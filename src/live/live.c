@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -182,10 +183,17 @@ int live_prune(const char *outdir, int (*recorded)(const void *, int, int, int),
   return rc;
 }
 
+/* rm -r that never follows a link: a link (tb itself, or one inside it) is unlinked, and what
+ * it names stays untouched. */
 static int remove_tree_(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode))
+    return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
   DIR *d = opendir(path);
   if (!d)
-    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+    return -1;
   struct dirent *de;
   int rc = 0;
   while ((de = readdir(d))) {

@@ -91,8 +91,18 @@ static int draw_(const struct plot_ *p, const char *script, const char *png, str
    * FIFO or device refused */
   struct fs_out o;
   FOX_TRY(fs_out_guard(dst, e));
-  FOX_TRY(fs_out_begin(&o, dst, FS_OUT_HDF5, e));
-  FOX_TRY(fs_commit(tmp, o.dst, e));
+  FOX_TRY(fs_out_begin(&o, dst, FS_OUT_FILE, e));
+  if (rename(tmp, o.dst) != 0) {
+    if (errno != EXDEV)
+      return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", dst, strerror(errno));
+    /* a link to another file system: the image is copied beside its target and renamed */
+    void *buf = NULL;
+    size_t len = 0;
+    FOX_TRY(fs_read_bytes(tmp, "the image gnuplot drew", &buf, &len, e));
+    int rc = fs_write_file(dst, buf, len, e);
+    free(buf);
+    FOX_TRY(rc);
+  }
   fprintf(p->out, "wrote %s\n", dst);
   return 0;
 }

@@ -395,7 +395,7 @@ static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
     fprintf(stderr, "foxopt run: warning: %s: removed\n", v.msg);
   } else if (f < 0) {
     fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
-  }
+  } /* else one the study had not recorded yet when the run stopped: its segment runs again */
   remove(path);
   return 0;
 }

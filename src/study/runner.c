@@ -177,7 +177,12 @@ static int load_state_(struct runner *r, struct trial *t, int trial, int repeat,
   }
   if (!buffers) {
     FOX_TRY(trial_state_load(t, path, e));
-    /* the epoch its name says: a checkpoint copied over another is not silently continued */
+    /* the trial, repeat and epoch its name says: a checkpoint copied over another is not
+     * silently continued */
+    if (t->owner[0] >= 0 && (t->owner[0] != trial || t->owner[1] != repeat))
+      return fox_errf(e, FOX_EDATA, "%s: the state of trial %d repeat %d, not of this trial's "
+                                    "(trial %d repeat %d)", path, t->owner[0], t->owner[1],
+                      trial, repeat);
     if (t->r.epochs_done != epochs)
       return fox_errf(e, FOX_EDATA, "%s: holds %d epoch%s, its name says %d (not this trial's "
                                     "checkpoint)", path, t->r.epochs_done,
@@ -199,6 +204,7 @@ static int save_state_(struct runner *r, const struct work_item *it, struct tria
   void *buf = NULL;
   size_t len = 0;
   char path[4300];
+  t->owner[0] = it->trial, t->owner[1] = it->repeat; /* its name's, checked when it is read */
   FOX_TRY(trial_state_image(t, &buf, &len, e));
   state_path_(r->outdir, it->trial, it->repeat, t->r.epochs_done, path, sizeof path);
   int rc = fs_write_own(path, buf, len, e);

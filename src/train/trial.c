@@ -91,6 +91,7 @@ int trial_open(struct trial *t, const struct config *cfg, const struct dataset *
                const struct backend *be, const struct device_dataset *dev, struct fox_err *e) {
   memset(t, 0, sizeof *t);
   t->loss = NAN;
+  t->owner[0] = t->owner[1] = -1;
   t->cfg = *cfg;
   FOX_TRY(trial_resolve_reward(&t->cfg, ds, e));
   cfg = &t->cfg;

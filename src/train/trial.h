@@ -48,6 +48,10 @@ struct trial {
   struct trial_result r; /* curve [cfg.epochs] */
   struct backtest_run last; /* the latest evaluation, with its per-bar series */
   double loss;              /* the mean loss of its latest epoch of training (NAN: none) */
+  /* The study's (trial, repeat) whose state this is, recorded in its checkpoints (attribute
+   * 'owner') so that a checkpoint copied under another trial's name is told apart; owner[0] < 0
+   * (a lone train, or a checkpoint written before owners were): none. */
+  int owner[2];
 };
 
 /* The agent and the environments of a new trial, from cfg's seed (train.seed). */

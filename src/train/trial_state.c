@@ -520,6 +520,9 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
   FOX_TRY(scale_check_(t, g, file, e));
   FOX_TRY(i64_read_(g, "status", &st, file, e));
   FOX_TRY(h5io_attr_read_str(g, "reason", t->r.reason, sizeof t->r.reason, file, e));
+  t->owner[0] = t->owner[1] = -1;
+  if (H5Aexists(g, "owner") > 0)
+    FOX_TRY(h5io_attr_read(g, "owner", H5T_NATIVE_INT, t->owner, 2, file, e));
   t->r.transitions = (long)tr;
   t->r.status = (int)st;
   FOX_TRY(curve_read_(g, t, file, e));
@@ -533,6 +536,9 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
 
 static int save_body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write_str(f, "kind", "checkpoint", e));
+  const struct trial *t = ctx;
+  if (t->owner[0] >= 0)
+    FOX_TRY(h5io_attr_write(f, "owner", H5T_NATIVE_INT, t->owner, 2, e));
   return trial_state_write((struct trial *)ctx, f, e);
 }
 

@@ -66,6 +66,10 @@ int fs_write_bytes(const char *path, const void *buf, size_t len, struct fox_err
   return write_bytes_(path, FS_OUT_TEXT, buf, len, e);
 }
 
+int fs_write_file(const char *path, const void *buf, size_t len, struct fox_err *e) {
+  return write_bytes_(path, FS_OUT_FILE, buf, len, e);
+}
+
 int fs_write_own(const char *path, const void *buf, size_t len, struct fox_err *e) {
   return write_bytes_(path, FS_OUT_FILE | FS_OUT_OWN, buf, len, e);
 }
@@ -332,8 +336,8 @@ static int fd_alias_(const char *path) {
 
 int fs_out_is_stream(const char *path) {
   struct stat st;
-  if (stat(path, &st) != 0)
-    return 0;
+  if (stat(path, &st) != 0) /* ELOOP: a chain of links to /dev/stdout past the kernel's 40 */
+    return errno == ELOOP && fd_alias_(path);
   if (!S_ISREG(st.st_mode))
     return !S_ISDIR(st.st_mode);
   /* A descriptor the shell opened on a file (> out.txt, >> log) is written where it stands:
@@ -349,6 +353,20 @@ FILE *fs_note_stream(const char *out) {
   if (stat(out, &a) != 0 || fstat(STDOUT_FILENO, &b) != 0)
     return stderr;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino ? stderr : stdout;
+}
+
+int fs_own_dir_check(const char *path, struct fox_err *e) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return 0;
+  if (S_ISLNK(st.st_mode))
+    return fox_errf(e, FOX_EDATA, "%s: a symbolic link where foxopt keeps a directory of its "
+                                  "own (it would write and remove files through it): remove it",
+                    path);
+  if (!S_ISDIR(st.st_mode))
+    return fox_errf(e, FOX_EDATA, "%s: not a directory where foxopt keeps a directory of its "
+                                  "own: remove it", path);
+  return 0;
 }
 
 int fs_is_regular(const char *path) {

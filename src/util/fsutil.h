@@ -33,6 +33,9 @@ enum { FS_OUT_TEXT, FS_OUT_HDF5, FS_OUT_FILE = FS_OUT_HDF5 /* a page, an image: 
 /* fs_write_bytes for a file a command keeps for itself (FS_OUT_FILE | FS_OUT_OWN): a link,
  * FIFO or device under its name is refused, never written through. */
 int fs_write_own(const char *path, const void *buf, size_t len, struct fox_err *e);
+/* fs_write_bytes for a whole file that must be a regular one (FS_OUT_FILE): a link is followed,
+ * a FIFO or device refused. */
+int fs_write_file(const char *path, const void *buf, size_t len, struct fox_err *e);
 struct fs_out {
   char path[PATH_MAX];    /* the user's name, for messages */
   char dst[PATH_MAX];     /* the file written once links are followed */
@@ -48,6 +51,10 @@ int fs_out_is_stream(const char *path);
 /* Where a command's "wrote ..." notes go: stderr when the output `out` is this process's
  * stdout (/dev/stdout sent to a file or pipe), stdout otherwise. */
 FILE *fs_note_stream(const char *out);
+/* FOX_EDATA naming path when it exists as a symbolic link or anything but a directory: a
+ * directory a command keeps for itself (a study's trials/, tb/), whose files it removes by name,
+ * is never reached through a link (a link to the user's data would lose it). */
+int fs_own_dir_check(const char *path, struct fox_err *e);
 /* Whether path (links followed) is a regular file. */
 int fs_is_regular(const char *path);
 /* A descriptor appending to path (created 0644), refused (-1, e set, FOX_EDATA) unless it is a

@@ -119,7 +119,7 @@ if [ -n "$t" ]; then
   # a damaged or missing checkpoint: its trial trains again from its start, which ends where
   # the checkpoint would have led (a checkpoint holds the whole state)
   if [ -n "$ck" ]; then
-    for how in damaged missing wrong; do
+    for how in damaged missing wrong other; do
       rm -rf "$WORK/st3" && cp -r "$WORK/st" "$WORK/st3"
       c3=$WORK/st3/state/$(basename "$ck")
       case $how in
@@ -139,10 +139,18 @@ with h5py.File(sys.argv[1], "r+") as f:
             f.create_dataset(name, data=d, chunks=True, fletcher32=True)
 PY
         ;;
+      other) # another trial's state under this one's name (its owner attribute says whose)
+        "$FOX_PYTHON" - "$c3" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    f.attrs["owner"] = np.array([5, 0], dtype=np.int32)
+PY
+        ;;
       esac
       run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st3" --resume
       contains "$ERR_TXT" "$c3: "
       [ "$how" = wrong ] && contains "$ERR_TXT" "holds 2 epochs, its name says 1"
+      [ "$how" = other ] && contains "$ERR_TXT" "the state of trial 5 repeat 0, not of this trial's"
       contains "$ERR_TXT" "trains again from its start"
       same_table "resumed past a $how checkpoint" "$WORK/ref/trials.csv" "$WORK/st3/trials.csv"
       # the epochs trained again are not live twice: one line per trial-epoch, as the reference

@@ -262,4 +262,38 @@ contains "$ERR_TXT" "$A/dataset-0000.h5: not a regular file"
 fresh && mkfifo "$A/report.html"
 run_rc 2 timeout 60 "$FOXOPT" report "$A" --no-plots --html
 contains "$ERR_TXT" "$A/report.html: not a regular file"
+
+# 7. the third review: a run never removes through a link what foxopt did not write
+mkdir -p "$WORK/home/docs" && echo precious >"$WORK/home/notes.txt"
+for own in trials tb; do
+  rm -rf "$WORK/N" && mkdir "$WORK/N" && ln -s "$WORK/home" "$WORK/N/$own"
+  cp "$WORK/s.h5" "$WORK/home/0.h5"
+  run_rc 3 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/N"
+  contains "$ERR_TXT" "$WORK/N/$own: a symbolic link where foxopt keeps a directory of its own"
+  check "run -o with $own/ a link: what it names untouched" \
+    test -f "$WORK/home/notes.txt" -a -d "$WORK/home/docs" -a -f "$WORK/home/0.h5"
+done
+rm -rf "$WORK/N" && mkdir -p "$WORK/N/tb" && ln -s "$WORK/home" "$WORK/N/tb/old-run"
+run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/N" # a dead run's tb/: the link removed, not followed
+check "a link inside a dead run's tb/: what it names untouched" \
+  test -f "$WORK/home/notes.txt" -a -d "$WORK/home/docs"
+check "a link inside a dead run's tb/: the link gone" not test -L "$WORK/N/tb/old-run"
+# a chain of links to /dev/stdout longer than the kernel follows: refused, the file kept
+prev=/dev/stdout
+for i in $(seq 38); do ln -sfn "$prev" "$WORK/c$i" && prev=$WORK/c$i; done
+echo old >"$WORK/log.txt" && ln -f "$WORK/log.txt" "$WORK/log.hl"
+"$FOXOPT" export "$A" --optuna "$WORK/c38" >>"$WORK/log.txt" 2>"$WORK/err.txt"
+check "38 links to /dev/stdout: the shell's file kept" \
+  test "$(head -1 "$WORK/log.txt")" = old -a "$WORK/log.txt" -ef "$WORK/log.hl"
+# a plot whose link leads to another file system: its target written
+shm=/dev/shm/foxopt-outputs-$$.png
+if command -v gnuplot >/dev/null && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  fresh && ln -s "$shm" "$A/history.png"
+  run_rc 0 "$FOXOPT" report "$A"
+  check "history.png a link to /dev/shm: its target written" is_png "$shm"
+  check "history.png a link to /dev/shm: still a link" test -L "$A/history.png"
+  rm -f "$shm"
+else
+  echo "note: no gnuplot or no /dev/shm: the cross-device plot's check skipped"
+fi
 done_
