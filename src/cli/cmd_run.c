@@ -142,6 +142,14 @@ static int claim_(const struct world *w, const struct run_args_ *a, const char *
   if (a->config)
     FOX_TRY(fs_mkdirs(outdir, e));
   FOX_TRY(dirlock_take(lock, outdir, "foxopt run", e));
+  /* trials/ and tb/ hold only foxopt's files, removed by name: never a link to elsewhere
+   * (state/ may be: checkpoints on scratch; only foxopt's names are removed there) */
+  static const char *const own_dirs[] = {"trials", "tb"};
+  for (int i = 0; i < 2; i++) {
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/%s", outdir, own_dirs[i]);
+    FOX_TRY(fs_own_dir_check(dir, e));
+  }
   FOX_TRY(rankfile_remove_temps(outdir, e));
   char path[4200];
   snprintf(path, sizeof path, "%s/study.h5", outdir);
@@ -349,16 +357,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   }
   if (w->rank == 0 && fresh && a->resume)
     fprintf(stderr, "foxopt run: %s holds no study yet: --resume starts it\n", outdir);
-  /* trials/ and tb/ hold only foxopt's files, removed by name: never a link to elsewhere
-   * (state/ may be: checkpoints on scratch; only trial-ID-eE.h5 names are removed there) */
-  static const char *const own_dirs[] = {"trials", "tb"};
-  for (int i = 0; rc == 0 && w->rank == 0 && i < 2; i++) {
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/%s", outdir, own_dirs[i]);
-    rc = fs_own_dir_check(dir, e);
-  }
   /* Under the lock, rank files without a study.h5 are a dead run's: no rank appends to them. */
-  if (rc == 0 && w->rank == 0 && fresh && (rc = rankfile_remove_all(outdir, e)) == 0)
+  if (w->rank == 0 && fresh && (rc = rankfile_remove_all(outdir, e)) == 0)
     rc = live_remove(outdir, e);
   /* The stopped or killed run's files, put right before any rank opens its own. */
   if (rc == 0 && w->rank == 0 && !fresh && (rc = rankfile_scrub(outdir, &s, e)) == 0) {

@@ -177,6 +177,18 @@ int live_prune(const char *outdir, int (*recorded)(const void *, int, int, int),
       continue;
     char dir[4500];
     snprintf(dir, sizeof dir, "%s/%s", tb, de->d_name);
+    struct stat st;
+    if (lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+      /* a link (or anything but foxopt's directory) in its place: taken away, never followed,
+       * so the run's events go to a directory of its own and what it named stays whole */
+      if (unlink(dir) != 0)
+        rc = fox_errf(e, FOX_EFAIL, "%s: cannot remove what stands where foxopt keeps a "
+                                    "trial's events: %s", dir, strerror(errno));
+      else
+        fprintf(stderr, "foxopt run: warning: %s: not a directory of foxopt's (a link?): "
+                        "removed, what it named untouched\n", dir);
+      continue;
+    }
     rc = tfevents_prune(dir, recorded(ctx, id, repeat, member), e);
   }
   closedir(d);

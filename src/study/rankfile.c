@@ -457,10 +457,20 @@ int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   return 0;
 }
 
-/* NAME.tmp.PID: a file fs_temp_name named, left by a run that died or failed while writing. */
+/* NAME.tmp.PID: a file fs_temp_name named, left by a run that died or failed while writing;
+ * NAME one of foxopt's kinds (.h5, .csv, .jsonl, .html, .png), so that a user's own
+ * "notes.tmp.2024" beside the study (or in a state/ linked to scratch) is left alone. */
 static int is_temp_(const char *name) {
   const char *t = strstr(name, ".tmp.");
   if (!t || t == name)
+    return 0;
+  static const char *const kinds[] = {".h5", ".csv", ".jsonl", ".html", ".png"};
+  int ours = 0;
+  for (int i = 0; i < 5; i++) {
+    size_t k = strlen(kinds[i]);
+    ours |= (size_t)(t - name) > k && strncmp(t - k, kinds[i], k) == 0;
+  }
+  if (!ours)
     return 0;
   t += 5;
   if (!*t)

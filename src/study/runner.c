@@ -194,6 +194,10 @@ static int load_state_(struct runner *r, struct trial *t, int trial, int repeat,
   FOX_TRY(fs_read_bytes(path, "the checkpoint", &buf, &len, e));
   int rc = trial_state_load_buffers(t, buf, len, path, e);
   free(buf);
+  if (rc == 0 && t->owner[0] >= 0 && (t->owner[0] != trial || t->owner[1] != repeat))
+    rc = fox_errf(e, FOX_EDATA, "%s: the state of trial %d repeat %d, not of this trial's "
+                                "(trial %d repeat %d)", path, t->owner[0], t->owner[1], trial,
+                  repeat);
   return rc;
 }
 

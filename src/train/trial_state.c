@@ -641,6 +641,9 @@ static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_
   if (algo != t->ag.algo)
     return fox_errf(e, FOX_EDATA, "%s: checkpoint of another agent", file);
   FOX_TRY(scale_check_(t, f, file, e));
+  t->owner[0] = t->owner[1] = -1;
+  if (H5Aexists(f, "owner") > 0)
+    FOX_TRY(h5io_attr_read(f, "owner", H5T_NATIVE_INT, t->owner, 2, file, e));
   IN_GROUP_(v, open_(f, "venv", file, e), venv_read_(v, t, file, e));
   if (t->ag.algo == FOX_ALGO_DQN) {
     IN_GROUP_(a, open_(f, "dqn", file, e), replay_in_(a, t, file, e));

@@ -42,6 +42,19 @@ run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st" --resume
 judge "stopped after $lines lines, resumed" "$WORK/st" "$WORK/ref" --tb
 same_table "resumed" "$WORK/ref/trials.csv" "$WORK/st/trials.csv"
 
+# a link in tb/ where a trial's events go: --resume takes the link away, never prunes or
+# appends through it
+cp -r "$WORK/ref" "$WORK/lk" && mkdir "$WORK/mine"
+cp "$WORK/ref/tb/trial-0"/events.out.tfevents.* "$WORK/mine/events.out.tfevents.1.mine"
+size=$(stat -c %s "$WORK/mine/events.out.tfevents.1.mine")
+rm -r "$WORK/lk/tb/trial-0" && ln -s "$WORK/mine" "$WORK/lk/tb/trial-0"
+run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/lk" --resume
+contains "$ERR_TXT" "$WORK/lk/tb/trial-0: not a directory of foxopt's"
+check "a link in tb/: what it names untouched" \
+  test "$(stat -c %s "$WORK/mine/events.out.tfevents.1.mine")" = "$size" -a \
+  "$(ls "$WORK/mine" | wc -l)" = 1
+check "a link in tb/: gone" not test -L "$WORK/lk/tb/trial-0"
+
 # 2 ranks append to one file
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run_rc 0 mpirun -np 2 --oversubscribe "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/two"

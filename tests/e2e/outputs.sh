@@ -267,12 +267,17 @@ contains "$ERR_TXT" "$A/report.html: not a regular file"
 mkdir -p "$WORK/home/docs" && echo precious >"$WORK/home/notes.txt"
 for own in trials tb; do
   rm -rf "$WORK/N" && mkdir "$WORK/N" && ln -s "$WORK/home" "$WORK/N/$own"
-  cp "$WORK/s.h5" "$WORK/home/0.h5"
+  cp "$WORK/s.h5" "$WORK/home/0.h5" && echo p >"$WORK/home/0.h5.tmp.2024"
   run_rc 3 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/N"
   contains "$ERR_TXT" "$WORK/N/$own: a symbolic link where foxopt keeps a directory of its own"
   check "run -o with $own/ a link: what it names untouched" \
-    test -f "$WORK/home/notes.txt" -a -d "$WORK/home/docs" -a -f "$WORK/home/0.h5"
+    test -f "$WORK/home/notes.txt" -a -d "$WORK/home/docs" -a -f "$WORK/home/0.h5" \
+    -a -f "$WORK/home/0.h5.tmp.2024"
 done
+# a user's own NAME.tmp.N beside a study is not a temporary of foxopt's
+fresh && echo mine >"$A/thesis.tmp.2024"
+run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
+check "a user's thesis.tmp.2024 in OUTDIR kept" test -f "$A/thesis.tmp.2024"
 rm -rf "$WORK/N" && mkdir -p "$WORK/N/tb" && ln -s "$WORK/home" "$WORK/N/tb/old-run"
 run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/N" # a dead run's tb/: the link removed, not followed
 check "a link inside a dead run's tb/: what it names untouched" \
