@@ -1,8 +1,10 @@
 /* foxopt report: what a study found (DESIGN.md s3) - the best trials as a table, the whole
  * table as CSV, plots of the history, the best equity curve and each parameter, and all of it
  * as one self-contained HTML page. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +267,29 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
   return rc;
 }
 
+/* Temporaries of a report that was killed (report.html.tmp.PID, and test.h5.tmp.PID under
+ * --test's lock, PID no longer running; the plots' directories): only run --resume swept them,
+ * and a finished study seldom sees one. A live run's own temporaries are never touched. */
+static void sweep_(const char *outdir, int test) {
+  report_plots_sweep(outdir);
+  DIR *d = opendir(outdir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    long pid = 0;
+    int len = 0;
+    if ((sscanf(de->d_name, "report.html.tmp.%ld%n", &pid, &len) != 1 &&
+         (!test || sscanf(de->d_name, "test.h5.tmp.%ld%n", &pid, &len) != 1)) ||
+        de->d_name[len] || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+      continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
+    remove(path);
+  }
+  closedir(d);
+}
+
 int cmd_report(int argc, char **argv, struct fox_err *e) {
   struct report_args_ a;
   FOX_TRY(parse_(argc, argv, &a, e));
@@ -283,11 +308,18 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
   struct dirlock lock = {.fd = -1};
   if (a.test)
     FOX_TRY(dirlock_take(&lock, a.outdir, "foxopt report --test", e));
+  sweep_(a.outdir, a.test);
   struct study s;
   int rc = study_load(&s, a.outdir, e);
   if (rc != 0) {
     dirlock_release(&lock);
     return rc;
+  }
+  /* the dataset the page and --test read is an input too: neither report.html nor --csv may be
+   * it (read later, by html_write and the test) */
+  if (s.cfg.study.function == 0 && s.cfg.data_path[0]) {
+    struct fox_err ignore = {0};
+    fs_input_check(s.cfg.data_path, "a dataset", FOX_EDATA, &ignore);
   }
   int *order = malloc((size_t)(s.n ? s.n : 1) * sizeof *order);
   rc = order ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");

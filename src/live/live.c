@@ -169,11 +169,14 @@ int live_prune(const char *outdir, int (*recorded)(const void *, int, int, int),
   int rc = 0;
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
-    int id, repeat = 0, len = 0, member = strncmp(de->d_name, "member-", 7) == 0;
+    int id, repeat = 0, len = 0, end = 0, member = strncmp(de->d_name, "member-", 7) == 0;
     const char *fmt = member ? "member-%d%n" : "trial-%d%n";
     if (sscanf(de->d_name, fmt, &id, &len) != 1)
       continue;
-    if (de->d_name[len] && sscanf(de->d_name + len, "-r%d", &repeat) != 1)
+    /* foxopt's names exactly (trial-N, trial-N-rR, member-N...): a user's trial-0-r0.notes or
+     * trial-2-r0.backup beside them is not touched */
+    if (de->d_name[len] &&
+        (sscanf(de->d_name + len, "-r%d%n", &repeat, &end) != 1 || de->d_name[len + end]))
       continue;
     char dir[4500];
     snprintf(dir, sizeof dir, "%s/%s", tb, de->d_name);

@@ -155,10 +155,14 @@ int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e) {
   int rc = 0;
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
-    if (strncmp(de->d_name, "events.out.tfevents.", 20) != 0 || strstr(de->d_name, ".tmp."))
+    if (strncmp(de->d_name, "events.out.tfevents.", 20) != 0)
       continue;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    if (strstr(de->d_name, ".tmp.")) { /* a rewrite a kill left: TensorBoard would read it too */
+      remove(path);
+      continue;
+    }
     void *buf;
     size_t len;
     if ((rc = fs_read_bytes(path, "TensorBoard events", &buf, &len, e)) != 0)

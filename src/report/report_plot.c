@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -673,7 +674,9 @@ static int cleanup_(const char *dir, struct fox_err *e) {
 int report_plots(const struct study *s, const int *order, const char *outdir,
                  const struct pbo_result *pbo, FILE *out, FILE *notes, struct fox_err *e) {
   struct plot_ p = {s, order, outdir, out, notes, ""};
-  if (snprintf(p.dir, sizeof p.dir, "%s/report.tmp.XXXXXX", outdir) >= (int)sizeof p.dir)
+  /* the pid in the name: a later report removes the directory of one that was killed */
+  if (snprintf(p.dir, sizeof p.dir, "%s/report.tmp.%ld.XXXXXX", outdir, (long)getpid()) >=
+      (int)sizeof p.dir)
     return fox_errf(e, FOX_EUSAGE, "%s: path too long", outdir);
   if (!mkdtemp(p.dir))
     return fox_errf(e, FOX_EFAIL, "%s: cannot make a temporary directory for the plots: %s "
@@ -691,4 +694,23 @@ int report_plots(const struct study *s, const int *order, const char *outdir,
     rc = schedule_(&p, e);
   int gone = cleanup_(p.dir, e);
   return rc ? rc : gone;
+}
+
+void report_plots_sweep(const char *outdir) {
+  DIR *d = opendir(outdir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    long pid = 0;
+    int len = 0;
+    if (sscanf(de->d_name, "report.tmp.%ld.%*6[A-Za-z0-9]%n", &pid, &len) != 1 || len == 0 ||
+        de->d_name[len] || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+      continue; /* not ours, or its report still runs */
+    char dir[PATH_LEN_];
+    struct fox_err ignore = {0};
+    snprintf(dir, sizeof dir, "%s/%s", outdir, de->d_name);
+    cleanup_(dir, &ignore);
+  }
+  closedir(d);
 }

@@ -55,6 +55,17 @@ check "a link in tb/: what it names untouched" \
   "$(ls "$WORK/mine" | wc -l)" = 1
 check "a link in tb/: gone" not test -L "$WORK/lk/tb/trial-0"
 
+# a rewrite a kill left in tb/ (TensorBoard would read it as a second file) goes with --resume;
+# a user's file whose name only starts like a trial's stays
+cp -r "$WORK/ref" "$WORK/kt"
+cp "$WORK/kt/tb/trial-0"/events.out.tfevents.* "$WORK/kt/tb/trial-0/events.out.tfevents.9.vm.1.foxopt.tmp.77"
+echo mine >"$WORK/kt/tb/trial-0-r0.notes"
+run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/kt" --resume
+check "a killed rewrite's events removed" not test -e "$WORK/kt/tb/trial-0/events.out.tfevents.9.vm.1.foxopt.tmp.77"
+check "tb/trial-0-r0.notes kept" test -f "$WORK/kt/tb/trial-0-r0.notes"
+rm "$WORK/kt/tb/trial-0-r0.notes" # the checker reads every entry of tb/ as a run
+judge "past a killed rewrite" "$WORK/kt" "$WORK/ref" --tb
+
 # 2 ranks append to one file
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run_rc 0 mpirun -np 2 --oversubscribe "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/two"

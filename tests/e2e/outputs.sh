@@ -274,6 +274,22 @@ for own in trials tb; do
     test -f "$WORK/home/notes.txt" -a -d "$WORK/home/docs" -a -f "$WORK/home/0.h5" \
     -a -f "$WORK/home/0.h5.tmp.2024"
 done
+# 8. the fifth review: the dataset a report reads is an input too; a killed report's
+# temporaries go with the next report, a live one's stay
+cp "$WORK/s.h5" "$WORK/s.keep.h5"
+fresh && ln -s "$WORK/s.h5" "$A/report.html"
+run_rc 2 "$FOXOPT" report "$A" --html --no-plots
+contains "$ERR_TXT" "$A/report.html: is $WORK/s.h5, an input of this command"
+fresh && run_rc 2 "$FOXOPT" report "$A" --html --no-plots --csv "$WORK/s.h5"
+contains "$ERR_TXT" "$WORK/s.h5: is an input of this command"
+check "report --html: the dataset intact" cmp "$WORK/s.h5" "$WORK/s.keep.h5"
+dead=$(sh -c 'echo $$') # a pid no process has now
+fresh && mkdir "$A/report.tmp.$dead.AbC123" && echo x >"$A/report.tmp.$dead.AbC123/history.png"
+echo x >"$A/report.html.tmp.$dead" && echo x >"$A/test.h5.tmp.$dead" && echo x >"$A/report.html.tmp.$$"
+run_rc 0 "$FOXOPT" report "$A" --test --no-plots
+check "a killed report's temporaries removed" \
+  test ! -e "$A/report.tmp.$dead.AbC123" -a ! -e "$A/report.html.tmp.$dead" -a ! -e "$A/test.h5.tmp.$dead"
+check "a running report's temporary kept" test -e "$A/report.html.tmp.$$"
 # a user's own NAME.tmp.N beside a study is not a temporary of foxopt's
 fresh && echo mine >"$A/thesis.tmp.2024"
 run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$A" --resume
