@@ -271,21 +271,25 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
  * --test's lock, PID no longer running; the plots' directories): only run --resume swept them,
  * and a finished study seldom sees one. A live run's own temporaries are never touched. */
 static void sweep_(const char *outdir, int test) {
-  report_plots_sweep(outdir);
   DIR *d = opendir(outdir);
   if (!d)
     return;
   struct dirent *de;
   while ((de = readdir(d))) {
     long pid = 0;
-    int len = 0;
-    if ((sscanf(de->d_name, "report.html.tmp.%ld%n", &pid, &len) != 1 &&
-         (!test || sscanf(de->d_name, "test.h5.tmp.%ld%n", &pid, &len) != 1)) ||
-        de->d_name[len] || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+    int len = 0, plots = 0;
+    if (sscanf(de->d_name, "report.html.tmp.%ld%n", &pid, &len) != 1 &&
+        (!test || sscanf(de->d_name, "test.h5.tmp.%ld%n", &pid, &len) != 1) &&
+        !(plots = sscanf(de->d_name, "report.tmp.%ld.%*6[A-Za-z0-9]%n", &pid, &len) == 1))
       continue;
+    if (len == 0 || de->d_name[len] || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno == EPERM)
+      continue; /* not ours, or its report still runs */
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
-    remove(path);
+    if (plots)
+      report_plots_remove_dir(path);
+    else
+      remove(path);
   }
   closedir(d);
 }

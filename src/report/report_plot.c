@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -696,21 +695,7 @@ int report_plots(const struct study *s, const int *order, const char *outdir,
   return rc ? rc : gone;
 }
 
-void report_plots_sweep(const char *outdir) {
-  DIR *d = opendir(outdir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    long pid = 0;
-    int len = 0;
-    if (sscanf(de->d_name, "report.tmp.%ld.%*6[A-Za-z0-9]%n", &pid, &len) != 1 || len == 0 ||
-        de->d_name[len] || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-      continue; /* not ours, or its report still runs */
-    char dir[PATH_LEN_];
-    struct fox_err ignore = {0};
-    snprintf(dir, sizeof dir, "%s/%s", outdir, de->d_name);
-    cleanup_(dir, &ignore);
-  }
-  closedir(d);
+void report_plots_remove_dir(const char *dir) {
+  struct fox_err ignore = {0};
+  cleanup_(dir, &ignore);
 }

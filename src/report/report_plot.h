@@ -15,8 +15,8 @@
  * written is named on `out`. Needs gnuplot on PATH (gnuplot_find). */
 int report_plots(const struct study *s, const int *order, const char *outdir,
                  const struct pbo_result *pbo, FILE *out, FILE *notes, struct fox_err *e);
-/* Removes OUTDIR/report.tmp.PID.XXXXXX directories whose report is no longer running (killed
- * while drawing): nothing else removes them. */
-void report_plots_sweep(const char *outdir);
+/* Removes a plots' directory (OUTDIR/report.tmp.PID.XXXXXX) a killed report left, with all
+ * that is in it. */
+void report_plots_remove_dir(const char *dir);
 
 #endif

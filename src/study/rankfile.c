@@ -54,9 +54,10 @@ static int each_trial_file_(const char *outdir,
   return rc;
 }
 
-/* Calls f(path) for every rank-NNNN.h5 in outdir; stops at the first non-zero. */
-static int each_rank_file_(const char *outdir, int (*f)(const char *path, int rank, void *ctx),
-                           void *ctx) {
+/* Calls f(path, N) for every file of outdir named as `fmt` says ("rank-%d.h5%n": the rank
+ * files; "dataset-%d.h5%n": the hosts' stored copies); stops at the first non-zero. */
+static int each_numbered_(const char *outdir, const char *fmt,
+                          int (*f)(const char *path, int rank, void *ctx), void *ctx) {
   DIR *d = opendir(outdir);
   if (!d)
     return 0;
@@ -64,7 +65,7 @@ static int each_rank_file_(const char *outdir, int (*f)(const char *path, int ra
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
     int rank, len = 0;
-    if (sscanf(de->d_name, "rank-%d.h5%n", &rank, &len) != 1 || de->d_name[len] != '\0')
+    if (sscanf(de->d_name, fmt, &rank, &len) != 1 || de->d_name[len] != '\0')
       continue;
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
@@ -72,6 +73,11 @@ static int each_rank_file_(const char *outdir, int (*f)(const char *path, int ra
   }
   closedir(d);
   return rc;
+}
+
+static int each_rank_file_(const char *outdir, int (*f)(const char *path, int rank, void *ctx),
+                           void *ctx) {
+  return each_numbered_(outdir, "rank-%d.h5%n", f, ctx);
 }
 
 struct create_ctx_ {
@@ -420,29 +426,9 @@ static int remove_trial_(const char *path, int id, int repeat, void *ctx) {
   return remove_one_(path, id, ctx);
 }
 
-/* Calls f(path) for every dataset-NNNN.h5 (a host's stored copy) in outdir. */
-static int each_copy_file_(const char *outdir, int (*f)(const char *path, int rank, void *ctx),
-                           void *ctx) {
-  DIR *d = opendir(outdir);
-  if (!d)
-    return 0;
-  int rc = 0;
-  struct dirent *de;
-  while (rc == 0 && (de = readdir(d))) {
-    int rank, len = 0;
-    if (sscanf(de->d_name, "dataset-%d.h5%n", &rank, &len) != 1 || de->d_name[len] != '\0')
-      continue;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
-    rc = f(path, rank, ctx);
-  }
-  closedir(d);
-  return rc;
-}
-
 int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   FOX_TRY(each_rank_file_(outdir, remove_one_, e));
-  FOX_TRY(each_copy_file_(outdir, remove_one_, e));
+  FOX_TRY(each_numbered_(outdir, "dataset-%d.h5%n", remove_one_, e));
   FOX_TRY(each_trial_file_(outdir, remove_trial_, e));
   /* The test looks of a study that is gone name its trial ids, not this study's. */
   char path[4200];

@@ -8,15 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_python
 
-"$FOXOPT" synth -o "$WORK/s.csv" --bars 3000 --seed 3 >/dev/null
-"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
-{ echo action; for i in $(seq 233); do echo $((i % 3)); done; } >"$WORK/a.csv"
-cat >"$WORK/t.yaml" <<YAML
-data: {path: $WORK/s.h5}
-env: {num_envs: 4, episode_bars: 128}
-train: {algo: dqn, epochs: 1, steps_per_epoch: 256, seed: 7, backend: cpu}
-dqn: {hidden: [8], learning_starts: 64, buffer_size: 512, batch_size: 16, target_update: 50}
-YAML
+tiny_agent_fixture
 cat "$WORK/t.yaml" - >"$WORK/st.yaml" <<YAML
 study: {name: sum, seed: 3, trials: 6, round_size: 2, sampler: random,
         objective: {metric: val.sharpe, direction: maximize},

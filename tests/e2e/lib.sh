@@ -72,3 +72,17 @@ stop_when() {
   wait "$pid"
   RC=$?
 }
+# tiny_agent_fixture: $WORK/s.csv (3000 synthetic bars), its dataset s.h5, a.csv (an action
+# for each of the val split's 233 bars) and t.yaml (a tiny DQN on the CPU, one epoch of 256
+# steps): what the file-handling tests train, run and spoil.
+tiny_agent_fixture() {
+  "$FOXOPT" synth -o "$WORK/s.csv" --bars 3000 --seed 3 >/dev/null
+  "$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+  { echo action; for i in $(seq 233); do echo $((i % 3)); done; } >"$WORK/a.csv"
+  cat >"$WORK/t.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 4, episode_bars: 128}
+train: {algo: dqn, epochs: 1, steps_per_epoch: 256, seed: 7, backend: cpu}
+dqn: {hidden: [8], learning_starts: 64, buffer_size: 512, batch_size: 16, target_update: 50}
+YAML
+}

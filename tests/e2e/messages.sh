@@ -41,16 +41,7 @@ damage() {
 }
 WHOLE="not a complete foxopt file (truncated or corrupt)"
 
-"$FOXOPT" synth -o "$WORK/s.csv" --bars 3000 --seed 3 >/dev/null
-"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
-# the val split of 3000 bars: 233 bars
-{ echo action; for i in $(seq 233); do echo $((i % 3)); done; } >"$WORK/a.csv"
-cat >"$WORK/t.yaml" <<YAML
-data: {path: $WORK/s.h5}
-env: {num_envs: 4, episode_bars: 128}
-train: {algo: dqn, epochs: 1, steps_per_epoch: 256, seed: 7, backend: cpu}
-dqn: {hidden: [8], learning_starts: 64, buffer_size: 512, batch_size: 16, target_update: 50}
-YAML
+tiny_agent_fixture
 cat "$WORK/t.yaml" - >"$WORK/st.yaml" <<YAML
 study: {name: msg, seed: 3, trials: 2, round_size: 2, sampler: random,
         objective: {metric: val.sharpe, direction: maximize}}
