@@ -129,6 +129,11 @@ if [ $want_python -eq 1 ]; then
     echo "setup: adding onnx, onnxruntime and safetensors to .venv (tests/e2e/export_policy.py)"
     .venv/bin/pip install -q --disable-pip-version-check onnx onnxruntime safetensors
   fi
+  # the live metrics' TensorBoard events are read back by TensorBoard's own EventAccumulator
+  if ! .venv/bin/python -c 'import tensorboard' 2>/dev/null; then
+    echo "setup: adding tensorboard to .venv (tests/e2e/live_metrics.py)"
+    .venv/bin/pip install -q --disable-pip-version-check tensorboard
+  fi
   # The learning benchmark trains Stable-Baselines3 (PyTorch) on foxopt's market.
   if [ $want_bench -eq 1 ] && ! .venv/bin/python -c 'import torch, stable_baselines3, gymnasium' \
       2>/dev/null; then

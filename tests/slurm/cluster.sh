@@ -52,14 +52,15 @@ CONF
   CLUSTER_CTLD=$!
   slurmd -D -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 &
   CLUSTER_D=$!
-  for i in $(seq 100); do
+  for i in $(seq 300); do # up to a minute: slurmctld and slurmd start slowly on a busy machine
     if sinfo -h -o %T 2>/dev/null | grep -q -E '^(idle|mixed|allocated)'; then
       return 0
     fi
     sleep 0.2
   done
   echo "cluster: the node did not come up; see $dir/log" >&2
-  tail -5 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2
+  tail -n 5 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" "$dir/log/slurmctld.out" \
+    "$dir/log/slurmd.out" >&2
   return 1
 }
 
