@@ -13,7 +13,10 @@ for dir in "$@"; do
   cp "$dir"/* "$work/"
 done
 mkdir -p "$work/found"
+# -error_exitcode=1: libFuzzer's own default is 77, which CTest reads as a skip, so a finding
+# would have passed for a skipped test
 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+  -error_exitcode=1 -timeout_exitcode=1 \
   -dict="$here/$name.dict" -artifact_prefix="$work/found/" -print_final_stats=1 "$work" \
   >"$work/log" 2>&1
 rc=$?
