@@ -4,6 +4,11 @@ set -u
 : "${FOXOPT:?FOXOPT must point at the foxopt binary}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/foxtest.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# The test's own Open MPI session directory: singletons of tests that CTest runs in parallel
+# race on the shared one (Open MPI 4: one's cleanup removes the top directory while another's
+# MPI_Init creates under it, "orte_session_dir failed", exit 1 before foxopt runs).
+mkdir -p "$WORK/ompi"
+export OMPI_MCA_orte_tmpdir_base="$WORK/ompi"
 PASSED=0
 FAILED=0
 

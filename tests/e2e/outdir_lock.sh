@@ -157,13 +157,13 @@ check "the agent study ends well (exit $RC)" test "$RC" -eq 0
 same_table "the agent study's table" "$WORK/aref/trials.csv" "$WORK/a/trials.csv"
 
 # --- Two --resume at once --------------------------------------------------------------------
-"$FOXOPT" run "$WORK/f.yaml" -o "$WORK/s" "${SLOW[@]}" >/dev/null 2>&1 &
+"$FOXOPT" run "$WORK/f.yaml" -o "$WORK/s" "${SLOW[@]}" >/dev/null 2>"$WORK/s.err" &
 pid=$!
 for i in $(seq 600); do [ -e "$WORK/s/study.h5" ] && break; sleep 0.02; done
 kill -TERM $pid
 wait $pid
 RC=$?
-check "stopped for the resume race (exit $RC)" test "$RC" -eq 75
+check "stopped for the resume race (exit $RC): $(tail -3 "$WORK/s.err")" test "$RC" -eq 75
 for k in 1 2; do
   cp -r "$WORK/s" "$WORK/s$k"
   race s$k -o "$WORK/s$k" --resume -- -o "$WORK/s$k" --resume
