@@ -43,9 +43,9 @@ __global__ void replay_insert_kernel(struct replay_dev rb, const struct dqn_cloc
                                      const float *s2, const uint8_t *a, const float *r,
                                      const uint8_t *dones) {
   ITEM_(n);
-  size_t pos = (size_t)clk->pos + (size_t)skip;
-  dqn_replay_put(&rb, (pos + (size_t)i) % rb.cap, bars[i], s + (size_t)i * FOX_STATE_DIM,
-                 s2 + (size_t)i * FOX_STATE_DIM, a[i], r[i], dones[i]);
+  size_t pos = (size_t)clk->pos + (size_t)skip, dim = (size_t)rb.nfeat + FOX_NPORTFOLIO;
+  dqn_replay_put(&rb, (pos + (size_t)i) % rb.cap, bars[i], s + (size_t)i * dim,
+                 s2 + (size_t)i * dim, a[i], r[i], dones[i]);
 }
 
 __global__ void dqn_tick_kernel(struct dqn_clock *clk, int n, int64_t cap) {
@@ -141,7 +141,7 @@ __global__ void ppo_tick_kernel(struct ppo_clock *clk) {
 
 /* The greedy policy of job blockIdx.x over its bars [b, e): one block a job; thread 0 keeps
  * the portfolio and builds each bar's state, the block's threads share each layer's units
- * (policy_unit), thread 0 picks the action and steps the portfolio. x [54] and two layer
+ * (policy_unit), thread 0 picks the action and steps the portfolio. x [state] and two layer
  * buffers [widest] a job are device scratch (global memory is visible to the whole block
  * after __syncthreads); its actions go to actions + at[job]. */
 __global__ void greedy_eval_kernel(const float *__restrict__ prices,
@@ -160,7 +160,7 @@ __global__ void greedy_eval_kernel(const float *__restrict__ prices,
   float *x = scratch + 2 * (size_t)widest * blockIdx.x, *y = x + widest;
   for (int32_t k = b; k < e; k++) {
     if (tid == 0)
-      env_observe(p, &s, k, norm + (size_t)k * FOX_NFEATURES, prices[4 * (size_t)k + 3], x);
+      env_observe(p, &s, k, norm + (size_t)k * (size_t)p->nfeat, prices[4 * (size_t)k + 3], x);
     __syncthreads();
     float *in = x, *out = y;
     for (int l = 0; l < pol->n_layers; l++) {
@@ -304,10 +304,10 @@ struct eval_dev_ {
 
 static int greedy_eval_run_(const struct device_dataset *d, const struct eval_job *jobs, int n,
                             const size_t *at, struct eval_dev_ *g, struct fox_err *e) {
-  int widest = FOX_STATE_DIM;
+  int widest = 1; /* the state (a policy's inputs) and every layer's outputs */
   for (int j = 0; j < n; j++)
-    for (int l = 0; l < jobs[j].pol.n_layers; l++)
-      widest = jobs[j].pol.dims[l + 1] > widest ? jobs[j].pol.dims[l + 1] : widest;
+    for (int l = 0; l <= jobs[j].pol.n_layers; l++)
+      widest = jobs[j].pol.dims[l] > widest ? jobs[j].pol.dims[l] : widest;
   size_t total = at[n];
   cudaCheck(cudaMalloc((void **)&g->jobs, (size_t)n * sizeof *jobs), e);
   cudaCheck(cudaMalloc((void **)&g->at, (size_t)n * sizeof *at), e);

@@ -1,6 +1,7 @@
-/* The CUDA backend's dataset: raw f32 features and prices uploaded once per process, then
- * normalised on the device by the same norm_step.h arithmetic the CPU backend uses, and the
- * ewm_vol column copied out on its own for the market step. */
+/* The CUDA backend's dataset: raw f32 features (every column) and prices uploaded once per
+ * process, then the selected columns normalised on the device by the same norm_step.h
+ * arithmetic the CPU backend uses, and the ewm_vol column copied out on its own for the market
+ * step. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,21 +11,20 @@
 #include "fox_launch.h"
 #include "norm_step.h"
 
-__global__ void sigma_column_kernel(const float *__restrict__ raw, float *__restrict__ sigma,
-                                    size_t n) {
+__global__ void sigma_column_kernel(const float *__restrict__ raw, int ncol,
+                                    float *__restrict__ sigma, size_t n) {
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t < n)
-    sigma[t] = raw[t * FOX_NFEAT + FOX_EWM_VOL_COL];
+    sigma[t] = raw[t * (size_t)ncol + FOX_EWM_VOL_COL];
 }
 
-__global__ void normalize_kernel(const float *__restrict__ raw, const float *__restrict__ norm,
-                                 float *__restrict__ out, size_t count) {
+__global__ void normalize_kernel(const float *__restrict__ raw, int ncol,
+                                 const int *__restrict__ sel, const float *__restrict__ norm,
+                                 int nfeat, float *__restrict__ out, size_t count) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   size_t stride = (size_t)gridDim.x * blockDim.x;
-  for (; i < count; i += stride) {
-    int f = (int)(i % FOX_NFEAT);
-    out[i] = norm_feature(raw[i], norm[f], norm[FOX_NFEAT + f]);
-  }
+  for (; i < count; i += stride)
+    out[i] = norm_state_at(raw, ncol, sel, norm, nfeat, i);
 }
 
 void cuda_dataset_release(struct device_dataset *dev) {
@@ -32,35 +32,49 @@ void cuda_dataset_release(struct device_dataset *dev) {
   cudaFree(dev->prices);
   cudaFree(dev->states);
   cudaFree(dev->norm);
+  cudaFree(dev->sel);
   cudaFree(dev->sigma);
   *dev = device_dataset{};
 }
 
 static int upload_(const struct dataset *ds, struct device_dataset *dev, struct fox_err *e) {
-  size_t n = ds->n, fb = n * FOX_NFEAT * sizeof(float), pb = n * 4 * sizeof(float);
+  size_t n = ds->n, nf = (size_t)ds->nsel, fb = n * (size_t)ds->ncol * sizeof(float);
+  size_t sb = n * nf * sizeof(float), pb = n * 4 * sizeof(float);
   cudaCheck(cudaGetDevice(&dev->device), e);
   dev->n = n;
+  dev->ncol = ds->ncol;
+  dev->nfeat = ds->nsel;
+  /* The selected columns' statistics, in state order. */
+  float *norm = (float *)malloc(2 * nf * sizeof(float));
+  if (!norm)
+    return fox_errf(e, FOX_EFAIL, "cuda backend: out of memory");
+  for (size_t j = 0; j < nf; j++) {
+    norm[j] = ds->norm_mean[ds->sel[j]];
+    norm[nf + j] = ds->norm_std[ds->sel[j]];
+  }
+  cudaError_t st = cudaMalloc((void **)&dev->norm, 2 * nf * sizeof(float));
+  if (st == cudaSuccess)
+    st = cudaMemcpy(dev->norm, norm, 2 * nf * sizeof(float), cudaMemcpyHostToDevice);
+  free(norm);
+  cudaCheck(st, e);
+  cudaCheck(cudaMalloc((void **)&dev->sel, nf * sizeof(int)), e);
+  cudaCheck(cudaMemcpy(dev->sel, ds->sel, nf * sizeof(int), cudaMemcpyHostToDevice), e);
   cudaCheck(cudaMalloc((void **)&dev->features, fb ? fb : 1), e);
   cudaCheck(cudaMalloc((void **)&dev->prices, pb ? pb : 1), e);
-  cudaCheck(cudaMalloc((void **)&dev->states, fb ? fb : 1), e);
-  cudaCheck(cudaMalloc((void **)&dev->norm, 2 * FOX_NFEAT * sizeof(float)), e);
+  cudaCheck(cudaMalloc((void **)&dev->states, sb ? sb : 1), e);
   cudaCheck(cudaMalloc((void **)&dev->sigma, n ? n * sizeof(float) : 1), e);
   cudaCheck(cudaMemcpy(dev->features, ds->features, fb, cudaMemcpyHostToDevice), e);
   cudaCheck(cudaMemcpy(dev->prices, ds->prices, pb, cudaMemcpyHostToDevice), e);
-  cudaCheck(cudaMemcpy(dev->norm, ds->norm_mean, FOX_NFEAT * sizeof(float),
-                       cudaMemcpyHostToDevice), e);
-  cudaCheck(cudaMemcpy(dev->norm + FOX_NFEAT, ds->norm_std, FOX_NFEAT * sizeof(float),
-                       cudaMemcpyHostToDevice), e);
-  size_t count = n * FOX_NFEAT;
+  size_t count = n * nf;
   if (count > 0) {
     int threads = 256;
     size_t want = (count + threads - 1) / threads;
     int blocks = (int)(want < 65535 ? want : 65535);
-    FOX_LAUNCH(normalize_kernel, blocks, threads, 0, 0, dev->features, dev->norm, dev->states,
-               count);
+    FOX_LAUNCH(normalize_kernel, blocks, threads, 0, 0, dev->features, dev->ncol, dev->sel,
+               dev->norm, dev->nfeat, dev->states, count);
     cudaCheckLaunch(e);
     FOX_LAUNCH(sigma_column_kernel, (unsigned)((n + threads - 1) / threads), threads, 0, 0,
-               dev->features, dev->sigma, n);
+               dev->features, dev->ncol, dev->sigma, n);
     cudaCheckLaunch(e);
   }
   /* Other threads' trials read the dataset from their own streams: it must be complete. */
@@ -106,7 +120,7 @@ int cuda_dataset_take(struct dataset *ds, struct device_dataset *dev, struct fox
                     ds->source);
   }
   FOX_TRY(cuda_dataset_upload(ds, dev, e));
-  int rc = sum_(dev->features, dev->n * FOX_NFEAT, &dev->crc_features, e);
+  int rc = sum_(dev->features, dev->n * (size_t)dev->ncol, &dev->crc_features, e);
   if (rc == 0)
     rc = sum_(dev->prices, dev->n * 4, &dev->crc_prices, e);
   if (rc != 0) {
@@ -126,20 +140,21 @@ int cuda_dataset_states(const struct device_dataset *dev, size_t begin, size_t c
     return fox_errf(e, FOX_EFAIL, "cuda backend: rows [%zu, %zu) of a %zu-bar dataset", begin,
                     begin + count, dev->n);
   if (count)
-    cudaCheck(cudaMemcpy(states, dev->states + begin * FOX_NFEAT,
-                         count * FOX_NFEAT * sizeof(float), cudaMemcpyDeviceToHost), e);
+    cudaCheck(cudaMemcpy(states, dev->states + begin * (size_t)dev->nfeat,
+                         count * (size_t)dev->nfeat * sizeof(float), cudaMemcpyDeviceToHost), e);
   return 0;
 }
 
 int cuda_dataset_download(const struct device_dataset *dev, float *features,
                                   float *prices, float *states, struct fox_err *e) {
-  size_t fb = dev->n * FOX_NFEAT * sizeof(float);
+  size_t fb = dev->n * (size_t)dev->ncol * sizeof(float);
+  size_t sb = dev->n * (size_t)dev->nfeat * sizeof(float);
   if (features)
     cudaCheck(cudaMemcpy(features, dev->features, fb, cudaMemcpyDeviceToHost), e);
   if (prices)
     cudaCheck(cudaMemcpy(prices, dev->prices, dev->n * 4 * sizeof(float),
                          cudaMemcpyDeviceToHost), e);
   if (states)
-    cudaCheck(cudaMemcpy(states, dev->states, fb, cudaMemcpyDeviceToHost), e);
+    cudaCheck(cudaMemcpy(states, dev->states, sb, cudaMemcpyDeviceToHost), e);
   return 0;
 }

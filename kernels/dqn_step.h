@@ -118,8 +118,8 @@ FOX_HD static inline void dqn_replay_put(const struct replay_dev *rb, size_t k, 
                                          uint8_t done) {
   rb->bar[k] = bar;
   for (int j = 0; j < 3; j++) {
-    rb->pf[6 * k + (size_t)j] = s[FOX_NFEATURES + j];
-    rb->pf[6 * k + 3 + (size_t)j] = s2[FOX_NFEATURES + j];
+    rb->pf[6 * k + (size_t)j] = s[rb->nfeat + j];
+    rb->pf[6 * k + 3 + (size_t)j] = s2[rb->nfeat + j];
   }
   rb->a[k] = a;
   rb->r[k] = r;
@@ -134,15 +134,16 @@ FOX_HD static inline void dqn_replay_get(const struct replay_dev *rb, size_t siz
                                          float *br, uint8_t *bterm) {
   size_t k = (size_t)dqn_replay_index(seed, update, (uint64_t)i, size);
   size_t bar = (size_t)rb->bar[k];
-  float *s = bs + (size_t)i * FOX_STATE_DIM, *s2 = bs + (size_t)(b + i) * FOX_STATE_DIM;
-  const float *x = data_states + bar * FOX_NFEATURES, *x2 = x + FOX_NFEATURES;
-  for (int f = 0; f < FOX_NFEATURES; f++) {
+  int nf = rb->nfeat, dim = nf + FOX_NPORTFOLIO;
+  float *s = bs + (size_t)i * dim, *s2 = bs + (size_t)(b + i) * dim;
+  const float *x = data_states + bar * nf, *x2 = x + nf;
+  for (int f = 0; f < nf; f++) {
     s[f] = x[f];
     s2[f] = x2[f];
   }
   for (int j = 0; j < 3; j++) {
-    s[FOX_NFEATURES + j] = rb->pf[6 * k + (size_t)j];
-    s2[FOX_NFEATURES + j] = rb->pf[6 * k + 3 + (size_t)j];
+    s[nf + j] = rb->pf[6 * k + (size_t)j];
+    s2[nf + j] = rb->pf[6 * k + 3 + (size_t)j];
   }
   ba[i] = rb->a[k];
   br[i] = rb->r[k];

@@ -109,14 +109,14 @@ FOX_HD static inline void env_fused_step(const struct market_params *p,
                                                         : 0;
   *done_out = done;
   if (next_out)
-    env_observe(p, s, k, norm + (size_t)k * FOX_NFEATURES, px[3], next_out);
+    env_observe(p, s, k, norm + (size_t)k * (size_t)p->nfeat, px[3], next_out);
   c->t = k;
   if (done) {
     c->episode += 1;
     env_episode_start(p, v, env, s, c);
   }
   if (state_out)
-    env_observe(p, s, c->t, norm + (size_t)c->t * FOX_NFEATURES, prices[4 * (size_t)c->t + 3],
+    env_observe(p, s, c->t, norm + (size_t)c->t * (size_t)p->nfeat, prices[4 * (size_t)c->t + 3],
                 state_out);
 }
 
@@ -145,8 +145,8 @@ FOX_HD static inline void venv_step_env(const struct market_params *p,
                                         const struct venv_bufs *b, int i) {
   b->bars[i] = b->cur[i].t;
   env_fused_step(p, v, i, &b->env[i], &b->cur[i], &b->rs[i], b->actions[i], prices, sigma, norm,
-                 b->states ? b->states + (size_t)i * FOX_STATE_DIM : NULL,
-                 b->next_states ? b->next_states + (size_t)i * FOX_STATE_DIM : NULL,
+                 b->states ? b->states + (size_t)i * (size_t)FOX_STATE_DIM(p) : NULL,
+                 b->next_states ? b->next_states + (size_t)i * (size_t)FOX_STATE_DIM(p) : NULL,
                  &b->rewards[i], &b->dones[i], &b->labels[i]);
 }
 
@@ -161,8 +161,8 @@ FOX_HD static inline void venv_step_env_regs(const struct market_params *p,
   struct reward_stats r = b->rs[i];
   b->bars[i] = c.t;
   env_fused_step(p, v, i, &s, &c, &r, b->actions[i], prices, sigma, norm,
-                 b->states ? b->states + (size_t)i * FOX_STATE_DIM : NULL,
-                 b->next_states ? b->next_states + (size_t)i * FOX_STATE_DIM : NULL,
+                 b->states ? b->states + (size_t)i * (size_t)FOX_STATE_DIM(p) : NULL,
+                 b->next_states ? b->next_states + (size_t)i * (size_t)FOX_STATE_DIM(p) : NULL,
                  &b->rewards[i], &b->dones[i], &b->labels[i]);
   b->env[i] = s;
   b->cur[i] = c;

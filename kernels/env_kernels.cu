@@ -22,8 +22,8 @@ __global__ void env_reset_kernel(struct market_params p, struct venv_shape shape
   struct env_cursor c = {0, 0, 0, 0};
   struct env_state s;
   env_episode_start(&p, &shape, i, &s, &c);
-  env_observe(&p, &s, c.t, norm + (size_t)c.t * FOX_NFEATURES, prices[4 * (size_t)c.t + 3],
-              states + (size_t)i * FOX_STATE_DIM);
+  env_observe(&p, &s, c.t, norm + (size_t)c.t * (size_t)p.nfeat, prices[4 * (size_t)c.t + 3],
+              states + (size_t)i * (size_t)FOX_STATE_DIM(&p));
   env[i] = s;
   cur[i] = c;
   rs[i].count = rs[i].mean = rs[i].m2 = 0.0;

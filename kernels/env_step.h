@@ -1,5 +1,6 @@
 /* The market, one bar of one environment (DESIGN.md s5): execute the pending action at the
- * open, triple-barrier checks, the forced close, equity, reward, and the 54-float state.
+ * open, triple-barrier checks, the forced close, equity, reward, and the state (the selected
+ * features, then 3 portfolio features).
  * Called by the CPU loops (src/env) and by the CUDA kernels (kernels/env_kernels.cu) alike. */
 #ifndef FOX_ENV_STEP_H
 #define FOX_ENV_STEP_H
@@ -10,9 +11,8 @@
 #include "fox_hd.h"
 #include "norm_step.h"
 
-#define FOX_NFEATURES 51
-#define FOX_STATE_DIM 54
-#define FOX_EWM_VOL_COL 15 /* the per-bar sigma of the triple barrier */
+#define FOX_NPORTFOLIO 3 /* the portfolio features that follow the market ones in a state */
+#define FOX_EWM_VOL_COL 15 /* the per-bar sigma of the triple barrier (a built-in column) */
 
 enum { FOX_HOLD = 0, FOX_BUY = 1, FOX_SELL = 2 };
 enum { FOX_LABEL_NONE = 0, FOX_LABEL_TAKE = 1, FOX_LABEL_STOP = 2, FOX_LABEL_TIME = 3 };
@@ -25,7 +25,11 @@ struct market_params {
   int horizon, enforce;
   int reward_normalize;
   double reward_scale;
+  int nfeat; /* the state's market features (data.features; the dataset fixes it, not config) */
 };
+
+/* The floats of one state: the selected features, then the portfolio's. */
+#define FOX_STATE_DIM(p) ((p)->nfeat + FOX_NPORTFOLIO)
 
 /* One environment's portfolio and barrier. `outlay` is the cash spent on the open position,
  * so a round trip's net pnl is proceeds - outlay. */
@@ -137,12 +141,12 @@ FOX_HD static inline void env_portfolio_features(const struct market_params *p,
   out[2] = long_ ? (float)((double)(t - s->entry_bar) / p->horizon) : 0.0f;
 }
 
-/* The 54-float state after bar t: its normalised features, then the portfolio features. */
+/* The state after bar t: its normalised features (p->nfeat), then the portfolio features. */
 FOX_HD static inline void env_observe(const struct market_params *p, const struct env_state *s,
                                       int32_t t, const float *norm_row, float close, float *out) {
-  for (int f = 0; f < FOX_NFEATURES; f++)
+  for (int f = 0; f < p->nfeat; f++)
     out[f] = norm_row[f];
-  env_portfolio_features(p, s, t, close, out + FOX_NFEATURES);
+  env_portfolio_features(p, s, t, close, out + p->nfeat);
 }
 
 /* Running reward statistics (Welford), one stream per environment so that the step needs no

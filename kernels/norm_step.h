@@ -14,4 +14,13 @@ FOX_HD static inline float norm_feature(float x, float mean, float std) {
   return z > FOX_NORM_CLAMP ? FOX_NORM_CLAMP : z < -FOX_NORM_CLAMP ? -FOX_NORM_CLAMP : z;
 }
 
+/* Element i of the states [n, nfeat]: row i / nfeat's raw column sel[i % nfeat] of [n, ncol],
+ * normalised by the selected statistics norm = mean[nfeat] then std[nfeat]. */
+FOX_HD static inline float norm_state_at(const float *raw, int ncol, const int *sel,
+                                         const float *norm, int nfeat, size_t i) {
+  size_t t = i / (size_t)nfeat;
+  int j = (int)(i % (size_t)nfeat);
+  return norm_feature(raw[t * (size_t)ncol + (size_t)sel[j]], norm[j], norm[nfeat + j]);
+}
+
 #endif

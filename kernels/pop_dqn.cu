@@ -111,18 +111,19 @@ __global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_s
     int i = row % sh.b, next = tgt || row >= sh.b;
     size_t k = (size_t)dqn_replay_index(p->seed, (uint64_t)p->clk->updates, (uint64_t)i,
                                         (uint64_t)p->clk->size);
-    const float *x = p->data + ((size_t)p->rb.bar[k] + (size_t)next) * FOX_NFEATURES;
+    int nf = p->rb.nfeat; /* in = nf + 3 */
+    const float *x = p->data + ((size_t)p->rb.bar[k] + (size_t)next) * (size_t)nf;
     const float *pf = p->rb.pf + 6 * k + 3 * (size_t)next;
-    for (int f = 0; f < FOX_NFEATURES; f++)
+    for (int f = 0; f < nf; f++)
       s += wj[f] * x[f];
     for (int f = 0; f < 3; f++)
-      s += wj[FOX_NFEATURES + f] * pf[f];
+      s += wj[nf + f] * pf[f];
     if (j == 0 && !tgt) {
-      float *bs = p->bs + (size_t)row * FOX_STATE_DIM;
-      for (int f = 0; f < FOX_NFEATURES; f++)
+      float *bs = p->bs + (size_t)row * (size_t)in;
+      for (int f = 0; f < nf; f++)
         bs[f] = x[f];
       for (int f = 0; f < 3; f++)
-        bs[FOX_NFEATURES + f] = pf[f];
+        bs[nf + f] = pf[f];
       if (row < sh.b) {
         p->ba[row] = p->rb.a[k];
         p->br[row] = p->rb.r[k];
@@ -203,7 +204,7 @@ __global__ void pdqn_backward_kernel(const struct pdqn_member *tab, struct pdqn_
   const float *d = p->delta[l % 2];
   if (e < grads) {
     if (l == 0)
-      pop_grad_elem(d, p->bs, FOX_STATE_DIM, 1, b, in, o, e, p->g + sh.off[0]);
+      pop_grad_elem(d, p->bs, (size_t)in, 1, b, in, o, e, p->g + sh.off[0]);
     else
       pop_grad_elem(d, p->on_act[l], 1, os, b, in, o, e, p->g + sh.off[l]);
     return;
@@ -292,8 +293,8 @@ __global__ void pdqn_store_kernel(const struct pdqn_member *tab, struct pdqn_sha
   size_t cap = p->rb.cap, skip = (size_t)sh.N > cap ? (size_t)sh.N - cap : 0;
   if ((size_t)i >= skip)
     dqn_replay_put(&p->rb, ((size_t)p->clk->pos + (size_t)i) % cap, p->bars[i],
-                   p->states[flip] + (size_t)i * FOX_STATE_DIM,
-                   p->next_states + (size_t)i * FOX_STATE_DIM, p->actions[i], p->rewards[i],
+                   p->states[flip] + (size_t)i * (size_t)sh.dims[0],
+                   p->next_states + (size_t)i * (size_t)sh.dims[0], p->actions[i], p->rewards[i],
                    p->dones[i]);
   __threadfence();
   if (atomicAdd(p->done + 1, 1u) != (unsigned)sh.N - 1)

@@ -99,9 +99,10 @@ __global__ void pppo_act_head_kernel(const struct pppo_member *tab, struct pppo_
   p->ro.actions[k] = a;
   p->actions[i] = a;
   p->ro.values[k] = v;
-  const float *s = p->states[flip] + (size_t)i * FOX_STATE_DIM;
-  for (int f = 0; f < FOX_STATE_DIM; f++)
-    p->ro.obs[k * FOX_STATE_DIM + (size_t)f] = s[f];
+  size_t dim = (size_t)sh.dims[0]; /* the state */
+  const float *s = p->states[flip] + (size_t)i * dim;
+  for (size_t f = 0; f < dim; f++)
+    p->ro.obs[k * dim + f] = s[f];
 }
 
 /* Observing, environment i of every member at rollout step t: V of the next state, the reward
@@ -152,7 +153,7 @@ __global__ void pppo_mb_forward_kernel(const struct pppo_member *tab, struct ppp
     uint32_t n = (uint32_t)sh.n_steps * (uint32_t)sh.N;
     uint64_t round = (uint64_t)p->clk->updates * (uint64_t)sh.epochs + (uint64_t)ep;
     size_t k = ppo_perm_at((uint32_t)(start + row), n, p->seed, round);
-    s = pop_dot(wj, p->ro.obs + k * FOX_STATE_DIM, 1, in);
+    s = pop_dot(wj, p->ro.obs + k * (size_t)in, 1, in);
     if (net == 0 && j == 0)
       ppo_gather_at(&p->ro, k, row, &p->mb);
   } else {
@@ -223,7 +224,7 @@ __global__ void pppo_backward_kernel(const struct pppo_member *tab, struct pppo_
   const float *d = p->delta[net][l % 2];
   if (e < grads) {
     if (l == 0)
-      pop_grad_elem(d, p->mb.obs, FOX_STATE_DIM, 1, m, in, o, e, g);
+      pop_grad_elem(d, p->mb.obs, (size_t)in, 1, m, in, o, e, g);
     else
       pop_grad_elem(d, p->act[net][l], 1, (size_t)m, m, in, o, e, g + sh.off[l]);
     return;

@@ -184,9 +184,9 @@ FOX_HD static inline float ppo_bootstrap_reward(float r, uint8_t done, float v_n
 /* Row j of a minibatch: rollout row k. */
 FOX_HD static inline void ppo_gather_at(const struct rollout_dev *ro, size_t k, int j,
                                         const struct minibatch_dev *mb) {
-  const float *o = ro->obs + k * FOX_STATE_DIM;
-  float *d = mb->obs + (size_t)j * FOX_STATE_DIM;
-  for (int f = 0; f < FOX_STATE_DIM; f++)
+  const float *o = ro->obs + k * (size_t)ro->dim;
+  float *d = mb->obs + (size_t)j * (size_t)mb->dim;
+  for (int f = 0; f < ro->dim; f++)
     d[f] = o[f];
   mb->act[j] = ro->actions[k];
   mb->oldlogp[j] = ro->logp[k];

@@ -28,7 +28,7 @@ static int alloc_(struct dqn *d, struct fox_err *e) {
   } bufs[] = {
       {(void **)&d->q, n * FOX_NACTIONS * f},
       {(void **)&d->raw, n * (FOX_NACTIONS + 1) * f},
-      {(void **)&d->bs, 2 * b * FOX_STATE_DIM * f},
+      {(void **)&d->bs, 2 * b * (size_t)d->dim * f},
       {(void **)&d->br, b * f},
       {(void **)&d->bq, b * FOX_NACTIONS * f},
       {(void **)&d->bqo, 2 * b * FOX_NACTIONS * f},
@@ -51,9 +51,11 @@ static int alloc_(struct dqn *d, struct fox_err *e) {
 }
 
 int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *be, int n_envs,
-               const float *data_states, long total, uint64_t seed, struct fox_err *e) {
+               int nfeat, const float *data_states, long total, uint64_t seed,
+               struct fox_err *e) {
   memset(d, 0, sizeof *d);
   d->cfg = *c;
+  d->dim = nfeat + FOX_NPORTFOLIO;
   d->eps = eps_(c, total);
   d->be = be;
   d->n_envs = n_envs;
@@ -61,10 +63,10 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *
   d->out = c->dueling ? FOX_NACTIONS + 1 : FOX_NACTIONS;
   rng_seed(&d->rng, seed);
   d->seed = rng_hash2(seed, 0x4451u); /* a stream apart from the initialisation's */
-  int rc = net_create(&d->online, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out,
+  int rc = net_create(&d->online, be->nets, d->dim, c->hidden, c->n_hidden, d->out,
                       c->activation, 1e-8, e);
   if (rc == 0)
-    rc = net_create(&d->target, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, d->out,
+    rc = net_create(&d->target, be->nets, d->dim, c->hidden, c->n_hidden, d->out,
                     c->activation, 1e-8, e);
   /* Acting takes n_envs rows; an update b (the target on s') and 2b (the online network on s
    * and, for Double DQN, s'). */
@@ -74,7 +76,7 @@ int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *
   if (rc == 0)
     rc = net_reserve(&d->target, n_envs > b ? n_envs : b, e);
   if (rc == 0)
-    rc = replay_create(&d->rb, be, data_states ? (size_t)c->buffer_size : 1, e);
+    rc = replay_create(&d->rb, be, data_states ? (size_t)c->buffer_size : 1, nfeat, e);
   if (rc == 0)
     rc = alloc_(d, e);
   /* dqn.init: torch's nn.Linear default (CleanRL's dqn.py), or layer_init's orthogonal
@@ -134,7 +136,7 @@ static int update_(struct dqn *d, struct fox_err *e) {
   int b = d->cfg.batch_size;
   FOX_TRY(ops->replay_sample(&d->rb.d, d->clk, d->data_states, d->seed, b, d->bs, d->ba, d->br,
                              d->bterm, e));
-  float *s2 = d->bs + (size_t)b * FOX_STATE_DIM;
+  float *s2 = d->bs + (size_t)b * (size_t)d->dim;
   FOX_TRY(q_of_(d, &d->target, s2, b, d->bq, d->braw, e));
   /* The online network on s (rows 0..b-1, whose activations backward uses) and, for Double
    * DQN, on s' (rows b..2b-1) in one forward: one GEMM per layer instead of two. */

@@ -19,6 +19,7 @@ struct dqn {
   const struct backend *be;
   int out;    /* network outputs: 3 Q-values, or V and 3 advantages when dueling */
   int n_envs; /* the most states one act or Q call takes */
+  int dim;    /* floats of a state: the market features, then the portfolio's */
   struct net online, target;
   struct replay rb;
   struct rng rng; /* the initial weights' draws */
@@ -32,7 +33,7 @@ struct dqn {
   long transitions, updates;
   double credit; /* transitions not yet paid for by an update (train_freq) */
   /* Backend scratch. Acting: q [n_envs, 3], raw [n_envs, 4]. A batch: bs holds its s then its
-   * s' ([2 batch, 54]), so that Double DQN runs both through the online network in one
+   * s' ([2 batch, dim]), so that Double DQN runs both through the online network in one
    * forward. acc: the losses of the updates since the last agent_take (agent_ops.h FOX_ACC_*). */
   float *q, *raw, *bs, *br, *bq, *bqo, *braw, *bdq, *bdraw, *coef;
   uint8_t *ba, *bterm;
@@ -43,12 +44,13 @@ struct dqn {
  * normalised features (device_dataset.states), NULL for a policy that only acts (no ring);
  * total is the run's transitions (epsilon decays over eps_fraction of them). */
 int dqn_create(struct dqn *d, const struct dqn_config *c, const struct backend *be, int n_envs,
-               const float *data_states, long total, uint64_t seed, struct fox_err *e);
+               int nfeat, const float *data_states, long total, uint64_t seed,
+               struct fox_err *e);
 void dqn_free(struct dqn *d);
 /* The exploration rate after t of `total` transitions: eps_start to eps_end over
  * eps_fraction * total, then flat. */
 double dqn_epsilon(const struct dqn_config *c, long t, long total);
-/* Q-values [n, 3] of states [n, 54] from the online network; n <= n_envs; backend arrays. */
+/* Q-values [n, 3] of states [n, dim] from the online network; n <= n_envs; backend arrays. */
 int dqn_q(struct dqn *d, const float *states, int n, float *q, struct fox_err *e);
 /* Epsilon-greedy actions for n states (backend arrays), epsilon at the clock's transitions. */
 int dqn_act(struct dqn *d, const float *states, int n, uint8_t *actions, struct fox_err *e);

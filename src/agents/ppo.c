@@ -21,7 +21,7 @@ int ppo_minibatch_rows(const struct ppo *p) { return (int)mbs_(p); }
 static int alloc_(struct ppo *p, struct fox_err *e) {
   const struct backend *be = p->be;
   size_t n = (size_t)p->cfg.n_steps * p->n_envs, m = mbs_(p), N = (size_t)p->n_envs;
-  size_t f = sizeof(float), S = FOX_STATE_DIM;
+  size_t f = sizeof(float), S = (size_t)p->dim;
   struct {
     void **p;
     size_t bytes;
@@ -49,19 +49,20 @@ static int alloc_(struct ppo *p, struct fox_err *e) {
   return 0;
 }
 
-int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
-               const struct backend *be, uint64_t seed, struct fox_err *e) {
+int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, int nfeat,
+               long num_updates, const struct backend *be, uint64_t seed, struct fox_err *e) {
   memset(p, 0, sizeof *p);
   p->cfg = *c;
   p->be = be;
   p->n_envs = n_envs;
+  p->dim = p->ro.dim = p->mb.dim = nfeat + FOX_NPORTFOLIO;
   p->num_updates = num_updates;
   rng_seed(&p->rng, seed);
   p->seed = rng_hash2(seed, 0x5050u); /* a stream apart from the initialisation's */
-  int rc = net_create(&p->actor, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, NA_,
+  int rc = net_create(&p->actor, be->nets, p->dim, c->hidden, c->n_hidden, NA_,
                       c->activation, 1e-5, e);
   if (rc == 0)
-    rc = net_create(&p->critic, be->nets, FOX_STATE_DIM, c->hidden, c->n_hidden, 1,
+    rc = net_create(&p->critic, be->nets, p->dim, c->hidden, c->n_hidden, 1,
                     c->activation, 1e-5, e);
   /* Acting and bootstrapping take n_envs rows, an update's minibatches mbs. */
   int most = n_envs > (int)mbs_(p) ? n_envs : (int)mbs_(p);
@@ -108,7 +109,7 @@ int ppo_act(struct ppo *p, const float *states, uint8_t *actions, struct fox_err
   FOX_TRY(be->agents->ppo_sample(p->logits, (int)N, p->clk, p->cfg.n_steps, p->t, p->seed,
                                  p->ro.actions + k, p->ro.logp + k, e));
   FOX_TRY(net_forward(&p->critic, states, (int)N, p->ro.values + k, e));
-  FOX_TRY(be->mem_copy(p->ro.obs + k * FOX_STATE_DIM, states, N * FOX_STATE_DIM * sizeof(float),
+  FOX_TRY(be->mem_copy(p->ro.obs + k * (size_t)p->dim, states, N * (size_t)p->dim * sizeof(float),
                        e));
   return be->mem_copy(actions, p->ro.actions + k, N, e);
 }

@@ -21,6 +21,7 @@ struct ppo {
   struct ppo_config cfg;
   const struct backend *be;
   int n_envs;
+  int dim; /* floats of a state: nfeat market features, then the portfolio's */
   long num_updates, updates; /* rollouts planned for the run, and done */
   struct net actor, critic;
   struct rng rng; /* the initial weights' draws */
@@ -40,7 +41,8 @@ struct ppo {
   double *terms, *stats, *lanes, *acc;
 };
 
-int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, long num_updates,
+int ppo_create(struct ppo *p, const struct ppo_config *c, int n_envs, int nfeat,
+               long num_updates,
                const struct backend *be, uint64_t seed, struct fox_err *e);
 void ppo_free(struct ppo *p);
 /* Samples actions for the n_envs states (backend arrays) and records the step's states,

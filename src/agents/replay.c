@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-int replay_create(struct replay *b, const struct backend *be, size_t cap, struct fox_err *e) {
+int replay_create(struct replay *b, const struct backend *be, size_t cap, int nfeat,
+                  struct fox_err *e) {
   memset(b, 0, sizeof *b);
   b->be = be;
   b->d.cap = cap;
+  b->d.nfeat = nfeat;
   b->d.bar = be->mem_alloc(cap * sizeof(int32_t), e);
   b->d.pf = b->d.bar ? be->mem_alloc(cap * 6 * sizeof(float), e) : NULL;
   b->d.r = b->d.pf ? be->mem_alloc(cap * sizeof(float), e) : NULL;
@@ -31,8 +33,9 @@ int replay_store(struct replay *b, struct dqn_clock *clk, int n, const int32_t *
   int skip = (size_t)n > b->d.cap ? n - (int)b->d.cap : 0;
   size_t k = (size_t)skip;
   const struct agent_ops *ops = b->be->agents;
-  FOX_TRY(ops->replay_insert(&b->d, clk, skip, n - skip, bars + k, s + k * FOX_STATE_DIM,
-                             s2 + k * FOX_STATE_DIM, a + k, r + k, dones + k, e));
+  size_t dim = (size_t)b->d.nfeat + FOX_NPORTFOLIO;
+  FOX_TRY(ops->replay_insert(&b->d, clk, skip, n - skip, bars + k, s + k * dim, s2 + k * dim,
+                             a + k, r + k, dones + k, e));
   return ops->dqn_tick(clk, n, (int64_t)b->d.cap, e);
 }
 

@@ -20,7 +20,9 @@ struct replay {
   size_t size, pos;
 };
 
-int replay_create(struct replay *b, const struct backend *be, size_t cap, struct fox_err *e);
+/* nfeat: the market features of a state (a sample rebuilds them from the dataset's row). */
+int replay_create(struct replay *b, const struct backend *be, size_t cap, int nfeat,
+                  struct fox_err *e);
 struct dqn_clock;
 
 /* n transitions of a vector step (backend arrays, agent_ops.h's replay_insert) into the ring

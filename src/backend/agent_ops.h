@@ -31,18 +31,21 @@ struct replay_dev {
   float *pf;    /* [cap, 6]: s's portfolio features, then s''s */
   float *r;     /* [cap] */
   uint8_t *a, *term;
+  int nfeat; /* the market features of a state (the rest of the dataset's normalised row) */
 };
 
-/* A PPO rollout [n_steps * n_envs (* 54)], index t * n_envs + i. */
+/* A PPO rollout [n_steps * n_envs (* dim)], index t * n_envs + i. */
 struct rollout_dev {
   float *obs, *logp, *values, *rewards, *adv, *ret;
   uint8_t *actions, *dones;
+  int dim; /* floats of a state */
 };
 
-/* A PPO minibatch [m (* 54 | * 3)]. */
+/* A PPO minibatch [m (* dim | * 3)]. */
 struct minibatch_dev {
   float *obs, *logits, *values, *dlogits, *dvalues, *adv, *oldlogp, *oldv, *ret;
   uint8_t *act;
+  int dim;
 };
 
 /* The training accumulator (backend doubles), zeroed each epoch and read once at its end. */
@@ -71,14 +74,14 @@ struct agent_ops {
   int (*dqn_dueling)(const float *raw, int n, float *q, struct fox_err *e);
   int (*dqn_dueling_backward)(const float *dq, int n, float *draw, struct fox_err *e);
   /* Transitions skip .. skip + n - 1 of a vector step into the ring at the clock's position
-   * + skip, + 1, ... (mod cap): s [n, 54] shown at bars[i], s2 [n, 54] at bars[i] + 1, dones
+   * + skip, + 1, ... (mod cap): s [n, nfeat + 3] shown at bars[i], s2 [n, nfeat + 3] at bars[i] + 1, dones
    * FOX_DONE_* (only a terminal stops the bootstrap). */
   int (*replay_insert)(const struct replay_dev *rb, const struct dqn_clock *clk, int skip, int n,
                        const int32_t *bars, const float *s, const float *s2, const uint8_t *a,
                        const float *r, const uint8_t *dones, struct fox_err *e);
   /* The vector step's n transitions counted (dqn_tick: position and fill of a ring of cap). */
   int (*dqn_tick)(struct dqn_clock *clk, int n, int64_t cap, struct fox_err *e);
-  /* Batch of b for the clock's next gradient update from the ring's fill: bs [2b, 54] (s then
+  /* Batch of b for the clock's next gradient update from the ring's fill: bs [2b, nfeat + 3] (s then
    * s', rebuilt from the dataset's normalised states [n, 51]), actions, rewards, terminals. */
   int (*replay_sample)(const struct replay_dev *rb, const struct dqn_clock *clk,
                        const float *data_states, uint64_t seed, int b, float *bs, uint8_t *ba,

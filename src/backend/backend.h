@@ -17,10 +17,13 @@ extern "C" {
 /* The dataset as one backend holds it: uploaded once, shared by all trials of a process. */
 struct device_dataset {
   size_t n;
-  float *features; /* raw [n, FOX_NFEAT], exactly the f32 of dataset.h5 */
+  int ncol;        /* the dataset's feature columns */
+  int nfeat;       /* the state's features (the dataset's selection) */
+  float *features; /* raw [n, ncol], exactly the f32 of dataset.h5 */
   float *prices;   /* [n, 4] open, high, low, close */
-  float *states;   /* [n, FOX_NFEAT] normalised features (norm_step.h) */
-  float *norm;     /* mean[FOX_NFEAT] then std[FOX_NFEAT] */
+  float *states;   /* [n, nfeat] the selected features, normalised (norm_step.h) */
+  float *norm;     /* mean[nfeat] then std[nfeat] of the selected columns */
+  int *sel;        /* [nfeat] the selected columns (backend memory) */
   float *sigma;    /* [n] the ewm_vol column alone: the barrier width the step reads */
   int device;      /* CUDA device ordinal, -1 on the CPU */
   /* dataset_take only (0 after dataset_upload): the zlib crc32 of the raw features and of the
@@ -64,7 +67,7 @@ struct backend {
   int (*mem_copy)(void *dst, const void *src, size_t bytes, struct fox_err *e);
   int (*mem_zero)(void *p, size_t bytes, struct fox_err *e);
   int (*dataset_upload)(const struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
-  /* Copies back to host arrays ([n*51], [n*4], [n*51]); any may be NULL. */
+  /* Copies back to host arrays ([n*ncol], [n*4], [n*nfeat]); any may be NULL. */
   int (*dataset_download)(const struct device_dataset *dev, float *features, float *prices,
                           float *states, struct fox_err *e);
   void (*dataset_release)(struct device_dataset *dev);
@@ -74,7 +77,7 @@ struct backend {
    * CPU backend derives its states in place of the raw features: features is NULL after it, and
    * dataset_download of features fails. */
   int (*dataset_take)(struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
-  /* Copies rows [begin, begin + count) of the normalised states back to host [count, 51]. */
+  /* Copies rows [begin, begin + count) of the normalised states back to host [count, nfeat]. */
   int (*dataset_states)(const struct device_dataset *dev, size_t begin, size_t count,
                         float *states, struct fox_err *e);
   /* Vectorised environments (fused experience step): start every episode; step all. */

@@ -41,12 +41,11 @@ static int cpu_zero_(void *p, size_t bytes, struct fox_err *e) {
   return 0;
 }
 
-static void cpu_normalize_(const float *raw, const float *norm, float *out, size_t n) {
-  const float *mean = norm, *std = norm + FOX_NFEAT;
+static void cpu_normalize_(const struct device_dataset *dev, const float *raw, float *out) {
+  size_t count = dev->n * (size_t)dev->nfeat;
 #pragma omp parallel for schedule(static)
-  for (size_t t = 0; t < n; t++)
-    for (int f = 0; f < FOX_NFEAT; f++)
-      out[t * FOX_NFEAT + f] = norm_feature(raw[t * FOX_NFEAT + f], mean[f], std[f]);
+  for (size_t i = 0; i < count; i++)
+    out[i] = norm_state_at(raw, dev->ncol, dev->sel, dev->norm, dev->nfeat, i);
 }
 
 static void cpu_dataset_release_(struct device_dataset *dev) {
@@ -54,31 +53,60 @@ static void cpu_dataset_release_(struct device_dataset *dev) {
   free(dev->prices);
   free(dev->states);
   free(dev->norm);
+  free(dev->sel);
   free(dev->sigma);
   *dev = (struct device_dataset){0};
 }
 
+/* dev's shape, selection, selected statistics and sigma column from ds (raw: its features). */
+static int cpu_columns_(const struct dataset *ds, const float *raw, struct device_dataset *dev,
+                        struct fox_err *e) {
+  size_t n = ds->n, nf = (size_t)ds->nsel;
+  dev->ncol = ds->ncol;
+  dev->nfeat = ds->nsel;
+  dev->norm = malloc(2 * nf * sizeof(float));
+  dev->sel = malloc(nf * sizeof(int));
+  dev->sigma = malloc(n ? n * sizeof(float) : 1);
+  if (!dev->norm || !dev->sel || !dev->sigma)
+    return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
+  for (size_t j = 0; j < nf; j++) {
+    dev->sel[j] = ds->sel[j];
+    dev->norm[j] = ds->norm_mean[ds->sel[j]];
+    dev->norm[nf + j] = ds->norm_std[ds->sel[j]];
+  }
+  for (size_t t = 0; t < n; t++)
+    dev->sigma[t] = raw[t * (size_t)ds->ncol + FOX_EWM_VOL_COL];
+  return 0;
+}
+
 static int cpu_dataset_upload_(const struct dataset *ds, struct device_dataset *dev,
                                struct fox_err *e) {
-  size_t n = ds->n, fb = n * FOX_NFEAT * sizeof(float);
+  size_t n = ds->n, fb = n * (size_t)ds->ncol * sizeof(float);
+  size_t sb = n * (size_t)ds->nsel * sizeof(float);
   *dev = (struct device_dataset){.n = n, .device = -1};
   dev->features = malloc(fb ? fb : 1);
   dev->prices = malloc(n ? n * 4 * sizeof(float) : 1);
-  dev->states = malloc(fb ? fb : 1);
-  dev->norm = malloc(2 * FOX_NFEAT * sizeof(float));
-  dev->sigma = malloc(n ? n * sizeof(float) : 1);
-  if (!dev->features || !dev->prices || !dev->states || !dev->norm || !dev->sigma) {
+  dev->states = malloc(sb ? sb : 1);
+  if (!dev->features || !dev->prices || !dev->states ||
+      cpu_columns_(ds, ds->features, dev, e) != 0) {
     cpu_dataset_release_(dev);
     return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
   }
   memcpy(dev->features, ds->features, fb);
   memcpy(dev->prices, ds->prices, n * 4 * sizeof(float));
-  memcpy(dev->norm, ds->norm_mean, FOX_NFEAT * sizeof(float));
-  memcpy(dev->norm + FOX_NFEAT, ds->norm_std, FOX_NFEAT * sizeof(float));
-  cpu_normalize_(dev->features, dev->norm, dev->states, n);
-  for (size_t t = 0; t < n; t++)
-    dev->sigma[t] = dev->features[t * FOX_NFEAT + FOX_EWM_VOL_COL];
+  cpu_normalize_(dev, dev->features, dev->states);
   return 0;
+}
+
+/* Whether the selection is every column in order: the states may then replace the raw
+ * features element by element. */
+static int cpu_identity_(const struct device_dataset *dev) {
+  if (dev->nfeat != dev->ncol)
+    return 0;
+  for (int j = 0; j < dev->nfeat; j++)
+    if (dev->sel[j] != j)
+      return 0;
+  return 1;
 }
 
 /* The host's memory is this backend's: the arrays change owner, not place, and the states
@@ -89,24 +117,29 @@ static int cpu_dataset_take_(struct dataset *ds, struct device_dataset *dev, str
   if (!ds->features || !ds->prices)
     return fox_errf(e, FOX_EFAIL, "cpu backend: %s: the dataset's arrays were taken already",
                     ds->source);
-  dev->norm = malloc(2 * FOX_NFEAT * sizeof(float));
-  dev->sigma = malloc(n ? n * sizeof(float) : 1);
-  if (!dev->norm || !dev->sigma) {
+  if (cpu_columns_(ds, ds->features, dev, e) != 0) {
     cpu_dataset_release_(dev);
-    return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
+    return e->code;
   }
   float *raw = ds->features;
+  dev->crc_features = dataset_crc32(0, raw, n * (size_t)ds->ncol * sizeof(float));
+  dev->crc_prices = dataset_crc32(0, ds->prices, n * 4 * sizeof(float));
+  if (cpu_identity_(dev)) {
+    /* Element by element: in place is the same arithmetic as into a second array. */
+    cpu_normalize_(dev, raw, raw);
+    dev->states = raw;
+  } else {
+    /* Rows of another width overlap other rows: a second array, then the raw one goes. */
+    size_t sb = n * (size_t)dev->nfeat * sizeof(float);
+    if (!(dev->states = malloc(sb ? sb : 1))) {
+      cpu_dataset_release_(dev);
+      return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
+    }
+    cpu_normalize_(dev, raw, dev->states);
+    free(raw);
+  }
   dev->prices = ds->prices;
   ds->features = ds->prices = NULL;
-  dev->crc_features = dataset_crc32(0, raw, n * FOX_NFEAT * sizeof(float));
-  dev->crc_prices = dataset_crc32(0, dev->prices, n * 4 * sizeof(float));
-  memcpy(dev->norm, ds->norm_mean, FOX_NFEAT * sizeof(float));
-  memcpy(dev->norm + FOX_NFEAT, ds->norm_std, FOX_NFEAT * sizeof(float));
-  for (size_t t = 0; t < n; t++)
-    dev->sigma[t] = raw[t * FOX_NFEAT + FOX_EWM_VOL_COL];
-  /* Element by element: in place is the same arithmetic as into a second array. */
-  cpu_normalize_(raw, dev->norm, raw, n);
-  dev->states = raw;
   return 0;
 }
 
@@ -116,13 +149,15 @@ static int cpu_dataset_states_(const struct device_dataset *dev, size_t begin, s
     return fox_errf(e, FOX_EFAIL, "cpu backend: rows [%zu, %zu) of a %zu-bar dataset", begin,
                     begin + count, dev->n);
   if (count)
-    memcpy(states, dev->states + begin * FOX_NFEAT, count * FOX_NFEAT * sizeof(float));
+    memcpy(states, dev->states + begin * (size_t)dev->nfeat,
+           count * (size_t)dev->nfeat * sizeof(float));
   return 0;
 }
 
 static int cpu_dataset_download_(const struct device_dataset *dev, float *features,
                                  float *prices, float *states, struct fox_err *e) {
-  size_t fb = dev->n * FOX_NFEAT * sizeof(float);
+  size_t fb = dev->n * (size_t)dev->ncol * sizeof(float);
+  size_t sb = dev->n * (size_t)dev->nfeat * sizeof(float);
   if (features && !dev->features)
     return fox_errf(e, FOX_EFAIL, "cpu backend: the raw features were normalised in place "
                                   "(dataset_take): only their crc32 is kept");
@@ -131,7 +166,7 @@ static int cpu_dataset_download_(const struct device_dataset *dev, float *featur
   if (prices)
     memcpy(prices, dev->prices, dev->n * 4 * sizeof(float));
   if (states)
-    memcpy(states, dev->states, fb);
+    memcpy(states, dev->states, sb);
   return 0;
 }
 
@@ -143,8 +178,8 @@ static int cpu_env_reset_(struct venv *v, struct fox_err *e) {
     v->rstats[i] = (struct reward_stats){0};
     env_episode_start(&v->p, &v->shape, i, &v->env[i], &v->cur[i]);
     int32_t t = v->cur[i].t;
-    env_observe(&v->p, &v->env[i], t, d->states + (size_t)t * FOX_NFEAT, d->prices[4 * (size_t)t + 3],
-                v->states + (size_t)i * FOX_STATE_DIM);
+    env_observe(&v->p, &v->env[i], t, d->states + (size_t)t * (size_t)d->nfeat,
+                d->prices[4 * (size_t)t + 3], v->states + (size_t)i * (size_t)FOX_STATE_DIM(&v->p));
   }
   return 0;
 }

@@ -34,10 +34,10 @@ static int replay_insert_(const struct replay_dev *rb, const struct dqn_clock *c
                           int n, const int32_t *bars, const float *s, const float *s2,
                           const uint8_t *a, const float *r, const uint8_t *dones,
                           struct fox_err *e) {
-  size_t pos = (size_t)clk->pos + (size_t)skip;
+  size_t pos = (size_t)clk->pos + (size_t)skip, dim = (size_t)rb->nfeat + FOX_NPORTFOLIO;
   for (int i = 0; i < n; i++)
-    dqn_replay_put(rb, (pos + (size_t)i) % rb->cap, bars[i], s + (size_t)i * FOX_STATE_DIM,
-                   s2 + (size_t)i * FOX_STATE_DIM, a[i], r[i], dones[i]);
+    dqn_replay_put(rb, (pos + (size_t)i) % rb->cap, bars[i], s + (size_t)i * dim,
+                   s2 + (size_t)i * dim, a[i], r[i], dones[i]);
   return 0;
 }
 
@@ -185,7 +185,7 @@ FOX_CLONES static void layer_(const float *restrict wt, const float *restrict bi
 static int greedy_one_(const struct device_dataset *d, const struct market_params *p,
                        const struct policy_dev *pol, int32_t b, int32_t en, uint8_t *actions,
                        struct fox_err *e) {
-  int widest = FOX_STATE_DIM;
+  int widest = FOX_STATE_DIM(p);
   size_t nw = 0;
   for (int l = 0; l < pol->n_layers; l++) {
     widest = pol->dims[l + 1] > widest ? pol->dims[l + 1] : widest;
@@ -211,7 +211,8 @@ static int greedy_one_(const struct device_dataset *d, const struct market_param
   env_portfolio_reset(p, &s);
   float *x = buf, *y = buf + widest;
   for (int32_t k = b; k < en; k++) {
-    env_observe(p, &s, k, d->states + (size_t)k * FOX_NFEATURES, d->prices[4 * (size_t)k + 3], x);
+    env_observe(p, &s, k, d->states + (size_t)k * (size_t)p->nfeat, d->prices[4 * (size_t)k + 3],
+                x);
     float *in = x, *out = y;
     for (int l = 0; l < pol->n_layers; l++) {
       const float *bias = pol->w + pol->offset[l] + (size_t)pol->dims[l] * pol->dims[l + 1];

@@ -62,16 +62,17 @@ void backtest_free(struct backtest_run *r) {
 }
 
 /* The normalised features of the split as the device holds them (the host keeps no copy in a
- * study), packed at the front of r->states, then spread to rows of FOX_STATE_DIM from the last
+ * study), packed at the front of r->states, then spread to rows of state_dim from the last
  * row down (each row moves to a higher offset), each followed by its portfolio features. */
 static int fill_states_(const struct backend *be, const struct device_dataset *dev,
                         const struct backtest_run *r, const float *pf, struct fox_err *e) {
   size_t n = (size_t)(r->end - r->begin);
+  size_t nf = (size_t)dev->nfeat, dim = (size_t)r->state_dim;
   FOX_TRY(be->dataset_states(dev, (size_t)r->begin, n, r->states, e));
   for (size_t i = n; i-- > 0;) {
-    float *s = r->states + i * FOX_STATE_DIM;
-    memmove(s, r->states + i * FOX_NFEAT, FOX_NFEAT * sizeof(float));
-    memcpy(s + FOX_NFEAT, pf + 3 * i, 3 * sizeof(float));
+    float *s = r->states + i * dim;
+    memmove(s, r->states + i * nf, nf * sizeof(float));
+    memcpy(s + nf, pf + 3 * i, 3 * sizeof(float));
   }
   return 0;
 }
@@ -126,7 +127,8 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
       metrics_finish(&acc[j], ds->bars_per_year, &r->fold_metrics[j]);
     metrics_mean(r->fold_metrics, nfolds, &r->mean);
     if (pf) {
-      r->states = malloc(n * FOX_STATE_DIM * sizeof *r->states);
+      r->state_dim = dev->nfeat + FOX_NPORTFOLIO;
+      r->states = malloc(n * (size_t)r->state_dim * sizeof *r->states);
       if (!r->states)
         rc = fox_errf(e, FOX_EFAIL, "out of memory for states");
       else
@@ -180,6 +182,7 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   const struct backtest_run *r = ((const struct bt_file_ *)ctx)->r;
   const struct config *cfg = ((const struct bt_file_ *)ctx)->cfg;
   FOX_TRY(h5io_attr_write_str(f, "kind", "backtest", e));
+  FOX_TRY(experience_write_features(f, cfg, e));
   size_t n = (size_t)(r->end - r->begin);
   hid_t g = H5Gcreate2(f, "backtest", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/backtest");
@@ -193,7 +196,7 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   H5Gclose(g);
   FOX_TRY(rc);
   return experience_write(f, "experience", cfg->experience, n, r->actions, r->rewards, r->labels,
-                          r->states, e);
+                          r->states, r->state_dim, e);
 }
 
 int backtest_write_h5(const struct backtest_run *r, const struct config *cfg, const char *path,

@@ -28,7 +28,8 @@ struct backtest_run {
   uint8_t *position;
   int8_t *labels;
   float *rewards;
-  float *states; /* [n, 54], only with output.experience = full */
+  float *states; /* [n, state_dim], only with output.experience = full */
+  int state_dim;  /* the dataset's selected features + 3 portfolio features */
 };
 
 /* Fold j of k over the n bars from `begin`: [*b, *e) = begin + [j n / k, (j + 1) n / k). */

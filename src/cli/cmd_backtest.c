@@ -9,6 +9,7 @@
 #include "study/rankfile.h"
 #include "train/trial_h5.h"
 #include "util/fsutil.h"
+#include "train/trial.h"
 
 static const struct cli_opt opts_[] = {
     {"--actions", "ACTIONS.csv", "the actions to run: one 0 hold / 1 buy / 2 sell per bar of the "
@@ -171,6 +172,11 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   struct backtest_run run = {0};
   int uploaded = 0;
   rc = actions ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
+  /* A policy's states are its trial's features: the dataset must have every one. */
+  char where[8600];
+  snprintf(where, sizeof where, "%s%s%s", policy ? policy : "", policy ? ": its features in " : "data.features in ", data);
+  if (rc == 0)
+    rc = trial_select_features(&cfg, &ds, where, e);
   if (rc == 0 && n < 2)
     rc = fox_errf(e, FOX_EDATA, "%s: the %s split has %zu bars, a backtest needs >= 2", data,
                   split_name, n);

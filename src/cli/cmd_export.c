@@ -33,7 +33,7 @@ const struct cli_cmd cli_cmd_export = {
                 "    [--safetensors FILE.safetensors] [--data DATA.h5]",
     .about =
         "--onnx writes the greedy policy of a trial (TRIAL.h5 of foxopt train, or trial ID of\n"
-        "the study in OUTDIR) as an ONNX model (opset 13): input `state` [batch, 54], the state\n"
+        "the study in OUTDIR) as an ONNX model (opset 13): input `state` [batch, F+3], the state\n"
         "foxopt builds after a bar's close; outputs `q_values` (DQN) or `logits` (PPO) [batch, 3]\n"
         "and `action` int64 [batch] (0 hold, 1 buy, 2 sell). --safetensors writes the networks'\n"
         "weights as nn.Sequential names them (policy.0.weight [out, in], policy.0.bias, \n"

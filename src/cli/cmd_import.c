@@ -1,4 +1,4 @@
-/* foxopt import: CSV bars -> validated dataset.h5 with the 51 features, splits and norm stats. */
+/* foxopt import: CSV bars -> validated dataset.h5 with the 51 features (and the CSV's own columns), splits and norm stats. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -20,13 +20,14 @@ static const struct cli_opt opts_[] = {
 
 const struct cli_cmd cli_cmd_import = {
     .name = "import",
-    .summary = "CSV bars -> dataset.h5 with the 51 features",
+    .summary = "CSV bars -> dataset.h5 with the 51 features and your own columns",
     .synopsis = "IN.csv[.gz] -o OUT.h5 [--split 0.7,0.15,0.15] [--bars-per-year N]\n"
                 "[--fill-gaps] [--skip-bad-rows]",
     .about =
         "Reads 1-minute bars (Binance kline CSV: 12 columns, ms/us open times; or\n"
         "timestamp,open,high,low,close,volume in seconds), gzip or plain, header optional, and\n"
-        "writes a dataset: /bars, the 51 features of docs/features.md, f32 /prices, the splits and the\n"
+        "writes a dataset: /bars, the 51 features of docs/features.md (then a header's\n"
+        "user columns, after the OHLCV ones), f32 /prices, the splits and the\n"
         "train-split normalisation statistics.",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (message names file and line)",
@@ -53,6 +54,12 @@ static void print_report_(const char *in, const char *out, const struct dataset 
   printf("  gaps            %zu (longest %zu bars, %zu bars missing%s)\n", r->gaps, r->longest_gap,
          r->missing, r->misaligned ? ", some steps not a whole bar" : "");
   printf("  repaired opens  %zu (high/low widened to include the open)\n", r->repaired_opens);
+  if (ds->ncol > FOX_NFEAT) { /* the CSV's columns after the OHLCV ones (data.features) */
+    printf("  user features   %d:", ds->ncol - FOX_NFEAT);
+    for (int c = FOX_NFEAT; c < ds->ncol; c++)
+      printf(" %s", ds->names[c]);
+    printf("\n");
+  }
   static const char *const names[3] = {"train", "val", "test"};
   for (int s = 0; s < 3; s++)
     printf("  %-5s           [%lld, %lld)  %lld bars\n", names[s], (long long)ds->split[s][0],

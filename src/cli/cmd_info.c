@@ -282,7 +282,13 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
   printf("  bars           %zu  (%s .. %s UTC)\n", ds.n, t0, t1);
   printf("  bar interval   %lld s, %.0f bars/year\n", (long long)ds.bar_seconds, ds.bars_per_year);
   printf("  features       %d raw f32 in /features, normalised with /norm (train split)\n",
-         FOX_NFEAT);
+         ds.ncol);
+  if (ds.ncol > FOX_NFEAT) {
+    printf("  user features  %d:", ds.ncol - FOX_NFEAT);
+    for (int c = FOX_NFEAT; c < ds.ncol; c++)
+      printf(" %s", ds.names[c]);
+    printf("\n");
+  }
   printf("  warm-up        %lld bars (features NaN before)\n", (long long)ds.warmup);
   printf("  import         %zu rows, %zu skipped, %zu gaps (longest %zu), %zu filled, "
          "%zu repaired opens\n",

@@ -7,6 +7,7 @@
 #include "train/solo.h"
 #include "train/trial_h5.h"
 #include "util/fsutil.h"
+#include "train/trial.h"
 
 static const struct cli_opt opts_[] = {
     {"-o", "OUTDIR", "where trial.h5 goes (default .)"},
@@ -72,7 +73,11 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
 
   struct dataset ds;
   FOX_TRY(dataset_read_h5(&ds, cfg.data_path, e));
-  int rc = trial_check(&cfg, &ds, cfg.data_path, e);
+  char where[1100];
+  snprintf(where, sizeof where, "data.features in %s", cfg.data_path);
+  int rc = trial_select_features(&cfg, &ds, where, e);
+  if (rc == 0)
+    rc = trial_check(&cfg, &ds, cfg.data_path, e);
   if (rc != 0) {
     dataset_free(&ds);
     return rc;

@@ -24,7 +24,8 @@
 /* P_STEPS and P_AUTO take `auto` as well, stored as 0 (an integer and a number > 0). */
 /* P_CONSTRAINTS: study.constraints, a list of "METRIC OP BOUND" texts. */
 enum ptype_ { P_DOUBLE, P_INT, P_BOOL, P_CHOICE, P_STRING, P_LAYERS, P_STEPS, P_SEED, P_NAME,
-              P_AUTO, P_CONSTRAINTS, P_FACTORS };
+              P_AUTO, P_CONSTRAINTS, P_FACTORS, P_FEATURES };
+/* P_FEATURES: data.features, a list of feature names. */
 /* P_FACTORS: a list of numbers > 0 (study.scheduler.factors). */
 
 struct param_ {
@@ -67,6 +68,12 @@ static const struct param_ params_[] = {
     {"data.path", P_STRING, C_(data_path), 0, 0, 0, NULL, "a file name",
      "The dataset.h5 that `foxopt import` made, relative to the current directory; every trial "
      "of a study reads the same one."},
+    {"data.features", P_FEATURES, C_(n_features), 1, FOX_FEATURES_MAX, 0, NULL,
+     "a list of 1 to 307 feature names, e.g. [ret_1, rsi_14, my_signal]",
+     "The features a state shows, in this order: any of the 51 built-in ones (FEATURES.md) and "
+     "the dataset's user columns (the CSV's columns after the OHLCV ones, kept by `foxopt "
+     "import`). Left out: the 51 built-in ones. A trial file records them, and `backtest "
+     "--policy` refuses a dataset that lacks one."},
     {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, NULL, "a number > 0",
      "Cash every training episode, backtest and evaluation fold starts with, in the price's "
      "currency; a training episode whose equity falls below a hundredth of it ends as terminal."},
@@ -127,8 +134,8 @@ static const struct param_ params_[] = {
      "host call for thousands of kernels); false launches every kernel. The results are the "
      "same."},
     {"dqn.hidden", P_LAYERS, D_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths",
-     "Widths (units) of the Q network's hidden layers, between the 54 state features and the 3 "
-     "action values; the target network has the same shape."},
+     "Widths (units) of the Q network's hidden layers, between the state (its features and 3 "
+     "portfolio ones) and the 3 action values; the target network has the same shape."},
     {"dqn.lr", P_DOUBLE, D_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]",
      "Adam's learning rate for the Q network, constant over the run."},
     {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]",
@@ -182,7 +189,7 @@ static const struct param_ params_[] = {
      "orthogonal is CleanRL's layer_init (gain sqrt 2, Q head 1, zero biases)."},
     {"ppo.hidden", P_LAYERS, PP_(hidden), 1, 65536, 0, NULL, "a list of 1 to 8 layer widths",
      "Widths (units) of the hidden layers of the actor and of the critic, two separate networks "
-     "of this shape on the 54 state features."},
+     "of this shape on the state (its features and 3 portfolio ones)."},
     {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]",
      "Adam's learning rate for the actor and the critic; with ppo.anneal_lr it falls linearly to "
      "0 over the run."},
@@ -385,7 +392,8 @@ void config_defaults(struct config *c) {
                                      .horizon = 60,
                                      .enforce = 1,
                                      .reward_normalize = 0,
-                                     .reward_scale = 0 /* auto */};
+                                     .reward_scale = 0 /* auto */,
+                                     .nfeat = FOX_NFEAT /* the dataset's selection sets it */};
   c->num_envs = 64;
   c->episode_bars = 2048;
   c->algo = FOX_ALGO_DQN;
@@ -491,7 +499,8 @@ int config_key_kind(const char *key) {
   case P_BOOL: return FOX_KEY_BOOL;
   case P_CHOICE: return FOX_KEY_CHOICE;
   case P_LAYERS:
-  case P_FACTORS: return FOX_KEY_LIST;
+  case P_FACTORS:
+  case P_FEATURES: return FOX_KEY_LIST;
   case P_STRING:
   case P_NAME:
   case P_CONSTRAINTS: return FOX_KEY_TEXT;
@@ -688,6 +697,34 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     c->study.n_factors = nitems;
     return 0;
   }
+  case P_FEATURES: {
+    if (nitems < 1 || nitems > FOX_FEATURES_MAX)
+      return bad_(e, where, p, val, 0);
+    /* Built aside and zero past the end, as the layers are. */
+    char text[FOX_FEATURES_TEXT] = {0};
+    size_t at = 0;
+    for (int i = 0; i < nitems; i++) {
+      const char *s = items[i];
+      size_t len = strlen(s);
+      int ok = len > 0 && len < 64;
+      for (size_t k = 0; ok && k < len; k++)
+        ok = isalnum((unsigned char)s[k]) || strchr("_.-", s[k]) != NULL;
+      if (!ok)
+        return fox_errf(e, FOX_EUSAGE, "%s%s[%d] = '%s': expected a feature name (1 to 63 of "
+                                       "A-Z a-z 0-9 _ . -)", where, p->key, i, s);
+      for (int j = 0; j < i; j++)
+        if (strcmp(items[j], s) == 0)
+          return fox_errf(e, FOX_EUSAGE, "%s%s[%d] = '%s': given twice (item %d)", where,
+                          p->key, i, s, j);
+      if (at + len + 1 >= sizeof text)
+        return fox_errf(e, FOX_EUSAGE, "%s%s: the names are too long together (%zu bytes at "
+                                       "most)", where, p->key, sizeof text - 1);
+      at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", i ? "," : "", s);
+    }
+    memcpy(c->features, text, sizeof text);
+    c->n_features = nitems;
+    return 0;
+  }
   case P_CONSTRAINTS: {
     if (nitems > FOX_CONSTRAINTS_MAX)
       return fox_errf(e, FOX_EUSAGE, "%s%s: %d constraints: at most %d", where, p->key, nitems,
@@ -810,12 +847,14 @@ int config_set(struct config *c, const char *kv, const char *const *only, struct
   const struct param_ *p = find_(key);
   if (!p || !allowed_(key, only))
     return unknown_(e, "--set: ", key, only);
-  if (p->type != P_LAYERS && p->type != P_CONSTRAINTS && p->type != P_FACTORS)
+  if (p->type != P_LAYERS && p->type != P_CONSTRAINTS && p->type != P_FACTORS &&
+      p->type != P_FEATURES)
     return param_assign_(c, p, val, NULL, 0, "--set ", e);
-  char buf[4096], *items[FOX_CONSTRAINTS_MAX + 1];
-  int n, max = p->type == P_LAYERS    ? FOX_MAX_LAYERS
-               : p->type == P_FACTORS ? FOX_FACTORS_MAX
-                                      : FOX_CONSTRAINTS_MAX;
+  char buf[FOX_FEATURES_TEXT], *items[FOX_FEATURES_MAX + 1];
+  int n, max = p->type == P_LAYERS     ? FOX_MAX_LAYERS
+               : p->type == P_FACTORS  ? FOX_FACTORS_MAX
+               : p->type == P_FEATURES ? FOX_FEATURES_MAX
+                                       : FOX_CONSTRAINTS_MAX;
   if (strlen(val) >= sizeof buf)
     return bad_(e, "--set ", p, "...", 0);
   memcpy(buf, val, strlen(val) + 1);
@@ -830,22 +869,26 @@ static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar
 static int load_value_(struct config *c, yaml_document_t *doc, const struct param_ *p,
                        yaml_node_t *v, const char *where, struct fox_err *e) {
   const char *key = p->key;
-  if (p->type == P_LAYERS || p->type == P_CONSTRAINTS || p->type == P_FACTORS) {
-    int layers = p->type != P_CONSTRAINTS;
-    int max = p->type == P_LAYERS    ? FOX_MAX_LAYERS
-              : p->type == P_FACTORS ? FOX_FACTORS_MAX
-                                     : FOX_CONSTRAINTS_MAX;
+  if (p->type == P_LAYERS || p->type == P_CONSTRAINTS || p->type == P_FACTORS ||
+      p->type == P_FEATURES) {
+    int layers = p->type != P_CONSTRAINTS && p->type != P_FEATURES;
+    int max = p->type == P_LAYERS     ? FOX_MAX_LAYERS
+              : p->type == P_FACTORS  ? FOX_FACTORS_MAX
+              : p->type == P_FEATURES ? FOX_FEATURES_MAX
+                                      : FOX_CONSTRAINTS_MAX;
     if (v->type != YAML_SEQUENCE_NODE)
       return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s%s", where, key, p->what,
                       p->type == P_LAYERS ? ", e.g. [64, 64]" : "");
-    const char *items[FOX_CONSTRAINTS_MAX + 1];
+    const char *items[FOX_FEATURES_MAX + 1];
     int n = 0;
     for (yaml_node_item_t *it = v->data.sequence.items.start;
          it < v->data.sequence.items.top && n <= max; it++) {
       yaml_node_t *in = yaml_document_get_node(doc, *it);
       if (in->type != YAML_SCALAR_NODE)
         return fox_errf(e, FOX_EUSAGE, "%s%s: expected %s in the list", where, key,
-                        layers ? "numbers" : "texts such as \"val.trades >= 10\"");
+                        layers                    ? "numbers"
+                        : p->type == P_FEATURES ? "feature names"
+                                                : "texts such as \"val.trades >= 10\"");
       items[n++] = scalar_(in);
     }
     return param_assign_(c, p, "[...]", items, n, where, e);
@@ -1238,6 +1281,12 @@ static void put_value_(const struct config *c, const struct param_ *p, int short
       put_double_(*(const double *)dst, shortest, f);
     break;
   case P_DOUBLE: put_double_(*(const double *)dst, shortest, f); break;
+  case P_FEATURES:
+    fputc('[', f);
+    for (const char *s = c->features; *s; s++)
+      fputs(*s == ',' ? ", " : (char[2]){*s, 0}, f);
+    fputc(']', f);
+    break;
   case P_CONSTRAINTS:
     fputc('[', f);
     for (int j = 0; j < c->study.n_constraints; j++) {
@@ -1256,6 +1305,8 @@ static void put_value_(const struct config *c, const struct param_ *p, int short
  * out of a dump, so that a dumped config (trial.h5's) still starts a study under another
  * scheduler, where a key of the first one would be refused by its presence (study.c). */
 static int dump_skips_(const struct config *c, const struct param_ *p) {
+  if (p->type == P_FEATURES) /* the default, the 51 built-in ones, has no list to write */
+    return c->n_features == 0;
   static const char *const sh[] = {"min_epochs", "max_epochs", "eta", "brackets", NULL};
   static const char *const pbt[] = {"population", "interval", "quantile", "resample_probability",
                                     "factors", "copy_buffers", NULL};
@@ -1333,7 +1384,8 @@ int config_key_describe(int i, struct config_key_doc *out) {
                               [P_STRING] = FOX_KEY_TEXT,   [P_LAYERS] = FOX_KEY_LIST,
                               [P_STEPS] = FOX_KEY_INTEGER, [P_SEED] = FOX_KEY_INTEGER,
                               [P_NAME] = FOX_KEY_TEXT,     [P_AUTO] = FOX_KEY_NUMBER,
-                              [P_CONSTRAINTS] = FOX_KEY_LIST, [P_FACTORS] = FOX_KEY_LIST};
+                              [P_CONSTRAINTS] = FOX_KEY_LIST, [P_FACTORS] = FOX_KEY_LIST,
+                              [P_FEATURES] = FOX_KEY_LIST};
   *out = (struct config_key_doc){p->key, p->what, p->doc ? p->doc : "", p->choices,
                                  kinds[p->type], ""};
   struct config c;
@@ -1343,4 +1395,14 @@ int config_key_describe(int i, struct config_key_doc *out) {
     return -1;
   put_value_(&c, p, 1, f);
   return fclose(f) == 0 ? 0 : -1;
+}
+
+int config_feature_names(const struct config *c, char (*out)[64], int max) {
+  int n = 0;
+  for (const char *s = c->features; *s && n < max;) {
+    size_t len = strcspn(s, ",");
+    snprintf(out[n++], 64, "%.*s", (int)len, s);
+    s += len + (s[len] == ',');
+  }
+  return n;
 }

@@ -117,9 +117,13 @@ struct study_config {
 };
 
 enum { FOX_CONFIG_KEYS_MAX = 128 };
+/* data.features: at most this many names, comma-joined in this many bytes. */
+enum { FOX_FEATURES_MAX = 51 + 256, FOX_FEATURES_TEXT = 8192 };
 
 struct config {
   char data_path[1024];        /* data.path */
+  char features[FOX_FEATURES_TEXT]; /* data.features, comma-joined; "" the 51 built-in ones */
+  int n_features;
   struct market_params market; /* market.*, barrier.*, reward.* */
   int num_envs, episode_bars;  /* env.* */
   int algo, epochs;            /* train.* */
@@ -200,6 +204,9 @@ void config_default_directions(struct config *c);
 void config_key_nearest(const char *key, char *buf, size_t n);
 /* -1 for i out of range (or a default that does not fit). */
 int config_key_describe(int i, struct config_key_doc *out);
+
+/* data.features as names into out[max][64] (0: the 51 built-in features). */
+int config_feature_names(const struct config *c, char (*out)[64], int max);
 
 #ifdef __cplusplus
 }

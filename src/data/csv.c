@@ -1,18 +1,20 @@
 /* CSV reader for 1-minute bars. The whole (decompressed) file is read into memory and parsed in
  * one pass; each row is validated with its physical line number so that errors point at it. */
 #include "data/csv.h"
+#include "data/features.h"
 #include "util/fsutil.h"
 #include "util/number.h"
 
 #include <ctype.h>
 #include <strings.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#define CSV_MAX_FIELDS 16
+#define CSV_MAX_FIELDS (6 + FOX_MAX_USER)
 /* Beyond these, sums of squares over a day of bars overflow a double in the features. */
 #define CSV_MAX_PRICE 1e15
 #define CSV_MAX_VOLUME 1e30
@@ -110,18 +112,62 @@ static int field_is_(const struct field_ *f, const char *name) {
   return strlen(name) == f->n && strncasecmp(f->p, name, f->n) == 0;
 }
 
-/* A 6-column header must name the columns in order (aliases for the time column). */
-static int check_header_(const char *name, size_t line, const struct field_ *f, int nf,
-                         enum csv_format fmt, struct fox_err *e) {
-  if (fmt == CSV_BINANCE)
-    return 0;
+/* Whether the first 6 fields are the OHLCV header (aliases for the time column). */
+static int ohlcv_header_(const struct field_ *f) {
   static const char *const time_alias[] = {"timestamp", "time", "ts", "date", "open_time", "unix"};
   int ok = 0;
   for (size_t i = 0; i < sizeof time_alias / sizeof *time_alias; i++)
     ok |= field_is_(&f[0], time_alias[i]);
   for (int i = 1; ok && i < 6; i++)
     ok = field_is_(&f[i], ohlcv_names_[i]) || (i == 5 && field_is_(&f[i], "vol"));
-  if (!ok) {
+  return ok;
+}
+
+/* The header's user columns (fields 7 on): each a name of 1 to 63 characters of [A-Za-z0-9_.-],
+ * neither a built-in feature's name nor another column's (data.features selects by name). */
+static int user_names_(const char *name, size_t line, const struct field_ *f, int nf,
+                       struct bars *out, struct fox_err *e) {
+  int nuser = nf - 6;
+  if (nuser > FOX_MAX_USER)
+    return fox_errf(e, FOX_EDATA, "%s:%zu: %d user columns, at most %d are read", name, line,
+                    nuser, FOX_MAX_USER);
+  char (*names)[FOX_FEAT_NAME] = calloc((size_t)nuser, sizeof *names);
+  mallocCheck(names, e);
+  int rc = 0;
+  for (int j = 0; rc == 0 && j < nuser; j++) {
+    const struct field_ *g = &f[6 + j];
+    char got[80];
+    show_(g, got, sizeof got);
+    int ok = g->n > 0 && g->n < FOX_FEAT_NAME;
+    for (size_t i = 0; ok && i < g->n; i++)
+      ok = isalnum((unsigned char)g->p[i]) || strchr("_.-", g->p[i]) != NULL;
+    if (!ok) {
+      rc = fox_errf(e, FOX_EDATA, "%s:%zu:%d: user column name '%s': expected 1 to %d of "
+                                  "A-Z a-z 0-9 _ . -", name, line, 7 + j, got, FOX_FEAT_NAME - 1);
+      break;
+    }
+    memcpy(names[j], g->p, g->n);
+    for (int k = 0; rc == 0 && k < FOX_NFEAT; k++)
+      if (strcmp(names[j], feature_names[k]) == 0)
+        rc = fox_errf(e, FOX_EDATA, "%s:%zu:%d: user column '%s' has a built-in feature's name: "
+                                    "rename it", name, line, 7 + j, got);
+    for (int k = 0; rc == 0 && k < j; k++)
+      if (strcmp(names[j], names[k]) == 0)
+        rc = fox_errf(e, FOX_EDATA, "%s:%zu:%d: user column '%s' appears twice (column %d)",
+                      name, line, 7 + j, got, 7 + k);
+  }
+  if (rc == 0)
+    rc = bars_set_user(out, nuser, (const char(*)[FOX_FEAT_NAME])names, e);
+  free(names);
+  return rc;
+}
+
+/* A 6-column header must name the columns in order (aliases for the time column). */
+static int check_header_(const char *name, size_t line, const struct field_ *f, int nf,
+                         enum csv_format fmt, struct fox_err *e) {
+  if (fmt == CSV_BINANCE)
+    return 0;
+  if (!ohlcv_header_(f)) {
     char got[80];
     show_(&f[0], got, sizeof got);
     return fox_errf(e, FOX_EDATA,
@@ -144,12 +190,25 @@ static int64_t ts_divisor_(int64_t ts) {
 /* Validates one data row; returns 0, or FOX_EDATA with the message in e. */
 static int parse_row_(const char *name, size_t line, const struct field_ *f, int nf,
                       enum csv_format fmt, int have_prev, int64_t prev_ts,
-                      int64_t *ts, double px[5], struct fox_err *e) {
-  int want = fmt == CSV_BINANCE ? 12 : 6;
+                      const struct bars *out, int64_t *ts, double px[5], double *user,
+                      struct fox_err *e) {
+  int want = fmt == CSV_BINANCE ? 12 : 6 + out->nuser;
   if (nf != want)
-    return fox_errf(e, FOX_EDATA, "%s:%zu: wrong columns: expected %d fields (%s), got %d", name,
-                    line, want, csv_format_name(fmt), nf);
+    return fox_errf(e, FOX_EDATA, "%s:%zu: wrong columns: expected %d fields (%s%s), got %d",
+                    name, line, want, csv_format_name(fmt),
+                    out->nuser ? " and the header's user columns" : "", nf);
   char got[80];
+  /* A user column becomes an f32 feature: a number within the f32 range, never NaN or inf. */
+  for (int j = 0; j < out->nuser; j++) {
+    int nan;
+    if (parse_double_(&f[6 + j], &user[j], &nan) != 0 || !(fabs(user[j]) <= FLT_MAX)) {
+      show_(&f[6 + j], got, sizeof got);
+      return fox_errf(e, FOX_EDATA, "%s:%zu:%d: user column '%s': %s, got '%s'", name, line,
+                      7 + j, out->user_names[j],
+                      nan ? "NaN or infinite value" : "expected a finite number (f32 range)",
+                      got);
+    }
+  }
   int64_t raw;
   if (parse_int64_(&f[0], &raw) != 0) {
     double d;
@@ -268,18 +327,26 @@ static int gaps_(const char *name, struct bars *b, const struct csv_options *opt
                     "the limit of %zu bars in all: check the timestamps",
                     name, extra, rep->gaps, rep->longest_gap, limit);
   struct bars out = {0};
-  int rc = bars_reserve(&out, b->n + extra, e);
+  /* A filled bar keeps the user columns' last values, as its prices keep the last close. */
+  size_t nu = (size_t)b->nuser;
+  int rc = bars_set_user(&out, b->nuser, (const char(*)[FOX_FEAT_NAME])b->user_names, e);
+  if (rc == 0)
+    rc = bars_reserve(&out, b->n + extra, e);
   for (size_t i = 0; rc == 0 && i < b->n; i++) {
     if (i > 0) {
       double c = b->close[i - 1];
       for (int64_t t = b->ts[i - 1] + step; rc == 0 && t < b->ts[i]; t += step) {
         rc = bars_push(&out, t, c, c, c, c, 0.0, e);
+        if (rc == 0 && nu)
+          memcpy(out.user + (out.n - 1) * nu, b->user + (i - 1) * nu, nu * sizeof *out.user);
         rep->filled++;
       }
     }
     if (rc == 0)
       rc = bars_push(&out, b->ts[i], b->open[i], b->high[i], b->low[i], b->close[i],
                      b->volume[i], e);
+    if (rc == 0 && nu)
+      memcpy(out.user + (out.n - 1) * nu, b->user + i * nu, nu * sizeof *out.user);
   }
   if (rc != 0) {
     bars_free(&out);
@@ -317,34 +384,39 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
       return fox_errf(e, FOX_EDATA, "%s:%zu: binary data (NUL byte) in a text CSV", name, line);
     int nf = split_(p, le, f, CSV_MAX_FIELDS);
     if (fmt == 0) {
-      if (nf == 6)
+      int header = !is_number_(&f[0]);
+      /* A header naming the OHLCV columns first: any further columns are the user's. */
+      if (nf == 6 || (header && nf > 6 && nf <= CSV_MAX_FIELDS && ohlcv_header_(f)))
         fmt = CSV_OHLCV;
       else if (nf == 12)
         fmt = CSV_BINANCE;
       else
         return fox_errf(e, FOX_EDATA,
-                        "%s:%zu: wrong columns: expected 6 (timestamp,open,high,low,close,volume) "
-                        "or 12 (Binance kline), got %d",
+                        "%s:%zu: wrong columns: expected 6 (timestamp,open,high,low,close,volume), "
+                        "a header of those 6 then user columns, or 12 (Binance kline), got %d",
                         name, line, nf);
       rep->format = fmt;
-      if (!is_number_(&f[0])) {
+      if (header) {
         FOX_TRY(check_header_(name, line, f, nf, fmt, e));
+        if (fmt == CSV_OHLCV && nf > 6)
+          FOX_TRY(user_names_(name, line, f, nf, out, e));
         rep->header = 1;
         p = next;
         continue;
       }
     }
     int64_t ts = 0;
-    double px[5];
+    double px[5], user[FOX_MAX_USER];
     struct fox_err row = {0};
-    if (parse_row_(name, line, f, nf, fmt, have_prev, prev_ts, &ts, px, &row) != 0) {
+    if (parse_row_(name, line, f, nf, fmt, have_prev, prev_ts, out, &ts, px, user, &row) != 0) {
       if (!opt->skip_bad_rows)
         return fox_errf(e, row.code, "%s", row.msg);
       struct fox_err unordered = {0};
       size_t k = out->n;
       /* A good row out of order with the last kept one, but in order with the one before it:
        * the last kept row is the stray (a far-future time), not this and every later row. */
-      if (k >= 2 && parse_row_(name, line, f, nf, fmt, 0, 0, &ts, px, &unordered) == 0 &&
+      if (k >= 2 &&
+          parse_row_(name, line, f, nf, fmt, 0, 0, out, &ts, px, user, &unordered) == 0 &&
           ts > out->ts[k - 2]) {
         out->n--;
         rep->repaired_opens -= last_repaired;
@@ -365,6 +437,9 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
       last_repaired = 1;
     }
     FOX_TRY(bars_push(out, ts, px[0], px[1], px[2], px[3], px[4], e));
+    if (out->nuser > 0)
+      memcpy(out->user + (out->n - 1) * (size_t)out->nuser, user,
+             (size_t)out->nuser * sizeof *user);
     prev_ts = ts;
     have_prev = 1;
     p = next;

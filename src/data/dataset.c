@@ -38,11 +38,12 @@ int dataset_parse_split(const char *s, double frac[3], struct fox_err *e) {
 /* Population mean and std over the train split, accumulated in double from the stored f32. */
 static void norm_stats_(struct dataset *ds) {
   int64_t b = ds->split[FOX_SPLIT_TRAIN][0], en = ds->split[FOX_SPLIT_TRAIN][1];
-  for (int f = 0; f < FOX_NFEAT; f++) {
+  size_t w = (size_t)ds->ncol;
+  for (int f = 0; f < ds->ncol; f++) {
     double mean = 0, m2 = 0;
     long k = 0;
     for (int64_t t = b; t < en; t++) {
-      double x = ds->features[(size_t)t * FOX_NFEAT + f], d = x - mean;
+      double x = ds->features[(size_t)t * w + (size_t)f], d = x - mean;
       k++;
       mean += d / k;
       m2 += d * (x - mean);
@@ -82,11 +83,35 @@ int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
   snprintf(ds->source, sizeof ds->source, "%s", source);
   snprintf(ds->version, sizeof ds->version, "%s", FOXOPT_VERSION);
 
-  ds->features = malloc(n * FOX_NFEAT * sizeof *ds->features);
+  int nu = ds->bars.nuser;
+  size_t w = (size_t)(FOX_NFEAT + nu);
+  FOX_TRY(dataset_alloc_columns(ds, FOX_NFEAT + nu, e));
+  for (int j = 0; j < nu; j++)
+    memcpy(ds->names[FOX_NFEAT + j], ds->bars.user_names[j], FOX_FEAT_NAME);
+  ds->features = malloc(n * w * sizeof *ds->features);
   ds->prices = malloc(n * 4 * sizeof *ds->prices);
   mallocCheck(ds->features, e);
   mallocCheck(ds->prices, e);
-  FOX_TRY(features_compute(&ds->bars, ds->features, e));
+  if (nu == 0) {
+    FOX_TRY(features_compute(&ds->bars, ds->features, e));
+  } else {
+    /* The built-in features, then the user's columns in f32 (checked finite at import). */
+    float *built = malloc(n * FOX_NFEAT * sizeof *built);
+    mallocCheck(built, e);
+    int rc = features_compute(&ds->bars, built, e);
+    for (size_t t = 0; rc == 0 && t < n; t++) {
+      memcpy(ds->features + t * w, built + t * FOX_NFEAT, FOX_NFEAT * sizeof *built);
+      for (int j = 0; j < nu; j++)
+        ds->features[t * w + FOX_NFEAT + (size_t)j] = (float)ds->bars.user[t * (size_t)nu + (size_t)j];
+    }
+    free(built);
+    FOX_TRY(rc);
+    free(ds->bars.user);
+    free(ds->bars.user_names);
+    ds->bars.user = NULL;
+    ds->bars.user_names = NULL;
+    ds->bars.nuser = 0;
+  }
   for (size_t t = 0; t < n; t++) {
     ds->prices[t * 4 + 0] = (float)ds->bars.open[t];
     ds->prices[t * 4 + 1] = (float)ds->bars.high[t];
@@ -95,13 +120,64 @@ int dataset_build(struct dataset *ds, struct bars *bars, const double frac[3],
   }
   /* Reachable only through extreme values (e.g. a volume near DBL_MAX): name the bar. */
   for (size_t t = (size_t)ds->warmup; t < n; t++)
-    for (int f = 0; f < FOX_NFEAT; f++)
-      if (!isfinite(ds->features[t * FOX_NFEAT + f]))
+    for (size_t f = 0; f < w; f++)
+      if (!isfinite(ds->features[t * w + f]))
         return fox_errf(e, FOX_EDATA,
                         "%s: feature %s is not finite at bar %zu (timestamp %lld): check the "
                         "prices and volumes of that bar and the 1440 before it",
-                        source, feature_names[f], t, (long long)ds->bars.ts[t]);
+                        source, ds->names[f], t, (long long)ds->bars.ts[t]);
   norm_stats_(ds);
+  return dataset_select(ds, NULL, 0, source, e);
+}
+
+int dataset_alloc_columns(struct dataset *ds, int ncol, struct fox_err *e) {
+  ds->ncol = ncol;
+  ds->names = calloc((size_t)ncol, sizeof *ds->names);
+  ds->norm_mean = calloc((size_t)ncol, sizeof(float));
+  ds->norm_std = calloc((size_t)ncol, sizeof(float));
+  mallocCheck(ds->names, e);
+  mallocCheck(ds->norm_mean, e);
+  mallocCheck(ds->norm_std, e);
+  for (int c = 0; c < ncol && c < FOX_NFEAT; c++)
+    snprintf(ds->names[c], FOX_FEAT_NAME, "%s", feature_names[c]);
+  return 0;
+}
+
+int dataset_column(const struct dataset *ds, const char *name) {
+  for (int c = 0; c < ds->ncol; c++)
+    if (strcmp(ds->names[c], name) == 0)
+      return c;
+  return -1;
+}
+
+int dataset_select(struct dataset *ds, const char *const *names, int count, const char *where,
+                   struct fox_err *e) {
+  int n = count > 0 ? count : FOX_NFEAT;
+  int *sel = malloc((size_t)n * sizeof *sel);
+  mallocCheck(sel, e);
+  char missing[512] = "";
+  int nmissing = 0;
+  for (int j = 0; j < n; j++) {
+    const char *want = count > 0 ? names[j] : feature_names[j];
+    sel[j] = dataset_column(ds, want);
+    for (int k = 0; k < j && count > 0; k++)
+      if (strcmp(names[k], want) == 0) {
+        free(sel);
+        return fox_errf(e, FOX_EUSAGE, "%s: feature '%s' is selected twice", where, want);
+      }
+    if (sel[j] < 0) {
+      size_t at = strlen(missing);
+      snprintf(missing + at, sizeof missing - at, "%s%s", nmissing++ ? ", " : "", want);
+    }
+  }
+  if (nmissing > 0) {
+    free(sel);
+    return fox_errf(e, FOX_EDATA, "%s: the dataset lacks %d feature%s: %s", where, nmissing,
+                    nmissing > 1 ? "s" : "", missing);
+  }
+  free(ds->sel);
+  ds->sel = sel;
+  ds->nsel = n;
   return 0;
 }
 
@@ -109,6 +185,10 @@ void dataset_free(struct dataset *ds) {
   bars_free(&ds->bars);
   free(ds->features);
   free(ds->prices);
+  free(ds->names);
+  free(ds->norm_mean);
+  free(ds->norm_std);
+  free(ds->sel);
   memset(ds, 0, sizeof *ds);
 }
 

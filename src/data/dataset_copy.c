@@ -49,8 +49,8 @@ static int copy_body_(hid_t f, const void *ctx, struct fox_err *e) {
   FOX_TRY(h5io_attr_write_str(f, "host", c->host, e));
   FOX_TRY(h5io_attr_write_str(f, "source", c->source, e));
   FOX_TRY(h5io_attr_write_str(f, "foxopt_version", FOXOPT_VERSION, e));
-  FOX_TRY(h5io_write(f, "features", H5T_NATIVE_FLOAT, c->ds->features, c->ds->n, FOX_NFEAT,
-                     COPY_DEFLATE, e));
+  FOX_TRY(h5io_write(f, "features", H5T_NATIVE_FLOAT, c->ds->features, c->ds->n,
+                     (size_t)c->ds->ncol, COPY_DEFLATE, e));
   return h5io_write(f, "prices", H5T_NATIVE_FLOAT, c->ds->prices, c->ds->n, 4, COPY_DEFLATE, e);
 }
 
@@ -77,7 +77,7 @@ int dataset_copy_write(const char *path, const struct dataset *ds, const char *h
     return fox_errf(e, FOX_EFAIL, "%s: the dataset's arrays were handed to a device already",
                     path);
   struct copy_ctx_ c = {ds, host, source, {0, 0}};
-  c.crc[0] = dataset_crc32(0, ds->features, ds->n * FOX_NFEAT * sizeof(float));
+  c.crc[0] = dataset_crc32(0, ds->features, ds->n * (size_t)ds->ncol * sizeof(float));
   c.crc[1] = dataset_crc32(0, ds->prices, ds->n * 4 * sizeof(float));
   /* A resume keeps the copy of the same arrays: a host's lowest rank rewrites 1 GB otherwise. */
   if (fs_exists(path)) {
@@ -93,11 +93,16 @@ int dataset_copy_write(const char *path, const struct dataset *ds, const char *h
   return h5io_create_own(path, copy_body_, &c, e);
 }
 
-/* The crc32 of a stored [n, d1] f32 array, read in slabs. */
+/* The crc32 of a stored [n, d1] f32 array, read in slabs (d1 0: any width, the user's
+ * feature columns after the built-in ones). */
 static int array_crc_(hid_t f, const char *name, size_t n, size_t d1, const char *path,
-                      uint32_t *crc, struct fox_err *e) {
+                      uint32_t *crc, size_t *width, struct fox_err *e) {
   size_t g0, g1;
   FOX_TRY(h5io_dims(f, name, &g0, &g1, path, e));
+  if (d1 == 0)
+    d1 = g1 >= FOX_NFEAT ? g1 : FOX_NFEAT;
+  if (width)
+    *width = d1;
   if (g0 != n || g1 != d1)
     return fox_errf(e, FOX_EDATA, "%s: /%s has shape [%zu, %zu], expected [%zu, %zu] (attribute "
                                   "bars)", path, name, g0, g1, n, d1);
@@ -131,14 +136,15 @@ static int array_crc_(hid_t f, const char *name, size_t n, size_t d1, const char
   return rc;
 }
 
-int dataset_copy_verify(const char *path, size_t *bars, uint32_t crc[2], struct fox_err *e) {
+int dataset_copy_verify(const char *path, size_t *bars, uint32_t crc[2], size_t *width,
+                        struct fox_err *e) {
   FOX_TRY(dataset_copy_sums(path, bars, crc, e));
   hid_t f;
   FOX_TRY(h5io_open_read(path, "a dataset copy from foxopt run", &f, e));
   uint32_t got[2] = {0, 0};
-  int rc = array_crc_(f, "features", *bars, FOX_NFEAT, path, &got[0], e);
+  int rc = array_crc_(f, "features", *bars, 0, path, &got[0], width, e);
   if (rc == 0)
-    rc = array_crc_(f, "prices", *bars, 4, path, &got[1], e);
+    rc = array_crc_(f, "prices", *bars, 4, path, &got[1], NULL, e);
   H5Fclose(f);
   static const char *const names[2] = {"features", "prices"};
   for (int i = 0; rc == 0 && i < 2; i++)

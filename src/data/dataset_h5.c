@@ -31,19 +31,28 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   H5Gclose(g);
   FOX_TRY(rc);
 
-  FOX_TRY(h5io_write(f, "features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, DS_DEFLATE_FLOATS, e));
+  size_t w = (size_t)ds->ncol;
+  FOX_TRY(h5io_write(f, "features", H5T_NATIVE_FLOAT, ds->features, n, w, DS_DEFLATE_FLOATS, e));
+  const char **names = malloc(w * sizeof *names);
+  mallocCheck(names, e);
+  for (size_t c = 0; c < w; c++)
+    names[c] = ds->names[c];
   hid_t d = H5Dopen2(f, "features", H5P_DEFAULT);
-  h5Check(d, e, "/features");
-  rc = h5io_attr_write_strs(d, "names", feature_names, FOX_NFEAT, e);
-  H5Dclose(d);
+  rc = d < 0 ? h5io_fail(e, FOX_EFAIL, __FILE__, __LINE__, "/features")
+             : h5io_attr_write_strs(d, "names", names, w, e);
+  if (d >= 0)
+    H5Dclose(d);
+  free(names);
   FOX_TRY(rc);
+  /* The names again as a dataset: the attribute for h5py readers, this for ours (any width). */
+  FOX_TRY(h5io_write_strs(f, "feature_names", ds->names[0], w, FOX_FEAT_NAME, e));
   FOX_TRY(h5io_write(f, "prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, DS_DEFLATE_FLOATS, e));
 
   g = H5Gcreate2(f, "norm", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   h5Check(g, e, "/norm");
-  rc = h5io_write(g, "mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, 0, e);
+  rc = h5io_write(g, "mean", H5T_NATIVE_FLOAT, ds->norm_mean, w, 0, 0, e);
   if (rc == 0)
-    rc = h5io_write(g, "std", H5T_NATIVE_FLOAT, ds->norm_std, FOX_NFEAT, 0, 0, e);
+    rc = h5io_write(g, "std", H5T_NATIVE_FLOAT, ds->norm_std, w, 0, 0, e);
   H5Gclose(g);
   FOX_TRY(rc);
 
@@ -77,8 +86,35 @@ int dataset_write_h5(const struct dataset *ds, const char *path, struct fox_err 
  * the networks as clamp(NaN) through every state of that bar. */
 static int read_features_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
   size_t n = ds->n, from = n < FOX_WARMUP ? n : FOX_WARMUP;
-  return h5io_read_finite(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, FOX_NFEAT, from,
-                          -INFINITY, path, e);
+  return h5io_read_finite(f, "/features", H5T_NATIVE_FLOAT, ds->features, n, (size_t)ds->ncol,
+                          from, -INFINITY, path, e);
+}
+
+/* The columns: /features' width and /feature_names (a file from before user features has 51
+ * columns and no such dataset: the built-in names). The built-in features come first, by name:
+ * the market's barrier reads ewm_vol's column. */
+static int read_columns_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
+  size_t n, w;
+  FOX_TRY(h5io_dims(f, "/features", &n, &w, path, e));
+  if (n != ds->n || w < FOX_NFEAT || w > FOX_NFEAT + FOX_MAX_USER)
+    return fox_errf(e, FOX_EDATA, "%s: /features has shape [%zu, %zu], expected [%zu, 51 to %d]",
+                    path, n, w, ds->n, FOX_NFEAT + FOX_MAX_USER);
+  FOX_TRY(dataset_alloc_columns(ds, (int)w, e));
+  int has = h5io_exists(f, "/feature_names");
+  if (has < 0)
+    return fox_errf(e, FOX_EDATA, "%s: /feature_names cannot be read (damaged metadata)", path);
+  if (has)
+    FOX_TRY(h5io_read_strs(f, "/feature_names", ds->names[0], w, FOX_FEAT_NAME, path, e));
+  else if (w != FOX_NFEAT)
+    return fox_errf(e, FOX_EDATA, "%s: /features has %zu columns but no /feature_names", path, w);
+  for (size_t c = 0; c < w; c++) {
+    if (c < FOX_NFEAT && strcmp(ds->names[c], feature_names[c]) != 0)
+      return fox_errf(e, FOX_EDATA, "%s: /feature_names[%zu] is '%s', this foxopt's feature %zu "
+                                    "is '%s'", path, c, ds->names[c], c, feature_names[c]);
+    if (!ds->names[c][0])
+      return fox_errf(e, FOX_EDATA, "%s: /feature_names[%zu] is empty", path, c);
+  }
+  return 0;
 }
 
 /* lean: /features read last, after /bars are checked against /prices and all of /bars but the
@@ -103,7 +139,8 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, int lean,
   if (ds->warmup != FOX_WARMUP)
     return fox_errf(e, FOX_EDATA, "%s: attribute warmup = %lld, this foxopt computes %d", path,
                     (long long)ds->warmup, FOX_WARMUP);
-  ds->features = malloc((n ? n : 1) * FOX_NFEAT * sizeof *ds->features);
+  FOX_TRY(read_columns_(f, ds, path, e));
+  ds->features = malloc((n ? n : 1) * (size_t)ds->ncol * sizeof *ds->features);
   ds->prices = malloc((n ? n : 1) * 4 * sizeof *ds->prices);
   mallocCheck(ds->features, e);
   mallocCheck(ds->prices, e);
@@ -111,10 +148,10 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, int lean,
     FOX_TRY(read_features_(f, ds, path, e));
   FOX_TRY(h5io_read_finite(f, "/prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, 0, -INFINITY, path,
                            e));
-  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, FOX_NFEAT, 0, 0,
+  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, (size_t)ds->ncol, 0, 0,
                            -INFINITY, path, e));
   /* A zero std is a constant feature (the network sees 0); a negative one is no statistic. */
-  FOX_TRY(h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, FOX_NFEAT, 0, 0, 0.0,
+  FOX_TRY(h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, (size_t)ds->ncol, 0, 0, 0.0,
                            path, e));
   FOX_TRY(h5io_attr_read(f, "bar_seconds", H5T_NATIVE_INT64, &ds->bar_seconds, 1, path, e));
   FOX_TRY(h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &ds->bars_per_year, 1, path, e));
@@ -162,6 +199,7 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, int lean,
     FOX_TRY(read_features_(f, ds, path, e));
   }
   FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
+  FOX_TRY(dataset_select(ds, NULL, 0, path, e));
   FOX_TRY(h5io_attr_read_str(f, "foxopt_version", ds->version, sizeof ds->version, path, e));
   int64_t v;
   struct fox_err ignore = {0};
@@ -198,4 +236,28 @@ int dataset_read_h5(struct dataset *ds, const char *path, struct fox_err *e) {
 
 int dataset_read_h5_lean(struct dataset *ds, const char *path, struct fox_err *e) {
   return read_(ds, path, 1, e);
+}
+
+static int read_columns_only_(hid_t f, struct dataset *ds, const char *path,
+                              struct fox_err *e) {
+  size_t w;
+  FOX_TRY(h5io_dims(f, "/features", &ds->n, &w, path, e));
+  FOX_TRY(read_columns_(f, ds, path, e));
+  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, (size_t)ds->ncol, 0,
+                           0, -INFINITY, path, e));
+  FOX_TRY(h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, (size_t)ds->ncol, 0, 0,
+                           0.0, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
+  return dataset_select(ds, NULL, 0, path, e);
+}
+
+int dataset_read_columns(struct dataset *ds, const char *path, struct fox_err *e) {
+  memset(ds, 0, sizeof *ds);
+  hid_t f;
+  FOX_TRY(h5io_open_read(path, "a dataset from foxopt import", &f, e));
+  int rc = read_columns_only_(f, ds, path, e);
+  H5Fclose(f);
+  if (rc != 0)
+    dataset_free(ds);
+  return rc;
 }

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define FOX_NFEAT 51
+#define FOX_NFEAT 51    /* the built-in features: a dataset's first columns */
 #define FOX_WARMUP 1441 /* the longest lookback: ret_1440 and vol_1440 */
 
 extern const char *const feature_names[FOX_NFEAT];

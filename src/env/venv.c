@@ -22,6 +22,7 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
   v->be = be;
   v->data = data;
   v->p = *p;
+  v->p.nfeat = data->nfeat; /* the states are the dataset's selection */
   v->shape = (struct venv_shape){(int32_t)split_b, (int32_t)split_e, episode_bars, num_envs,
                                  seed};
   size_t n = (size_t)num_envs;
@@ -30,9 +31,9 @@ int venv_create(struct venv *v, const struct backend *be, const struct device_da
                    (void **)&v->rewards, (void **)&v->dones,  (void **)&v->labels,
                    (void **)&v->states_prev, (void **)&v->bars};
   size_t sizes[] = {n * sizeof(struct env_state), n * sizeof(struct env_cursor),
-                    n * sizeof(struct reward_stats), n, n * FOX_STATE_DIM * sizeof(float),
-                    n * FOX_STATE_DIM * sizeof(float), n * sizeof(float), n, n,
-                    n * FOX_STATE_DIM * sizeof(float), n * sizeof(int32_t)};
+                    n * sizeof(struct reward_stats), n, n * (size_t)FOX_STATE_DIM(&v->p) * sizeof(float),
+                    n * (size_t)FOX_STATE_DIM(&v->p) * sizeof(float), n * sizeof(float), n, n,
+                    n * (size_t)FOX_STATE_DIM(&v->p) * sizeof(float), n * sizeof(int32_t)};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     *bufs[i] = be->mem_alloc(sizes[i], e);
     if (!*bufs[i]) {
@@ -79,7 +80,7 @@ struct venv_bufs venv_buffers(const struct venv *v, int outputs) {
 
 int venv_write_states(struct venv *v, const float *states, struct fox_err *e) {
   return v->be->mem_h2d(v->states, states,
-                        (size_t)v->shape.num_envs * FOX_STATE_DIM * sizeof(float), e);
+                        (size_t)v->shape.num_envs * (size_t)FOX_STATE_DIM(&v->p) * sizeof(float), e);
 }
 
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,
@@ -87,9 +88,9 @@ int venv_read(const struct venv *v, float *states, float *next_states, float *re
   size_t n = (size_t)v->shape.num_envs;
   const struct backend *be = v->be;
   if (states)
-    FOX_TRY(be->mem_d2h(states, v->states, n * FOX_STATE_DIM * sizeof(float), e));
+    FOX_TRY(be->mem_d2h(states, v->states, n * (size_t)FOX_STATE_DIM(&v->p) * sizeof(float), e));
   if (next_states)
-    FOX_TRY(be->mem_d2h(next_states, v->next_states, n * FOX_STATE_DIM * sizeof(float), e));
+    FOX_TRY(be->mem_d2h(next_states, v->next_states, n * (size_t)FOX_STATE_DIM(&v->p) * sizeof(float), e));
   if (rewards)
     FOX_TRY(be->mem_d2h(rewards, v->rewards, n * sizeof(float), e));
   if (dones)

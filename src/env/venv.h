@@ -24,10 +24,10 @@ struct venv {
   struct env_cursor *cur;
   struct reward_stats *rstats;
   uint8_t *actions;   /* [N]: the step's actions (venv_step may copy host ones in) */
-  float *states;      /* [N, 54]: what to act on next */
-  float *states_prev; /* [N, 54]: what the last VENV_STATES step acted on (swapped in) */
+  float *states;      /* [N, nfeat + 3]: what to act on next */
+  float *states_prev; /* [N, nfeat + 3]: what the last VENV_STATES step acted on (swapped in) */
   int32_t *bars;      /* [N]: the bar states_prev showed; the next state is bar + 1's */
-  float *next_states; /* [N, 54]: the state each step reached, before any reset */
+  float *next_states; /* [N, nfeat + 3]: the state each step reached, before any reset */
   float *rewards;
   uint8_t *dones; /* FOX_DONE_TERMINAL | FOX_DONE_TRUNCATED, 0 otherwise */
   int8_t *labels;
@@ -52,7 +52,7 @@ int venv_run(struct venv *v, int outputs, struct fox_err *e);
 /* The buffers a step with `outputs` reads and writes, for a backend's env_step
  * (venv_step_env per environment, with the dataset's columns). */
 struct venv_bufs venv_buffers(const struct venv *v, int outputs);
-/* Puts states [N, 54] back (a checkpoint restored). */
+/* Puts states [N, nfeat + 3] back (a checkpoint restored). */
 int venv_write_states(struct venv *v, const float *states, struct fox_err *e);
 /* Copies the latest batch to the host; any pointer may be NULL. */
 int venv_read(const struct venv *v, float *states, float *next_states, float *rewards,

@@ -1,4 +1,4 @@
-/* The greedy policy as an ONNX model: input `state` [batch, 54], outputs `q_values` (DQN) or
+/* The greedy policy as an ONNX model: input `state` [batch, F + 3], outputs `q_values` (DQN) or
  * `logits` (PPO) [batch, 3] and `action` int64 [batch]. Built with protobuf-c where it was
  * found at configure time (onnx_absent.c otherwise: FOX_EUSAGE saying so). */
 #ifndef FOX_EXPORT_ONNX_H

@@ -11,14 +11,15 @@
 #include "backend/backend.h"
 #include "study/rankfile.h"
 #include "train/agent.h"
+#include "train/trial.h"
 #include "train/trial_h5.h"
 #include "util/h5io.h"
 
 static const char *const portfolio_[FOX_EXPORT_PORTFOLIO] = {
     "in_position", "log_return_since_entry", "bars_held_over_horizon"};
 
-const char *policy_export_input(int i) {
-  return i < FOX_NFEAT ? feature_names[i] : portfolio_[i - FOX_NFEAT];
+const char *policy_export_input(const struct policy_export *p, int i) {
+  return i < p->nfeat ? p->names[i] : portfolio_[i - p->nfeat];
 }
 
 static int net_take_(struct export_net *x, const struct net *n, struct fox_err *e) {
@@ -31,15 +32,25 @@ static int net_take_(struct export_net *x, const struct net *n, struct fox_err *
   return net_get_params(n, x->w, e);
 }
 
+/* The trial's features' names and statistics, from the dataset's columns (not its bars). */
 static int norm_read_(struct policy_export *p, struct fox_err *e) {
-  hid_t f;
-  FOX_TRY(h5io_open_read(p->data_path, "a dataset from foxopt import (its /norm)", &f, e));
-  int rc = h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, p->norm_mean, FOX_NFEAT, 0, 0,
-                            -INFINITY, p->data_path, e);
+  struct dataset ds;
+  FOX_TRY(dataset_read_columns(&ds, p->data_path, e));
+  int rc = trial_select_features(&p->cfg, &ds, p->source, e);
+  int nf = rc == 0 ? ds.nsel : 0;
+  p->names = rc == 0 ? calloc((size_t)nf, sizeof *p->names) : NULL;
+  p->norm_mean = rc == 0 ? calloc((size_t)nf, sizeof(float)) : NULL;
+  p->norm_std = rc == 0 ? calloc((size_t)nf, sizeof(float)) : NULL;
+  if (rc == 0 && (!p->names || !p->norm_mean || !p->norm_std))
+    rc = fox_errf(e, FOX_EFAIL, "%s: out of memory", p->data_path);
+  for (int j = 0; rc == 0 && j < nf; j++) {
+    memcpy(p->names[j], ds.names[ds.sel[j]], FOX_FEAT_NAME);
+    p->norm_mean[j] = ds.norm_mean[ds.sel[j]];
+    p->norm_std[j] = ds.norm_std[ds.sel[j]];
+  }
   if (rc == 0)
-    rc = h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, p->norm_std, FOX_NFEAT, 0, 0, 0.0,
-                          p->data_path, e);
-  H5Fclose(f);
+    p->nfeat = nf;
+  dataset_free(&ds);
   return rc;
 }
 
@@ -84,5 +95,11 @@ int policy_export_load(struct policy_export *p, const char *src, long trial, int
 void policy_export_free(struct policy_export *p) {
   free(p->policy.w);
   free(p->critic.w);
+  free(p->names);
+  free(p->norm_mean);
+  free(p->norm_std);
   p->policy.w = p->critic.w = NULL;
+  p->names = NULL;
+  p->norm_mean = p->norm_std = NULL;
+  p->nfeat = 0;
 }

@@ -28,7 +28,9 @@ struct policy_export {
   struct config cfg;    /* the trial's config as it trained */
   int algo, dueling;    /* FOX_ALGO_*; dueling: the Q-net's 4 outputs are V, then A */
   struct export_net policy, critic; /* critic: PPO's value network (n_layers 0 for DQN) */
-  float norm_mean[FOX_NFEAT], norm_std[FOX_NFEAT];
+  int nfeat;                       /* the state's features (the trial's data.features) */
+  char (*names)[FOX_FEAT_NAME];    /* [nfeat] their names, in state order */
+  float *norm_mean, *norm_std;     /* [nfeat] their statistics in the dataset */
 };
 
 /* From TRIAL.h5 (foxopt train) or a study's OUTDIR with its trial id and repeat; `data`
@@ -37,9 +39,9 @@ struct policy_export {
 int policy_export_load(struct policy_export *p, const char *src, long trial, int repeat,
                        const char *data, struct fox_err *e);
 void policy_export_free(struct policy_export *p);
-/* The state's inputs in order: the 51 feature names, then in_position, log_return_since_entry,
- * bars_held_over_horizon. */
-const char *policy_export_input(int i);
+/* The state's inputs in order: the trial's feature names, then in_position,
+ * log_return_since_entry, bars_held_over_horizon. */
+const char *policy_export_input(const struct policy_export *p, int i);
 #define FOX_EXPORT_PORTFOLIO 3
 
 #endif

@@ -23,14 +23,14 @@ static json_t *inputs_(const struct policy_export *p) {
       "included, as foxopt's market keeps it)",
       "(bar index - entry bar index) / barrier.horizon when long, else 0"};
   json_t *a = json_array();
-  for (int i = 0; a && i < FOX_NFEAT + FOX_EXPORT_PORTFOLIO; i++) {
-    json_t *o = i < FOX_NFEAT
+  for (int i = 0; a && i < p->nfeat + FOX_EXPORT_PORTFOLIO; i++) {
+    json_t *o = i < p->nfeat
                     ? json_pack("{s:i, s:s, s:s, s:f, s:f}", "index", i, "name",
-                                policy_export_input(i), "kind", "feature", "mean",
+                                policy_export_input(p, i), "kind", "feature", "mean",
                                 (double)p->norm_mean[i], "std", (double)p->norm_std[i])
                     : json_pack("{s:i, s:s, s:s, s:s}", "index", i, "name",
-                                policy_export_input(i), "kind", "portfolio", "formula",
-                                formula[i - FOX_NFEAT]);
+                                policy_export_input(p, i), "kind", "portfolio", "formula",
+                                formula[i - p->nfeat]);
     json_array_append_new(a, o);
   }
   return a;

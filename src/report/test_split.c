@@ -13,6 +13,7 @@
 #include "train/agent.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"
+#include "train/trial.h"
 
 static void test_path_(const char *outdir, char *out, size_t n) {
   snprintf(out, n, "%s/test.h5", outdir);
@@ -243,8 +244,11 @@ int test_split_run(const struct study *s, const char *outdir, const int *ids, in
   struct dataset ds;
   FOX_TRY(dataset_read_h5(&ds, s->cfg.data_path, e));
   size_t n = (size_t)(ds.split[FOX_SPLIT_TEST][1] - ds.split[FOX_SPLIT_TEST][0]);
-  int rc = 0;
-  if (n < 2 * (size_t)s->folds)
+  struct config sel = s->cfg;
+  char where[1100];
+  snprintf(where, sizeof where, "data.features in %s", s->cfg.data_path);
+  int rc = trial_select_features(&sel, &ds, where, e);
+  if (rc == 0 && n < 2 * (size_t)s->folds)
     rc = fox_errf(e, FOX_EDATA, "%s: the test split has %zu bars: %d fold%s of >= 2 bars cannot "
                                 "be cut from it", s->cfg.data_path, n, s->folds,
                   s->folds > 1 ? "s" : "");

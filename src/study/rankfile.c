@@ -186,10 +186,11 @@ int rankfile_verify(const char *outdir, int rank, struct fox_err *e) {
 int rankfile_info_copy(const char *path, struct fox_err *e) {
   size_t bars;
   uint32_t crc[2];
-  FOX_TRY(dataset_copy_verify(path, &bars, crc, e));
+  size_t width = 0;
+  FOX_TRY(dataset_copy_verify(path, &bars, crc, &width, e));
   printf("%s: foxopt dataset copy (a host's, for its ranks' files)\n", path);
-  printf("  dataset        %zu bars x %d features (f32): crc32 %08x, prices %08x, read through\n",
-         bars, FOX_NFEAT, crc[0], crc[1]);
+  printf("  dataset        %zu bars x %zu features (f32): crc32 %08x, prices %08x, read through\n",
+         bars, width, crc[0], crc[1]);
   return 0;
 }
 
@@ -209,10 +210,11 @@ int rankfile_info_dataset(hid_t f, const char *path, struct fox_err *e) {
   size_t bars;
   uint32_t crc[2];
   /* The copy's arrays read through: its sums must be its own before they prove anything. */
-  FOX_TRY(dataset_copy_verify(copy_path, &bars, crc, e));
+  size_t width = 0;
+  FOX_TRY(dataset_copy_verify(copy_path, &bars, crc, &width, e));
   FOX_TRY(compare_sums_(path, &d, copy_path, bars, crc, e));
-  printf("  dataset        %zu bars x %d features (f32, as uploaded): crc32 %08x, prices "
-         "%08x, the same as the stored copy %s\n", d.bars, FOX_NFEAT, d.crc[0], d.crc[1],
+  printf("  dataset        %zu bars x %zu features (f32, as uploaded): crc32 %08x, prices "
+         "%08x, the same as the stored copy %s\n", d.bars, width, d.crc[0], d.crc[1],
          d.copy);
   return 0;
 }
@@ -332,7 +334,7 @@ static int trial_group_(hid_t tg, const struct study *s, const double *x, struct
   H5Gclose(g);
   FOX_TRY(rc);
   return experience_write(tg, "experience", t->cfg.experience, n, b->actions, b->rewards,
-                          b->labels, b->states, e);
+                          b->labels, b->states, b->state_dim, e);
 }
 
 struct put_ctx_ {

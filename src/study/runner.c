@@ -16,6 +16,7 @@
 #include "train/pop.h"
 #include "train/trial_state.h"
 #include "util/fsutil.h"
+#include "train/trial.h"
 
 static double now_(void) {
   struct timespec ts;
@@ -71,7 +72,11 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
     return rc;
   r->have_data = 1;
   struct config base = s->cfg;
-  rc = trial_resolve_reward(&base, &r->ds, e);
+  char where[1100];
+  snprintf(where, sizeof where, "data.features in %s", s->cfg.data_path);
+  rc = trial_select_features(&base, &r->ds, where, e);
+  if (rc == 0)
+    rc = trial_resolve_reward(&base, &r->ds, e);
   if (rc != 0) {
     runner_close(r);
     return rc;

@@ -16,10 +16,12 @@ int agent_create(struct agent *a, const struct config *cfg, const struct backend
   a->be = be;
   /* PPO's plan: the rollouts that the run's transitions fill. */
   long num_updates = total / ((long)cfg->num_envs * cfg->ppo.n_steps);
+  int nfeat = dev ? dev->nfeat : cfg->market.nfeat; /* the dataset's selection decides */
   int rc = a->algo == FOX_ALGO_DQN
-               ? dqn_create(&a->dqn, &cfg->dqn, be, cfg->num_envs, dev ? dev->states : NULL,
-                            total, seed, e)
-               : ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, num_updates, be, seed, e);
+               ? dqn_create(&a->dqn, &cfg->dqn, be, cfg->num_envs, nfeat,
+                            dev ? dev->states : NULL, total, seed, e)
+               : ppo_create(&a->ppo, &cfg->ppo, cfg->num_envs, nfeat, num_updates,
+                            be, seed, e);
   if (rc != 0)
     memset(a, 0, sizeof *a);
   return rc;
@@ -103,11 +105,16 @@ static int jobs_(const struct agent_eval *ev, const struct dataset *ds, struct e
   if (!*actions)
     return fox_errf(e, FOX_EFAIL, "agent: out of memory for %zu actions", n);
   struct policy_dev pol = policy_(ev->a);
+  struct market_params p = ev->cfg->market;
+  p.nfeat = ds->nsel; /* the states are the dataset's selection */
+  if (pol.dims[0] != FOX_STATE_DIM(&p))
+    return fox_errf(e, FOX_EDATA, "%s: the policy takes %d inputs, the dataset's %d selected "
+                                  "features and the portfolio's %d make %d", ds->source,
+                    pol.dims[0], p.nfeat, FOX_NPORTFOLIO, FOX_STATE_DIM(&p));
   for (int j = 0; j < ev->nfolds; j++) {
     int64_t fb, fe;
     backtest_fold_bounds(b, n, ev->nfolds, j, &fb, &fe);
-    jobs[(*nj)++] = (struct eval_job){ev->cfg->market, pol, (int32_t)fb, (int32_t)fe,
-                                      *actions + (fb - b)};
+    jobs[(*nj)++] = (struct eval_job){p, pol, (int32_t)fb, (int32_t)fe, *actions + (fb - b)};
   }
   return 0;
 }

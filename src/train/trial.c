@@ -225,3 +225,20 @@ static int ends_(struct trial *const *ts, int n, double train_seconds, FILE *log
 int trial_epoch_end(struct trial *t, double train_seconds, FILE *log, struct fox_err *e) {
   return trial_epochs_end(&t, 1, train_seconds, log, e);
 }
+
+int trial_select_features(struct config *cfg, struct dataset *ds, const char *where,
+                          struct fox_err *e) {
+  char (*names)[64] = malloc(FOX_FEATURES_MAX * sizeof *names);
+  const char **ptr = malloc(FOX_FEATURES_MAX * sizeof *ptr);
+  int rc = names && ptr ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", where);
+  int n = rc == 0 ? config_feature_names(cfg, names, FOX_FEATURES_MAX) : 0;
+  for (int i = 0; i < n; i++)
+    ptr[i] = names[i];
+  if (rc == 0)
+    rc = dataset_select(ds, ptr, n, where, e);
+  if (rc == 0)
+    cfg->market.nfeat = ds->nsel;
+  free(names);
+  free(ptr);
+  return rc;
+}

@@ -84,6 +84,10 @@ int trial_check(const struct config *cfg, const struct dataset *ds, const char *
  * of order one. A number set by the user stays. trial_open does this; the result is what
  * trial.h5 and the study record. */
 int trial_resolve_reward(struct config *cfg, const struct dataset *ds, struct fox_err *e);
+/* Selects cfg's data.features in ds (the 51 built-in ones when not given) and sets
+ * cfg->market.nfeat: FOX_EDATA naming `where` and every name the dataset lacks. */
+int trial_select_features(struct config *cfg, struct dataset *ds, const char *where,
+                          struct fox_err *e);
 /* The trial's derived seeds: streams for the environments and the agent. */
 uint64_t trial_seed(const struct config *cfg, int stream);
 

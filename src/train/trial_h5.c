@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/experience_h5.h"
 #include "util/fsutil.h"
 #include "act_step.h"
 #include "util/h5io.h"
@@ -119,6 +120,7 @@ static int write_body_(hid_t f, const void *ctx, struct fox_err *e) {
   free(text);
   FOX_TRY(rc);
   FOX_TRY(h5io_attr_write_str(f, "kind", "trial", e));
+  FOX_TRY(experience_write_features(f, cfg, e));
   FOX_TRY(h5io_attr_write_str(f, "status", r->status == FOX_TRIAL_COMPLETE ? "complete" : "failed",
                               e));
   FOX_TRY(h5io_attr_write_str(f, "reason", r->reason, e));
@@ -253,6 +255,9 @@ int trial_read_group(hid_t f, const char *path, const struct backend *be, struct
     rc = e->code = FOX_EDATA; /* a file's content, not the user's command line */
   free(text);
   FOX_TRY(rc);
+  /* The network's inputs: its features (data.features, else the 51 built-in ones) and the
+   * portfolio's; read_net_ refuses weights of another width. */
+  cfg->market.nfeat = cfg->n_features ? cfg->n_features : FOX_NFEAT;
   if (cfg->algo == FOX_ALGO_DQN)
     FOX_TRY(stored_activation_(f, "weights/q", &cfg->dqn.activation, path, e));
   else

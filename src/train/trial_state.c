@@ -238,9 +238,9 @@ static void rollout_host_free_(struct rollout_host_ *h) {
   free(h->dones);
 }
 
-static int rollout_host_alloc_(struct rollout_host_ *h, size_t n, struct fox_err *e) {
+static int rollout_host_alloc_(struct rollout_host_ *h, size_t n, int dim, struct fox_err *e) {
   n = n ? n : 1;
-  h->obs = malloc(n * FOX_STATE_DIM * sizeof(float));
+  h->obs = malloc(n * (size_t)dim * sizeof(float));
   h->logp = malloc(n * sizeof(float));
   h->values = malloc(n * sizeof(float));
   h->rewards = malloc(n * sizeof(float));
@@ -258,7 +258,7 @@ static int rollout_copy_(const struct ppo *p, struct rollout_host_ *h, size_t n,
   struct {
     void *host, *dev;
     size_t bytes;
-  } x[] = {{h->obs, p->ro.obs, n * FOX_STATE_DIM * sizeof(float)},
+  } x[] = {{h->obs, p->ro.obs, n * (size_t)p->dim * sizeof(float)},
            {h->logp, p->ro.logp, n * sizeof(float)},
            {h->values, p->ro.values, n * sizeof(float)},
            {h->rewards, p->ro.rewards, n * sizeof(float)},
@@ -280,9 +280,9 @@ static int ppo_write_body_(hid_t g, const struct ppo *p, struct rollout_host_ *h
   FOX_TRY(rng_write_(g, &p->rng, e));
   IN_GROUP_(a, group_(g, "actor", e), net_write_(a, &p->actor, e));
   IN_GROUP_(c, group_(g, "critic", e), net_write_(c, &p->critic, e));
-  FOX_TRY(rollout_host_alloc_(h, n, e));
+  FOX_TRY(rollout_host_alloc_(h, n, p->dim, e));
   FOX_TRY(rollout_copy_(p, h, n, 1, e));
-  FOX_TRY(h5io_write(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, FOX_STATE_DIM, 0, e));
+  FOX_TRY(h5io_write(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, (size_t)p->dim, 0, e));
   FOX_TRY(h5io_write(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, 0, e));
   FOX_TRY(h5io_write(g, "values", H5T_NATIVE_FLOAT, h->values, n, 0, 0, e));
   FOX_TRY(h5io_write(g, "rewards", H5T_NATIVE_FLOAT, h->rewards, n, 0, 0, e));
@@ -301,8 +301,8 @@ static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
 static int rollout_arrays_read_(hid_t g, struct ppo *p, const char *file,
                                 struct rollout_host_ *h, struct fox_err *e) {
   size_t n = (size_t)p->t * (size_t)p->n_envs;
-  FOX_TRY(rollout_host_alloc_(h, n, e));
-  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, FOX_STATE_DIM, file, e));
+  FOX_TRY(rollout_host_alloc_(h, n, p->dim, e));
+  FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, (size_t)p->dim, file, e));
   FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, file, e));
   FOX_TRY(h5io_read(g, "values", H5T_NATIVE_FLOAT, h->values, n, 0, file, e));
   FOX_TRY(h5io_read(g, "rewards", H5T_NATIVE_FLOAT, h->rewards, n, 0, file, e));
@@ -358,7 +358,8 @@ static int venv_write_(hid_t g, struct trial *t, struct fox_err *e) {
   struct env_state *env = malloc(n * sizeof *env);
   struct env_cursor *cur = malloc(n * sizeof *cur);
   struct reward_stats *rs = malloc(n * sizeof *rs);
-  float *states = malloc(n * FOX_STATE_DIM * sizeof *states);
+  size_t dim = (size_t)FOX_STATE_DIM(&t->venv.p);
+  float *states = malloc(n * dim * sizeof *states);
   int rc = env && cur && rs && states ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
   if (rc == 0)
     rc = venv_read_env(&t->venv, env, cur, e);
@@ -373,7 +374,7 @@ static int venv_write_(hid_t g, struct trial *t, struct fox_err *e) {
   if (rc == 0)
     rc = h5io_write(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, 0, e);
   if (rc == 0)
-    rc = h5io_write(g, "states", H5T_NATIVE_FLOAT, states, n, FOX_STATE_DIM, 0, e);
+    rc = h5io_write(g, "states", H5T_NATIVE_FLOAT, states, n, dim, 0, e);
   free(env), free(cur), free(rs), free(states);
   return rc;
 }
@@ -398,7 +399,8 @@ static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err
   struct env_state *env = malloc(n * sizeof *env);
   struct env_cursor *cur = malloc(n * sizeof *cur);
   struct reward_stats *rs = malloc(n * sizeof *rs);
-  float *states = malloc(n * FOX_STATE_DIM * sizeof *states);
+  size_t dim = (size_t)FOX_STATE_DIM(&t->venv.p);
+  float *states = malloc(n * dim * sizeof *states);
   int rc = env && cur && rs && states ? 0 : fox_errf(e, FOX_EFAIL, "checkpoint: out of memory");
   if (rc == 0)
     rc = h5io_read(g, "env", H5T_NATIVE_UINT8, env, n * sizeof *env, 0, file, e);
@@ -407,7 +409,7 @@ static int venv_read_(hid_t g, struct trial *t, const char *file, struct fox_err
   if (rc == 0)
     rc = h5io_read(g, "reward_stats", H5T_NATIVE_UINT8, rs, n * sizeof *rs, 0, file, e);
   if (rc == 0)
-    rc = h5io_read(g, "states", H5T_NATIVE_FLOAT, states, n, FOX_STATE_DIM, file, e);
+    rc = h5io_read(g, "states", H5T_NATIVE_FLOAT, states, n, dim, file, e);
   for (size_t i = 0; rc == 0 && i < n; i++)
     rc = cursor_check_(&cur[i], &t->venv.shape, i, file, e);
   if (rc == 0)

@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
   const int nenv = 65536, steps = 300;
   const double bytes_step = 2 * (sizeof(struct env_state) + sizeof(struct env_cursor) +
                                  sizeof(struct reward_stats)) + 1 + 16 + 4 + 6;
-  const double bytes_state = FOX_STATE_DIM * 4 + FOX_NFEAT * 4;
+  const double bytes_state = (FOX_NFEAT + FOX_NPORTFOLIO) * 4 + FOX_NFEAT * 4;
   if (cuda->dataset_upload(&ds, &dev, &e) != 0)
     return 1;
   struct config cfg;

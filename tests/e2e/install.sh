@@ -22,7 +22,8 @@ SRC=$T/src BLD=$T/build PFX=$T/prefix
 mkdir -p "$SRC"
 tar -C "$FOX_SRC" --exclude=./build --exclude=./.venv --exclude=./.git -cf - . | tar -C "$SRC" -xf -
 [ ${#AS[@]} -gt 0 ] && chown -R foxinstall "$T"
-as() { "${AS[@]}" env HOME="$T" "$@"; }
+# The other user has its own Open MPI session directory (lib.sh's is under a root-only $WORK).
+as() { "${AS[@]}" env HOME="$T" OMPI_MCA_orte_tmpdir_base="$T" "$@"; }
 
 run_rc 0 as cmake -S "$SRC" -B "$BLD" -DCMAKE_BUILD_TYPE=Release -DFOXOPT_CUDA=OFF \
   -DFOXOPT_FUZZ=OFF -DBUILD_TESTING=OFF

@@ -27,8 +27,8 @@
 #define BATCH 200   /* DQN */
 #define NR (7 * 45) /* PPO rollout: 7 steps of 45 environments */
 #define MB 150      /* PPO minibatch */
-#define SD FOX_STATE_DIM
-#define NF FOX_NFEATURES
+#define NF FOX_NFEAT
+#define SD (NF + FOX_NPORTFOLIO)
 
 /* One array on both backends (p[0] CPU, p[1] CUDA), the host input pushed to both (in) and
  * each side's last download (h). kind: 'u' bytes, 'i' 4-byte integers, 'f' floats, 'd'
@@ -244,7 +244,7 @@ static void test_dqn_(void) {
   normal_(rt[1], 1.0), draw_(rt[3], 3), draw_(rt[4], 2);
   struct replay_dev rb[2];
   for (int s = 0; s < 2; s++)
-    rb[s] = (struct replay_dev){CAP, P(rt[0]), P(rt[1]), P(rt[2]), P(rt[3]), P(rt[4])};
+    rb[s] = (struct replay_dev){CAP, P(rt[0]), P(rt[1]), P(rt[2]), P(rt[3]), P(rt[4]), NF};
   struct twin *tb = tw_("bars", 'i', NENV), *ts = tw_("s", 'f', NENV * SD);
   struct twin *ts2 = tw_("s2", 'f', NENV * SD), *tia = tw_("a", 'u', NENV);
   struct twin *tir = tw_("r", 'f', NENV), *tdn = tw_("dones", 'u', NENV);
@@ -388,7 +388,8 @@ static void test_ppo_(void) {
   const uint8_t *ac = draw_(tac, 3);
   struct rollout_dev ro[2];
   for (int s = 0; s < 2; s++)
-    ro[s] = (struct rollout_dev){P(tob), P(tlg), P(tva), P(trw), P(tadv), P(tret), P(tac), P(tdd)};
+    ro[s] = (struct rollout_dev){P(tob), P(tlg), P(tva), P(trw), P(tadv), P(tret), P(tac), P(tdd),
+                                 SD};
   BOTH(ppo_gae(7, NR / 7, &ro[s], P(tlast), .99, .95, &e_));
   sync_("ppo_gae");
   ppo_clock_((struct ppo_clock){1}, -1); /* round 1 x 2 + 1 = 3 */
@@ -409,7 +410,7 @@ static void test_ppo_(void) {
   struct minibatch_dev mb[2];
   for (int s = 0; s < 2; s++)
     mb[s] = (struct minibatch_dev){P(m[0]), P(m[1]), P(m[2]), P(m[3]), P(m[4]),
-                                   P(m[5]), P(m[6]), P(m[7]), P(m[8]), P(m[9])};
+                                   P(m[5]), P(m[6]), P(m[7]), P(m[8]), P(m[9]), SD};
   BOTH(ppo_gather(&ro[s], P(tperm), MB, &mb[s], P(tstats), &e_));
   sync_("ppo_gather");
   const float *mobs = m[0]->h[0], *madv = m[5]->h[0], *mlp = m[6]->h[0];

@@ -27,7 +27,7 @@ static void compare_envs_(const struct backend *cuda, struct dataset *ds,
   CHECK(venv_create(&vg, cuda, dg, p, NENV, 300, ds->split[0][0], ds->split[0][1], 5, &e) == 0,
         "%s", e.msg);
   CHECK(venv_reset(&vc, &e) == 0 && venv_reset(&vg, &e) == 0, "%s", e.msg);
-  size_t ns = (size_t)NENV * FOX_STATE_DIM;
+  size_t ns = (size_t)NENV * (FOX_NFEAT + FOX_NPORTFOLIO);
   float *s[2], *nx[2], *r[2];
   uint8_t d[2][NENV], actions[NENV];
   int8_t l[2][NENV];
@@ -90,7 +90,7 @@ static void compare_backtest_(const struct backend *cuda, struct dataset *ds,
   for (size_t i = 0; i < n; i++)
     bad += !close_(rg.equity[i], rc.equity[i], 1e-9, 1e-12) || rg.labels[i] != rc.labels[i] ||
            rg.position[i] != rc.position[i] || !close_(rg.rewards[i], rc.rewards[i], 1e-7, 1e-5);
-  for (size_t i = 0; i < n * FOX_STATE_DIM; i++)
+  for (size_t i = 0; i < n * (FOX_NFEAT + FOX_NPORTFOLIO); i++)
     bad += !close_(rg.states[i], rc.states[i], 1e-5, 1e-5);
   CHECK(bad == 0, "%zu backtest series values differ", bad);
   for (int j = 0; j < 8; j++)

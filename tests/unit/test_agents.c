@@ -12,6 +12,8 @@
 #include "train/trial_h5.h"
 #include <unistd.h>
 
+#define SD_ (FOX_NFEAT + FOX_NPORTFOLIO) /* a state of the built-in features */
+
 /* The CPU backend's operations on host arrays (its memory is the host's). */
 static void gae_(int T, int N, float *r, float *v, uint8_t *d, float *last, double g, double l,
                  float *adv, float *ret) {
@@ -78,8 +80,8 @@ int main(void) {
   {
     struct replay rb;
     struct fox_err re = {0};
-    CHECK(replay_create(&rb, backend_cpu(), 3, &re) == 0, "%s", re.msg);
-    float rs[5 * FOX_STATE_DIM] = {0}, rs2[5 * FOX_STATE_DIM] = {0}, rr5[5] = {0, 1, 2, 3, 4};
+    CHECK(replay_create(&rb, backend_cpu(), 3, FOX_NFEAT, &re) == 0, "%s", re.msg);
+    float rs[5 * SD_] = {0}, rs2[5 * SD_] = {0}, rr5[5] = {0, 1, 2, 3, 4};
     int32_t bars5[5] = {10, 11, 12, 13, 14};
     uint8_t a5[5] = {0, 1, 2, 0, 1}, d5[5] = {0};
     struct dqn_clock clk = {0, 0, 0, 0}; /* the CPU backend's memory is the host's */
@@ -106,7 +108,7 @@ int main(void) {
   struct fox_err te = {0};
   struct dqn dqa;
   cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 8, cfg.dqn.buffer_size = 16, cfg.dqn.batch_size = 4;
-  CHECK(dqn_create(&dqa, &cfg.dqn, backend_cpu(), 4, NULL, 1000, 1, &te) == 0, "%s", te.msg);
+  CHECK(dqn_create(&dqa, &cfg.dqn, backend_cpu(), 4, FOX_NFEAT, NULL, 1000, 1, &te) == 0, "%s", te.msg);
   size_t np = dqa.online.n_params;
   float *w2 = malloc(np * sizeof *w2), *w0 = calloc(np, sizeof *w0), *wt = malloc(np * sizeof *wt);
   for (size_t i = 0; i < np; i++)
@@ -146,7 +148,7 @@ int main(void) {
     config_defaults(&cfg);
     cfg.dqn.hidden[0] = cfg.dqn.hidden[1] = 4, cfg.dqn.buffer_size = 16;
     cfg.dqn.learning_starts = 25, cfg.dqn.train_freq = 4;
-    CHECK(dqn_create(&dp, &cfg.dqn, backend_cpu(), 10, NULL, 1000, 1, &pe) == 0, "%s", pe.msg);
+    CHECK(dqn_create(&dp, &cfg.dqn, backend_cpu(), 10, FOX_NFEAT, NULL, 1000, 1, &pe) == 0, "%s", pe.msg);
     int ahead[8], one[8], want[8] = {0, 0, 2, 3, 2, 3, 2, 3};
     dqn_plan_ahead(&dp, 10, 8, ahead);
     CHECK(dp.transitions == 0 && dp.updates == 0, "planning ahead moved the mirrors");

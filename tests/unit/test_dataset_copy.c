@@ -54,7 +54,7 @@ static void copy_and_verify_(const struct dataset *ds0, const char *dir) {
   CHECK(dataset_copy_write(path, ds0, "h", "d.h5", &e) == 0, "%s", e.msg);
   size_t bars = 0;
   uint32_t crc[2];
-  CHECK(dataset_copy_verify(path, &bars, crc, &e) == 0, "%s", e.msg);
+  CHECK(dataset_copy_verify(path, &bars, crc, NULL, &e) == 0, "%s", e.msg);
   CHECK(bars == ds0->n && crc[0] == dataset_crc32(0, ds0->features,
                                                    ds0->n * FOX_NFEAT * sizeof(float)),
         "copy records %zu bars crc %08x", bars, crc[0]);
@@ -95,7 +95,7 @@ static void lean_read_(const struct dataset *ds0, const char *dir) {
   CHECK(memcmp(lean.features, full.features, n * FOX_NFEAT * sizeof(float)) == 0,
         "features differ");
   CHECK(memcmp(lean.prices, full.prices, n * 4 * sizeof(float)) == 0, "prices differ");
-  CHECK(memcmp(lean.norm_std, full.norm_std, sizeof lean.norm_std) == 0 &&
+  CHECK(memcmp(lean.norm_std, full.norm_std, (size_t)full.ncol * sizeof(float)) == 0 &&
             memcmp(lean.split, full.split, sizeof lean.split) == 0 &&
             lean.bars_per_year == full.bars_per_year,
         "metadata differs");

@@ -9,6 +9,8 @@
 #include "env/venv.h"
 #include "fox_check.h"
 
+#define SD_ (FOX_NFEAT + FOX_NPORTFOLIO) /* a state of the built-in features */
+
 #define MAXB 16
 
 static struct config cfg_;
@@ -17,6 +19,9 @@ static struct config cfg_;
 static void make_(struct dataset *ds, int n, const double (*px)[4]) {
   memset(ds, 0, sizeof *ds);
   ds->n = (size_t)n;
+  struct fox_err e = {0};
+  CHECK(dataset_alloc_columns(ds, FOX_NFEAT, &e) == 0 && dataset_select(ds, NULL, 0, "test", &e) == 0,
+        "%s", e.msg);
   ds->features = calloc((size_t)n * FOX_NFEAT, sizeof(float));
   ds->prices = calloc((size_t)n * 4, sizeof(float));
   for (int t = 0; t < n; t++) {
@@ -163,7 +168,7 @@ int main(void) {
   struct fox_err e = {0};
   struct venv v;
   uint8_t buy[4] = {1, 1, 1, 1}, hold[4] = {0}, dones[4];
-  float states[4 * FOX_STATE_DIM], next[4 * FOX_STATE_DIM], rew[4];
+  float states[4 * SD_], next[4 * SD_], rew[4];
 
   /* Bankruptcy is terminal: bought at 100, bar 1 closes at 0.5 (equity 0.5% of capital). The
    * split [0, 2) starts every episode at bar 0 and ends it at bar 1. */
@@ -216,8 +221,8 @@ int main(void) {
         raw[step][i] = rew[i];
     if (step == 2)
       for (int i = 0; i < 4; i++)
-        if (!dones[i] && states[i * FOX_STATE_DIM + 51] == 1.0f)
-          CHECK_NEAR(states[i * FOX_STATE_DIM + 53], 2.0 / 4, 1e-7, 0); /* entered 2 bars ago, H 4 */
+        if (!dones[i] && states[i * SD_ + 51] == 1.0f)
+          CHECK_NEAR(states[i * SD_ + 53], 2.0 / 4, 1e-7, 0); /* entered 2 bars ago, H 4 */
   }
   CHECK(seen_hi - seen_lo > 20, "starts spread over the split: [%d, %d]", seen_lo, seen_hi);
   venv_free(&v);
