@@ -140,6 +140,31 @@ static int info_evaluation_(hid_t f, const char *path, struct fox_err *e) {
   return 0;
 }
 
+/* The state's features a trial file records (none: one from before user features, the 51). */
+static int info_features_(hid_t f, const char *path, struct fox_err *e) {
+  int has = h5io_find(f, "/feature_names", path, e);
+  if (has < 0)
+    return has;
+  size_t k = FOX_NFEAT, d1;
+  if (has)
+    FOX_TRY(h5io_dims(f, "/feature_names", &k, &d1, path, e));
+  if (!has || k > FOX_FEATURES_MAX) {
+    printf("  features       %zu%s\n", k, has ? "" : " (the built-in ones)");
+    return 0;
+  }
+  char(*names)[64] = calloc(k ? k : 1, sizeof *names);
+  mallocCheck(names, e);
+  int rc = h5io_read_strs(f, "/feature_names", names[0], k, 64, path, e);
+  if (rc == 0) {
+    printf("  features       %zu:", k);
+    for (size_t i = 0; i < k; i++)
+      printf(" %s", names[i]);
+    printf("\n");
+  }
+  free(names);
+  return rc;
+}
+
 /* A trial.h5: status, config summary, the curve and the final metrics. */
 static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
   char status[32], reason[512], version[32];
@@ -151,6 +176,7 @@ static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
   printf("%s: foxopt trial (foxopt %s)\n", path, version);
   printf("  status         %s%s%s\n", status, reason[0] ? ": " : "", reason);
   printf("  transitions    %lld\n", (long long)transitions);
+  FOX_TRY(info_features_(f, path, e));
   const char *nets[3] = {"/weights/q", "/weights/actor", "/weights/critic"};
   for (int i = 0; i < 3; i++) {
     int has = h5io_find(f, nets[i], path, e);

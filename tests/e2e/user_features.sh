@@ -78,8 +78,17 @@ YAML
   run_rc 0 "$FOXOPT" train "$WORK/$algo.yaml" -o "$WORK/$algo-cpu"
   run_rc 0 "$FOXOPT" backtest "$WORK/u.h5" --policy "$WORK/$algo-cpu/trial.h5" --json
   echo "$OUT_TXT" >"$WORK/$algo-cpu.json"
-  # The state is 13 + 3 floats wide in the experience it writes.
+  # Its experience: states of 13 + 3 floats, read back by info against the file's features.
+  run_rc 0 "$FOXOPT" backtest "$WORK/u.h5" --policy "$WORK/$algo-cpu/trial.h5" \
+    --set output.experience=full --output "$WORK/$algo-bt.h5"
+  run_rc 0 "$FOXOPT" info "$WORK/$algo-bt.h5"
+  contains "$OUT_TXT" "full (with states)"
+  if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import h5py' 2>/dev/null; then
+    w=$("$FOX_PYTHON" -c 'import sys, h5py; print(h5py.File(sys.argv[1])["experience/states"].shape[1])' "$WORK/$algo-bt.h5")
+    check "$algo: the backtest's states are 16 wide (got $w)" test "$w" = 16
+  fi
   run_rc 0 "$FOXOPT" info "$WORK/$algo-cpu/trial.h5"
+  contains "$OUT_TXT" "features       13: ret_1 ret_5 ret_15 vol_60 ewm_vol rsi_14 macd bb_pctb volume_z tod_sin sig_a sig.b sig-c"
   # A dataset without the user columns: refused, the missing ones named.
   run_rc 3 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/$algo-cpu/trial.h5"
   contains "$ERR_TXT" "$WORK/$algo-cpu/trial.h5: its features in $WORK/s.h5: the dataset lacks 3 features: sig_a, sig.b, sig-c"
@@ -127,6 +136,14 @@ a=$OUT_TXT
 run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --policy "$WORK/b51/trial.h5" --json
 check "a 51-feature policy backtests the same on both datasets" test "$a" = "$OUT_TXT"
 
+# A trial file from before user features (no /feature_names, no data.features): the 51.
+if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import numpy, h5py' 2>/dev/null; then
+  cp "$WORK/b51/trial.h5" "$WORK/old.h5"
+  "$FOX_PYTHON" -c 'import sys, h5py; del h5py.File(sys.argv[1], "a")["feature_names"]' "$WORK/old.h5"
+  run_rc 0 "$FOXOPT" backtest "$WORK/u.h5" --policy "$WORK/old.h5" --json
+  check "an old 51-feature trial backtests as before" test "$a" = "$OUT_TXT"
+fi
+
 # Selection errors: an unknown name (exit 3, named), a name twice (exit 2).
 run_rc 3 "$FOXOPT" train "$WORK/dqn.yaml" -o "$WORK/x1" --set "data.features=[ret_1, nope, sig_a, also_not]"
 contains "$ERR_TXT" "data.features in $WORK/u.h5: the dataset lacks 2 features: nope, also_not"
@@ -146,6 +163,14 @@ parameters:
   ppo.lr: {distribution: log_uniform, min: 1.0e-4, max: 1.0e-2}
 YAML
 run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st"
+# The same study on the device (built with CUDA): the same table.
+"$FOXOPT" run "$WORK/st.yaml" -o "$WORK/st-dev" --set train.backend=cuda >"$WORK/dev.out" \
+  2>"$WORK/dev.err"
+DEV_RC=$?
+if ! grep -q "no CUDA device is usable here\|built without CUDA" "$WORK/dev.err"; then
+  check "the study on the device: exit $DEV_RC: $(tail -2 "$WORK/dev.err")" test "$DEV_RC" -eq 0
+  same_table "the study on the device" "$WORK/st/trials.csv" "$WORK/st-dev/trials.csv"
+fi
 run_rc 0 "$FOXOPT" report "$WORK/st" --no-plots --test
 run_rc 0 "$FOXOPT" backtest "$WORK/u.h5" --study "$WORK/st" --trial 0
 run_rc 0 "$FOXOPT" info "$WORK/st/dataset-0000.h5"
