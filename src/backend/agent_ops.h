@@ -81,8 +81,9 @@ struct agent_ops {
                        const float *r, const uint8_t *dones, struct fox_err *e);
   /* The vector step's n transitions counted (dqn_tick: position and fill of a ring of cap). */
   int (*dqn_tick)(struct dqn_clock *clk, int n, int64_t cap, struct fox_err *e);
-  /* Batch of b for the clock's next gradient update from the ring's fill: bs [2b, nfeat + 3] (s then
-   * s', rebuilt from the dataset's normalised states [n, 51]), actions, rewards, terminals. */
+  /* Batch of b for the clock's next gradient update from the ring's fill: bs [2b, nfeat + 3]
+   * (s then s', rebuilt from the dataset's normalised states [n, nfeat]), actions, rewards,
+   * terminals. */
   int (*replay_sample)(const struct replay_dev *rb, const struct dqn_clock *clk,
                        const float *data_states, uint64_t seed, int b, float *bs, uint8_t *ba,
                        float *br, uint8_t *bterm, struct fox_err *e);

@@ -68,11 +68,11 @@ static const struct param_ params_[] = {
     {"data.path", P_STRING, C_(data_path), 0, 0, 0, NULL, "a file name",
      "The dataset.h5 that `foxopt import` made, relative to the current directory; every trial "
      "of a study reads the same one."},
-    {"data.features", P_FEATURES, C_(n_features), 1, FOX_FEATURES_MAX, 0, NULL,
-     "a list of 1 to 307 feature names, e.g. [ret_1, rsi_14, my_signal]",
+    {"data.features", P_FEATURES, C_(n_features), 0, FOX_FEATURES_MAX, 0, NULL,
+     "a list of at most 307 feature names, e.g. [ret_1, rsi_14, my_signal]",
      "The features a state shows, in this order: any of the 51 built-in ones (FEATURES.md) and "
      "the dataset's user columns (the CSV's columns after the OHLCV ones, kept by `foxopt "
-     "import`). Left out: the 51 built-in ones. A trial file records them, and `backtest "
+     "import`). Left out or []: the 51 built-in ones. A trial file records them, and `backtest "
      "--policy` refuses a dataset that lacks one."},
     {"market.initial_capital", P_DOUBLE, M_(initial_capital), 0, 1e15, 1, NULL, "a number > 0",
      "Cash every training episode, backtest and evaluation fold starts with, in the price's "
@@ -698,7 +698,7 @@ static int param_assign_(struct config *c, const struct param_ *p, const char *v
     return 0;
   }
   case P_FEATURES: {
-    if (nitems < 1 || nitems > FOX_FEATURES_MAX)
+    if (nitems < 0 || nitems > FOX_FEATURES_MAX)
       return bad_(e, where, p, val, 0);
     /* Built aside and zero past the end, as the layers are. */
     char text[FOX_FEATURES_TEXT] = {0};
@@ -808,7 +808,8 @@ static int split_list_(char *s, char **items, int *n, int max) {
   if (strpbrk(s, "[]"))
     return -1;
   *n = 0;
-  if (s[strspn(s, " ")] == '\0' && len >= 2 && max == FOX_CONSTRAINTS_MAX)
+  if (s[strspn(s, " ")] == '\0' && len >= 2 &&
+      (max == FOX_CONSTRAINTS_MAX || max == FOX_FEATURES_MAX))
     return 0;
   for (char *item = s; item && *n <= max;) {
     char *comma = strchr(item, ',');

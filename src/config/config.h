@@ -118,7 +118,7 @@ struct study_config {
 
 enum { FOX_CONFIG_KEYS_MAX = 128 };
 /* data.features: at most this many names, comma-joined in this many bytes. */
-enum { FOX_FEATURES_MAX = 51 + 256, FOX_FEATURES_TEXT = 8192 };
+enum { FOX_FEATURES_MAX = 51 + 256, FOX_FEATURES_TEXT = FOX_FEATURES_MAX * 64 };
 
 struct config {
   char data_path[1024];        /* data.path */

@@ -366,6 +366,9 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
   enum csv_format fmt = 0;
   int64_t prev_ts = 0;
   int have_prev = 0, last_repaired = 0;
+  /* A UTF-8 byte order mark (spreadsheet exports) is no part of the first column's name. */
+  if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+    p += 3;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
@@ -385,8 +388,10 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
     int nf = split_(p, le, f, CSV_MAX_FIELDS);
     if (fmt == 0) {
       int header = !is_number_(&f[0]);
-      /* A header naming the OHLCV columns first: any further columns are the user's. */
-      if (nf == 6 || (header && nf > 6 && nf <= CSV_MAX_FIELDS && ohlcv_header_(f)))
+      /* A header naming the OHLCV columns first: any further columns are the user's, unless
+       * it is Binance's own (12 columns, the seventh close_time), whose last six are ignored. */
+      int binance = nf == 12 && (!header || field_is_(&f[6], "close_time"));
+      if (nf == 6 || (header && nf > 6 && !binance && ohlcv_header_(f)))
         fmt = CSV_OHLCV;
       else if (nf == 12)
         fmt = CSV_BINANCE;

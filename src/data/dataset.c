@@ -154,27 +154,40 @@ int dataset_select(struct dataset *ds, const char *const *names, int count, cons
                    struct fox_err *e) {
   int n = count > 0 ? count : FOX_NFEAT;
   int *sel = malloc((size_t)n * sizeof *sel);
-  mallocCheck(sel, e);
-  char missing[512] = "";
-  int nmissing = 0;
+  char *missing = calloc((size_t)n, FOX_FEAT_NAME + 2); /* every name, ", " between */
+  if (!sel || !missing) {
+    free(sel), free(missing);
+    return fox_errf(e, FOX_EFAIL, "%s: out of memory", where);
+  }
+  int nmissing = 0, unnamed = 0;
   for (int j = 0; j < n; j++) {
     const char *want = count > 0 ? names[j] : feature_names[j];
     sel[j] = dataset_column(ds, want);
     for (int k = 0; k < j && count > 0; k++)
       if (strcmp(names[k], want) == 0) {
-        free(sel);
+        free(sel), free(missing);
         return fox_errf(e, FOX_EUSAGE, "%s: feature '%s' is selected twice", where, want);
       }
     if (sel[j] < 0) {
+      /* Every name while the message has room (FOX_ERR_LEN), then how many more. */
       size_t at = strlen(missing);
-      snprintf(missing + at, sizeof missing - at, "%s%s", nmissing++ ? ", " : "", want);
+      if (at < 640)
+        snprintf(missing + at, (size_t)n * (FOX_FEAT_NAME + 2) - at, "%s%s",
+                 nmissing ? ", " : "", want);
+      else
+        unnamed++;
+      nmissing++;
     }
   }
   if (nmissing > 0) {
     free(sel);
-    return fox_errf(e, FOX_EDATA, "%s: the dataset lacks %d feature%s: %s", where, nmissing,
-                    nmissing > 1 ? "s" : "", missing);
+    int rc = fox_errf(e, FOX_EDATA, "%s: the dataset lacks %d feature%s: %s%s%.0d%s", where,
+                      nmissing, nmissing > 1 ? "s" : "", missing, unnamed ? ", and " : "",
+                      unnamed, unnamed ? " more" : "");
+    free(missing);
+    return rc;
   }
+  free(missing);
   free(ds->sel);
   ds->sel = sel;
   ds->nsel = n;

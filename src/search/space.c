@@ -67,6 +67,8 @@ static const char *study_owned_(const char *key) {
       {"train.backend", "every trial of a process runs on its device"},
       {"train.graphs", "graphs change how steps reach the device, not their numbers"},
       {"data.path", "every rank uploads one dataset for all its trials"},
+      {"data.features", "every rank normalises one selection of the dataset's columns for all "
+                        "its trials"},
       {"eval.split", "the objective is measured on one split for every trial"},
       {"eval.folds", "every configuration's cells are the same repeats x folds"},
   };

@@ -64,6 +64,22 @@ sed 1d "$WORK/bad.csv" >"$WORK/nohead.csv"
 run_rc 3 "$FOXOPT" import "$WORK/nohead.csv" -o "$WORK/nohead.h5"
 contains "$ERR_TXT" "a header of those 6 then user columns"
 
+# Binance's own header (12 columns, close_time seventh) is Binance's: no user columns. A UTF-8
+# byte order mark before the header is skipped. Past 256 user columns: the limit, named.
+printf 'open_time,open,high,low,close,volume,close_time,quote_volume,count,taker_buy_volume,taker_buy_quote_volume,ignore\n' >"$WORK/bn.csv"
+awk -F, 'NR > 1 { printf "%d000,%s,%s,%s,%s,%s,%d999,1,2,3,4,\n", $1, $2, $3, $4, $5, $6, $1 + 59 }' \
+  "$WORK/s.csv" >>"$WORK/bn.csv"
+run_rc 0 "$FOXOPT" import "$WORK/bn.csv" -o "$WORK/bn.h5"
+contains "$OUT_TXT" "imported $WORK/bn.csv (binance-kline, header)"
+check "Binance's columns are no user features" not grep -q "user features" "$WORK/out.txt"
+{ printf '\xEF\xBB\xBF'; cat "$WORK/u.csv"; } >"$WORK/bom.csv"
+run_rc 0 "$FOXOPT" import "$WORK/bom.csv" -o "$WORK/bom.h5"
+contains "$OUT_TXT" "user features   3: sig_a sig.b sig-c"
+awk -F, 'BEGIN { OFS = "," } NR <= 3 { s = $0; for (i = 1; i <= 257; i++) s = s "," (NR == 1 ? "c" i : i); print s }' \
+  "$WORK/s.csv" >"$WORK/wide.csv"
+run_rc 3 "$FOXOPT" import "$WORK/wide.csv" -o "$WORK/wide.h5"
+contains "$ERR_TXT" "$WORK/wide.csv:1: 257 user columns, at most 256 are read"
+
 # 10 built-in + 3 user features.
 SEL="[ret_1, ret_5, ret_15, vol_60, ewm_vol, rsi_14, macd, bb_pctb, volume_z, tod_sin, sig_a, sig.b, sig-c]"
 for algo in dqn ppo; do
@@ -151,6 +167,21 @@ run_rc 2 "$FOXOPT" train "$WORK/dqn.yaml" -o "$WORK/x2" --set "data.features=[re
 contains "$ERR_TXT" "data.features[2] = 'ret_1': given twice (item 0)"
 run_rc 2 "$FOXOPT" train "$WORK/dqn.yaml" -o "$WORK/x3" --set "data.features=[ret 1]"
 contains "$ERR_TXT" "expected a feature name"
+
+# data.features: [] is the default; it cannot be searched.
+run_rc 0 "$FOXOPT" train "$WORK/b51.yaml" -o "$WORK/b51e" --set "data.features=[]"
+run_rc 0 "$FOXOPT" backtest "$WORK/u.h5" --policy "$WORK/b51e/trial.h5" --json
+check "data.features=[] trains the 51" test "$a" = "$OUT_TXT"
+cat >"$WORK/sf.yaml" <<YAML
+data: {path: $WORK/u.h5}
+train: {algo: dqn, epochs: 1, steps_per_epoch: 512, backend: cpu}
+study: {name: sf, trials: 2, sampler: {name: grid}}
+parameters:
+  data.features: {values: [[rsi_14, sig_a], [ret_1, sig-c]]}
+YAML
+run_rc 2 "$FOXOPT" run "$WORK/sf.yaml" -o "$WORK/sf"
+contains "$ERR_TXT" "data.features"
+contains "$ERR_TXT" "every rank normalises one selection of the dataset's columns"
 
 # A study over the user features: every trial records them; report reads them back.
 cat >"$WORK/st.yaml" <<YAML
