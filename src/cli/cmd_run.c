@@ -23,9 +23,10 @@
 static const struct cli_opt opts_[] = {
     {"-o", "OUTDIR", "where the study goes (default: study.name in the current directory)"},
     {"--resume", NULL, "continue the study in OUTDIR (CONFIG.yaml may be left out; if given it "
-                       "must be the study's own, with the same --set overrides; --set without "
-                       "CONFIG.yaml is refused); with CONFIG.yaml where OUTDIR holds no study.h5 "
-                       "yet, it starts the study"},
+                       "must be the study's own, with the same --set overrides); --set "
+                       "study.trials=N with a larger N continues a study, finished or not, to N "
+                       "trials (with or without CONFIG.yaml; any other change is refused); with "
+                       "CONFIG.yaml where OUTDIR holds no study.h5 yet, it starts the study"},
     {"--backend", "B", "where trials run: auto, cpu or cuda, overriding train.backend"},
     {"--set", "K=V", "override any config key, e.g. --set study.trials=50 (every key is in "
                      "foxopt(1) and docs/config-keys.md)"},
@@ -113,10 +114,12 @@ static int parse_(int argc, char **argv, struct run_args_ *a, struct fox_err *e)
     return fox_errf(e, FOX_EUSAGE, "CONFIG.yaml is required (foxopt help run)");
   if (!a->outdir && !a->config)
     return fox_errf(e, FOX_EUSAGE, "--resume without CONFIG.yaml needs -o OUTDIR");
-  if (!a->config && a->nset)
-    return fox_errf(e, FOX_EUSAGE, "--set without CONFIG.yaml: a resumed study keeps the "
-                                   "config and overrides it was started with (foxopt info "
-                                   "OUTDIR/study.h5 shows them)");
+  for (int i = 0; !a->config && i < a->nset; i++)
+    if (strncmp(a->sets[i], "study.trials=", 13) != 0)
+      return fox_errf(e, FOX_EUSAGE, "--set %s without CONFIG.yaml: a resumed study keeps the "
+                                     "config and overrides it was started with (foxopt info "
+                                     "OUTDIR/study.h5 shows them); only study.trials=N, more "
+                                     "trials, may be given", a->sets[i]);
   if (a->backend && strcmp(a->backend, "auto") && strcmp(a->backend, "cpu") &&
       strcmp(a->backend, "cuda"))
     return fox_errf(e, FOX_EUSAGE, "--backend '%s': expected auto, cpu or cuda", a->backend);
@@ -174,8 +177,73 @@ static int claim_(const struct world *w, const struct run_args_ *a, const char *
   return 0;
 }
 
+/* `sets` ("\n"-separated K=V lines) without its study.trials lines. */
+static char *sets_but_trials_(const char *sets) {
+  char *out = calloc(strlen(sets) + 1, 1);
+  for (const char *p = sets; out && *p;) {
+    size_t len = strcspn(p, "\n");
+    if (strncmp(p, "study.trials=", 13) != 0)
+      strncat(strncat(out, p, len), "\n", 2);
+    p += len + (p[len] == '\n');
+  }
+  return out;
+}
+
+/* The --set lines a resume asks for: the given config's, or without one the stored lines and
+ * then the command line's (study.trials only: parse_). */
+static char *wanted_sets_(const struct study *s, const struct study *given,
+                          const struct run_args_ *a) {
+  if (a->config)
+    return strdup(given->config_sets);
+  size_t n = strlen(s->config_sets) + 2;
+  for (int i = 0; i < a->nset; i++)
+    n += strlen(a->sets[i]) + 1;
+  char *out = calloc(n, 1);
+  if (!out)
+    return NULL;
+  strcat(out, s->config_sets);
+  for (int i = 0; i < a->nset; i++) {
+    if (out[0] && out[strlen(out) - 1] != '\n')
+      strcat(out, "\n");
+    strcat(out, a->sets[i]);
+  }
+  return out;
+}
+
+/* A resume that changes study.trials alone continues the study to the new count, as Optuna's
+ * optimize() on a loaded study adds trials: its rows so far stay as they are, the samplers and
+ * schedulers go on from them. pbt's trials are population x generations: not extended. */
+static int extend_(struct study *s, const char *text, const char *sets, const char *outdir,
+                   struct fox_err *e) {
+  struct study want;
+  char name[4200];
+  snprintf(name, sizeof name, "%s/study.h5", outdir);
+  FOX_TRY(study_create_text(&want, text, sets, name, e));
+  int rc = 0;
+  if (want.cfg.study.trials != s->cfg.study.trials && s->cfg.study.scheduler == FOX_SCHED_PBT)
+    rc = fox_errf(e, FOX_EUSAGE, "study.trials %d: a pbt study's trials are its population x "
+                                 "generations (train.epochs / study.scheduler.interval): it "
+                                 "cannot be given more trials", want.cfg.study.trials);
+  else if (want.total < s->n)
+    rc = fox_errf(e, FOX_EUSAGE, "study.trials %d: the study in %s has made %d trials already",
+                  want.cfg.study.trials, outdir, s->n);
+  if (rc == 0) {
+    char *keep = strdup(sets);
+    if (!keep) {
+      study_free(&want);
+      return fox_errf(e, FOX_EFAIL, "out of memory");
+    }
+    s->cfg.study.trials = want.cfg.study.trials;
+    s->total = want.total;
+    free(s->config_sets);
+    s->config_sets = keep;
+  }
+  study_free(&want);
+  return rc;
+}
+
 /* The study, on every rank: `given` (which *s takes over) when fresh, else the stored one,
- * whose config must then be the one given. */
+ * whose config must then be the one given, or differ in study.trials alone (extend_). */
 static int open_study_(struct study *s, struct study *given, const struct run_args_ *a,
                        const char *outdir, int fresh, struct fox_err *e) {
   if (fresh) {
@@ -183,12 +251,22 @@ static int open_study_(struct study *s, struct study *given, const struct run_ar
     return 0;
   }
   int rc = study_load(s, outdir, e);
-  if (rc == 0 && a->config && (strcmp(given->config_text, s->config_text) != 0 ||
-                               strcmp(given->config_sets, s->config_sets) != 0)) {
-    rc = fox_errf(e, FOX_EUSAGE, "%s: --resume with another config or other --set overrides "
-                                 "than the study's (they are in %s/study.h5, attributes config "
-                                 "and config_sets)", a->config, outdir);
-    study_free(s);
+  if (rc == 0 && (a->config || a->nset)) {
+    const char *text = a->config ? given->config_text : s->config_text;
+    char *sets = wanted_sets_(s, given, a);
+    char *x = sets ? sets_but_trials_(sets) : NULL, *y = sets_but_trials_(s->config_sets);
+    if (!sets || !x || !y)
+      rc = fox_errf(e, FOX_EFAIL, "out of memory");
+    else if (strcmp(text, s->config_text) != 0 || strcmp(x, y) != 0)
+      rc = fox_errf(e, FOX_EUSAGE, "%s: --resume with another config or other --set overrides "
+                                   "than the study's (they are in %s/study.h5, attributes "
+                                   "config and config_sets; study.trials alone may change)",
+                    a->config ? a->config : outdir, outdir);
+    else if (strcmp(sets, s->config_sets) != 0)
+      rc = extend_(s, text, sets, outdir, e);
+    free(sets), free(x), free(y);
+    if (rc != 0)
+      study_free(s);
   }
   if (a->config)
     study_free(given);

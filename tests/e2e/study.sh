@@ -48,8 +48,8 @@ done_rows=$(grep -c -E ',(complete|pruned),' "$WORK/fs/trials.csv")
 check "stopped part-way ($done_rows finished)" test "$done_rows" -gt 0 -a "$done_rows" -lt 24
 run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fs" --resume
 contains "$ERR_TXT" "another config or other --set overrides than the study's"
-run_rc 2 "$FOXOPT" run -o "$WORK/fs" --resume --set study.trials=30
-contains "$ERR_TXT" "--set without CONFIG.yaml"
+run_rc 2 "$FOXOPT" run -o "$WORK/fs" --resume --set study.seed=5
+contains "$ERR_TXT" "--set study.seed=5 without CONFIG.yaml"
 run_rc 0 "$FOXOPT" run -o "$WORK/fs" --resume
 same_table "stop + resume" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
 

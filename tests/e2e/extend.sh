@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# More trials for a finished study (issue 27, the Optuna workflow): `run --resume --set
+# study.trials=N` with a larger N continues it, with or without CONFIG.yaml: its rows so far stay
+# as they were and the new ones follow, the same on 1 and 3 ranks; fewer trials, another key, or
+# more trials for pbt are refused (exit 2) and change nothing.
+. "$(dirname "$0")/lib.sh"
+MPIEXEC=${FOX_MPIEXEC:-mpiexec}
+export PMIX_MCA_psec=native
+
+cat >"$WORK/f.yaml" <<YAML
+train: {epochs: 9}
+study:
+  name: ext
+  seed: 3
+  trials: 20
+  round_size: 4
+  objective: {function: branin, direction: minimize}
+  sampler: {name: tpe, n_startup_trials: 6}
+  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/ref"
+check "the reference has 20 trials" test "$(tail -n +2 "$WORK/ref/trials.csv" | wc -l)" -eq 20
+
+# 20, then 30 with the config, then 40 without it.
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a"
+run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume --set study.trials=30
+check "30 trials after the extension" test "$(tail -n +2 "$WORK/a/trials.csv" | wc -l)" -eq 30
+table "$WORK/ref/trials.csv" >"$WORK/ref.t"
+table "$WORK/a/trials.csv" | head -21 >"$WORK/a20.t"
+check "the first 20 rows are the study's before" cmp -s "$WORK/ref.t" "$WORK/a20.t"
+check "every new trial ran" not grep -q ",running," "$WORK/a/trials.csv"
+run_rc 0 "$FOXOPT" info "$WORK/a/study.h5"
+contains "$OUT_TXT" "study.trials=30"
+cp "$WORK/a/trials.csv" "$WORK/a30.csv"
+run_rc 0 "$FOXOPT" run -o "$WORK/a" --resume --set study.trials=40
+check "40 trials after the second" test "$(tail -n +2 "$WORK/a/trials.csv" | wc -l)" -eq 40
+table "$WORK/a30.csv" >"$WORK/a30.t"
+table "$WORK/a/trials.csv" | head -31 >"$WORK/a40.t"
+check "the first 30 rows stay" cmp -s "$WORK/a30.t" "$WORK/a40.t"
+# A plain resume of the extended study has nothing to do; the report reads it.
+run_rc 0 "$FOXOPT" run -o "$WORK/a" --resume
+run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots
+contains "$OUT_TXT" "40"
+
+# Refused, and nothing changes.
+cp "$WORK/a/trials.csv" "$WORK/before.csv"
+run_rc 2 "$FOXOPT" run -o "$WORK/a" --resume --set study.trials=35
+contains "$ERR_TXT" "study.trials 35: the study in $WORK/a has made 40 trials already"
+run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume
+contains "$ERR_TXT" "study.trials 20: the study in $WORK/a has made 40 trials already"
+run_rc 2 "$FOXOPT" run -o "$WORK/a" --resume --set train.epochs=3
+contains "$ERR_TXT" "only study.trials=N, more trials, may be given"
+run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume --set study.trials=50 \
+  --set study.seed=4
+contains "$ERR_TXT" "--resume with another config or other --set overrides than the study's"
+check "the refusals changed nothing" cmp -s "$WORK/before.csv" "$WORK/a/trials.csv"
+
+# 3 ranks: the same table through the same extension.
+if command -v "$MPIEXEC" >/dev/null; then
+  run_rc 0 "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/m"
+  run_rc 0 "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/m" --resume \
+    --set study.trials=30
+  table "$WORK/m/trials.csv" >"$WORK/m.t"
+  check "3 ranks extend to the same 30 rows" cmp -s "$WORK/a30.t" "$WORK/m.t"
+fi
+
+# pbt: its trials are population x generations.
+cat >"$WORK/p.yaml" <<YAML
+train: {epochs: 4}
+study:
+  name: p
+  seed: 1
+  trials: 8
+  objective: {function: branin, direction: minimize}
+  scheduler: {name: pbt, population: 4, interval: 2}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/p"
+run_rc 2 "$FOXOPT" run -o "$WORK/p" --resume --set study.trials=12
+contains "$ERR_TXT" "a pbt study's trials are its population x generations"
+done_
