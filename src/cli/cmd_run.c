@@ -115,11 +115,12 @@ static int parse_(int argc, char **argv, struct run_args_ *a, struct fox_err *e)
   if (!a->outdir && !a->config)
     return fox_errf(e, FOX_EUSAGE, "--resume without CONFIG.yaml needs -o OUTDIR");
   for (int i = 0; !a->config && i < a->nset; i++)
-    if (strncmp(a->sets[i], "study.trials=", 13) != 0)
+    if (strncmp(a->sets[i], "study.trials=", 13) != 0 &&
+        strncmp(a->sets[i], "study.timeout=", 14) != 0)
       return fox_errf(e, FOX_EUSAGE, "--set %s without CONFIG.yaml: a resumed study keeps the "
                                      "config and overrides it was started with (foxopt info "
-                                     "OUTDIR/study.h5 shows them); only study.trials=N, more "
-                                     "trials, may be given", a->sets[i]);
+                                     "OUTDIR/study.h5 shows them); only study.trials=N (more "
+                                     "trials) and study.timeout=T may be given", a->sets[i]);
   if (a->backend && strcmp(a->backend, "auto") && strcmp(a->backend, "cpu") &&
       strcmp(a->backend, "cuda"))
     return fox_errf(e, FOX_EUSAGE, "--backend '%s': expected auto, cpu or cuda", a->backend);
@@ -177,12 +178,13 @@ static int claim_(const struct world *w, const struct run_args_ *a, const char *
   return 0;
 }
 
-/* `sets` ("\n"-separated K=V lines) without its study.trials lines. */
+/* `sets` ("\n"-separated K=V lines) without its study.trials and study.timeout lines: the keys
+ * a resume may change. */
 static char *sets_but_trials_(const char *sets) {
   char *out = calloc(strlen(sets) + 1, 1);
   for (const char *p = sets; out && *p;) {
     size_t len = strcspn(p, "\n");
-    if (strncmp(p, "study.trials=", 13) != 0)
+    if (strncmp(p, "study.trials=", 13) != 0 && strncmp(p, "study.timeout=", 14) != 0)
       strncat(strncat(out, p, len), "\n", 2);
     p += len + (p[len] == '\n');
   }
@@ -234,6 +236,7 @@ static int extend_(struct study *s, const char *text, const char *sets, const ch
       return fox_errf(e, FOX_EFAIL, "out of memory");
     }
     s->cfg.study.trials = want.cfg.study.trials;
+    s->cfg.study.timeout = want.cfg.study.timeout;
     s->total = want.total;
     free(s->config_sets);
     s->config_sets = keep;
@@ -477,6 +480,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   progress_init(&p, stdout);
   double t0 = now_(), wall0 = s.wall_seconds;
   int stopped = 0, pending = 0; /* pending: rank 0's own failure, announced with the next step */
+  int timed = 0; /* study.timeout passed: rank 0 starts no more work (every rank learns below) */
   struct saver_ sv = {&s, outdir, 0, 0, -1, 0, {0}};
   if (w->rank == 0) {
     c.idle = save_;
@@ -485,7 +489,10 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   while (rc == 0) {
     int n = 0;
     double step0 = now_(), plan = 0;
-    if (w->rank == 0 && !stopped && pending == 0) {
+    if (w->rank == 0 && !stopped && pending == 0 && s.cfg.study.timeout > 0 &&
+        now_() - t0 >= s.cfg.study.timeout)
+      timed = 1; /* n 0: every rank leaves the loop as at the study's end */
+    else if (w->rank == 0 && !stopped && pending == 0) {
       pending = study_next_work(&s, items, &n, e);
       plan = now_() - step0;
       if (n > 0)
@@ -511,6 +518,10 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
       sv.due = save_due_(&sv);
     }
   }
+  if (w->rank == 0) /* the deadline and the last work may have come together */
+    timed = timed && !study_finished(&s);
+  if (rc == 0 && w->size > 1 && MPI_Bcast(&timed, 1, MPI_INT, 0, w->comm) != MPI_SUCCESS)
+    rc = fox_errf(e, FOX_EFAIL, "MPI_Bcast failed at the study's end");
   if (rc == 0 && w->rank == 0 && pending == 0) { /* the last step's checkpoint, or "finished" */
     s.wall_seconds = wall0 + now_() - t0;
     sv.due = 1;
@@ -530,6 +541,14 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     if (w->rank == 0)
       rc = fox_errf(e, FOX_ESTOP, "stopped by signal %d after a clean checkpoint of %s; "
                                   "continue with: foxopt run --resume -o %s", stopped, outdir,
+                    outdir);
+    else
+      rc = FOX_ESTOP, e->quiet = 1;
+  } else if (rc == 0 && timed) {
+    if (w->rank == 0)
+      rc = fox_errf(e, FOX_ESTOP, "stopped at study.timeout (%g s) with %d of %d trials made, "
+                                  "after a clean checkpoint of %s; continue with: foxopt run "
+                                  "--resume -o %s", s.cfg.study.timeout, s.n, s.total, outdir,
                     outdir);
     else
       rc = FOX_ESTOP, e->quiet = 1;

@@ -88,6 +88,7 @@ struct study_config {
   char name[FOX_NAME_LEN];
   uint64_t seed;
   int trials, round_size, trials_per_device;
+  double timeout;            /* seconds a run starts work for (0: no limit) */
   char metric[FOX_NAME_LEN]; /* objective.metric, e.g. val.sharpe */
   int direction;             /* objective.direction: FOX_MAXIMIZE | FOX_MINIMIZE */
   /* study.objective as a list of {metric, direction}: n_obj of them, the first being

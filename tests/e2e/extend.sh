@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# More trials for a finished study (issue 27, the Optuna workflow): `run --resume --set
+# The Optuna workflow (issue 27). More trials for a finished study: `run --resume --set
 # study.trials=N` with a larger N continues it, with or without CONFIG.yaml: its rows so far stay
 # as they were and the new ones follow, the same on 1 and 3 ranks; fewer trials, another key, or
-# more trials for pbt are refused (exit 2) and change nothing.
+# more trials for pbt are refused (exit 2) and change nothing. study.timeout: a run starts no
+# work after T seconds, exits 75, and resumes to the uninterrupted table (1 and 3 ranks).
 . "$(dirname "$0")/lib.sh"
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 export PMIX_MCA_psec=native
@@ -52,7 +53,7 @@ contains "$ERR_TXT" "study.trials 35: the study in $WORK/a has made 40 trials al
 run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume
 contains "$ERR_TXT" "study.trials 20: the study in $WORK/a has made 40 trials already"
 run_rc 2 "$FOXOPT" run -o "$WORK/a" --resume --set train.epochs=3
-contains "$ERR_TXT" "only study.trials=N, more trials, may be given"
+contains "$ERR_TXT" "only study.trials=N (more trials) and study.timeout=T may be given"
 run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume --set study.trials=50 \
   --set study.seed=4
 contains "$ERR_TXT" "--resume with another config or other --set overrides than the study's"
@@ -65,6 +66,39 @@ if command -v "$MPIEXEC" >/dev/null; then
     --set study.trials=30
   table "$WORK/m/trials.csv" >"$WORK/m.t"
   check "3 ranks extend to the same 30 rows" cmp -s "$WORK/a30.t" "$WORK/m.t"
+fi
+
+# study.timeout: runs of about a second each until the study is done, then the same table.
+SLOW=(--set study.objective.seconds=0.05 --set study.timeout=1)
+"$FOXOPT" run "$WORK/f.yaml" -o "$WORK/t" "${SLOW[@]}" >/dev/null 2>"$WORK/t.err"
+RC=$?
+check "a timed-out run exits 75 (got $RC)" test "$RC" -eq 75
+contains "$(cat "$WORK/t.err")" "stopped at study.timeout (1 s) with "
+contains "$(cat "$WORK/t.err")" "continue with: foxopt run --resume -o $WORK/t"
+made=$(tail -n +2 "$WORK/t/trials.csv" | wc -l)
+check "it stopped part-way ($made rows)" test "$made" -lt 20
+for i in $(seq 40); do
+  "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/t" --resume "${SLOW[@]}" >/dev/null 2>&1
+  RC=$?
+  [ "$RC" -eq 75 ] || break
+done
+check "the last resume finishes (exit $RC)" test "$RC" -eq 0
+same_table "study.timeout and resumes" "$WORK/ref/trials.csv" "$WORK/t/trials.csv"
+# Without CONFIG.yaml the timeout may change too: 0 lifts it.
+"$FOXOPT" run "$WORK/f.yaml" -o "$WORK/t2" "${SLOW[@]}" >/dev/null 2>&1
+run_rc 0 "$FOXOPT" run -o "$WORK/t2" --resume --set study.timeout=0
+same_table "study.timeout lifted on resume" "$WORK/ref/trials.csv" "$WORK/t2/trials.csv"
+if command -v "$MPIEXEC" >/dev/null; then
+  "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/tm" "${SLOW[@]}" >/dev/null 2>&1
+  RC=$?
+  check "3 ranks time out with 75 (got $RC)" test "$RC" -eq 75
+  for i in $(seq 40); do
+    "$MPIEXEC" -n 3 "$FOXOPT" run -o "$WORK/tm" --resume >/dev/null 2>&1
+    RC=$?
+    [ "$RC" -eq 75 ] || break
+  done
+  check "3 ranks: the last resume finishes (exit $RC)" test "$RC" -eq 0
+  same_table "3 ranks with study.timeout" "$WORK/ref/trials.csv" "$WORK/tm/trials.csv"
 fi
 
 # pbt: its trials are population x generations.
