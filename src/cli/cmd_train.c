@@ -64,7 +64,8 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
   struct config cfg;
   config_defaults(&cfg);
   fs_guard_inputs();
-  FOX_TRY(config_load(&cfg, path, (const char *const[]){"study", "parameters", NULL}, e));
+  FOX_TRY(config_load(&cfg, path, (const char *const[]){"study", "parameters", "enqueue", NULL},
+                      e));
   for (int i = 0; i < nset; i++)
     FOX_TRY(config_set(&cfg, sets[i], NULL, e));
   static const char *const backends[3] = {"auto", "cpu", "cuda"};

@@ -14,7 +14,7 @@
 static const char *scalar_(yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
 /* A YAML value as --set text: scalars as they are, lists as "[a, b]". */
-static int render_(yaml_document_t *doc, yaml_node_t *v, char *out, size_t n) {
+int space_render(struct yaml_document_s *doc, struct yaml_node_s *v, char *out, size_t n) {
   if (v->type == YAML_SCALAR_NODE)
     return snprintf(out, n, "%s", scalar_(v)) < (int)n ? 0 : -1;
   if (v->type != YAML_SEQUENCE_NODE)
@@ -207,7 +207,7 @@ static int load_param_(struct space *sp, yaml_document_t *doc, yaml_node_t *k, y
     }
     for (int j = 0; j < n; j++) {
       snprintf(where, sizeof where, "%s:%zu: ", path, items[j]->start_mark.line + 1);
-      if (render_(doc, items[j], p->choice[j], sizeof p->choice[j]) != 0)
+      if (space_render(doc, items[j], p->choice[j], sizeof p->choice[j]) != 0)
         return fox_errf(e, FOX_EUSAGE, "%sparameters.%s: value %d: expected a scalar or a list "
                                        "of scalars (at most %d characters)", where, key, j + 1,
                         FOX_CHOICE_LEN - 1);
@@ -543,4 +543,26 @@ void space_grid_point(const struct space *sp, long long k, double *x) {
     }
     k -= block;
   }
+}
+
+int space_value(const struct space_param *p, const char *text, double *x) {
+  if (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED) {
+    double v;
+    int num = number_(text, &v) == 0;
+    for (int k = 0; k < p->n_choices; k++)
+      if (strcmp(text, p->choice[k]) == 0 || (num && v == p->choice_num[k])) {
+        *x = k;
+        return 0;
+      }
+    return -1;
+  }
+  double v;
+  if (number_(text, &v) != 0 || !(v >= p->lo && v <= p->hi))
+    return -1;
+  /* A value the sampler could draw: on the integers or the q grid. */
+  double s = space_snap(p, v);
+  if (fabs(s - v) > 1e-12 * (fabs(v) > 1 ? fabs(v) : 1))
+    return -1;
+  *x = s;
+  return 0;
 }

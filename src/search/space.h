@@ -71,6 +71,15 @@ void space_numeric(const struct space_param *p, double *low, double *high, doubl
 double space_snap(const struct space_param *p, double v);
 /* Applies a point to a config through config_set (each active key as --set would). */
 int space_apply(const struct space *sp, const double *x, struct config *cfg, struct fox_err *e);
+struct yaml_document_s;
+struct yaml_node_s;
+/* A YAML value as --set text (scalars as they are, lists as "[a, b]"): -1 when it is neither
+ * or does not fit n bytes. */
+int space_render(struct yaml_document_s *doc, struct yaml_node_s *v, char *out, size_t n);
+/* The point coordinate of `text` for parameter p (a choice's index, or the number, which must
+ * lie in [min, max] and on the integers or the q grid): -1 when the distribution has no such
+ * value. */
+int space_value(const struct space_param *p, const char *text, double *x);
 /* The value as text for tables and --set: "" when inactive. */
 void space_format(const struct space_param *p, double v, char *buf, size_t n);
 /* The value as a number for plots and test functions: a choice's number, or its index. */

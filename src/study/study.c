@@ -187,6 +187,7 @@ static int create_(struct study *s, const char *text, const char *name, struct f
   struct config *c = &s->cfg;
   FOX_TRY(objective_(s, name, e));
   FOX_TRY(space_load_text(&s->space, text, name, c, e));
+  FOX_TRY(enqueue_load_text(&s->enqueue, &s->space, text, name, e));
   for (int i = 0; i < s->space.n; i++)
     for (const char *const *k = fixed_keys_; *k; k++)
       if (strcmp(s->space.p[i].key, *k) == 0)
@@ -225,7 +226,8 @@ int study_create_text(struct study *s, const char *text, const char *sets, const
   s->config_text = strdup(text);
   s->config_sets = strdup(sets ? sets : "");
   int rc = s->config_text && s->config_sets
-               ? config_load_text(&s->cfg, text, name, (const char *const[]){"parameters", NULL},
+               ? config_load_text(&s->cfg, text, name,
+                                  (const char *const[]){"parameters", "enqueue", NULL},
                                   e)
                : fox_errf(e, FOX_EFAIL, "study: out of memory");
   for (const char *p = s->config_sets; rc == 0 && *p;) {
@@ -266,6 +268,7 @@ int study_create(struct study *s, const char *path, const char *const *sets, int
 }
 
 void study_free(struct study *s) {
+  enqueue_free(&s->enqueue);
   free(s->config_text);
   free(s->config_sets);
   for (int i = 0; s->trials && i < s->n; i++) {
@@ -589,8 +592,12 @@ int study_propose_round(struct study *s, struct fox_err *e) {
     if (rc == 0) {
       t->bracket = bracket;
       t->next_rung = bracket;
-      rc = s->sampler->propose(&s->cfg.study.tpe, &s->space, h, before,
-                               rng_hash2(t->seed, 0x73616d70ULL), t->x, e);
+      /* An enqueued set is the point (no proposal: a sampler's draws are the trial's own) */
+      if (t->id < s->enqueue.n)
+        memcpy(t->x, s->enqueue.x[t->id], sizeof s->enqueue.x[t->id]);
+      else
+        rc = s->sampler->propose(&s->cfg.study.tpe, &s->space, h, before,
+                                 rng_hash2(t->seed, 0x73616d70ULL), t->x, e);
       if (rc != 0) {
         free(t->rep), free(t->cells);
         s->n--;

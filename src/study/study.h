@@ -10,6 +10,7 @@
 #include "backtest/metrics.h"
 #include "search/sampler.h"
 #include "study/scheduler.h"
+#include "search/enqueue.h"
 #include "search/space.h"
 
 enum { FOX_ST_COMPLETE = 0, FOX_ST_PRUNED = 1, FOX_ST_FAILED = 2, FOX_ST_RUNNING = 3 };
@@ -95,6 +96,7 @@ struct study {
   char *config_text; /* the config file as given */
   char *config_sets; /* its --set overrides, one per line, in order ("" when none) */
   struct space space;
+  struct enqueue enqueue; /* the first trials' points, given (enqueue:) */
   const struct sampler_ops *sampler;
   struct rung_plan plan;
   int plan_epochs; /* train.epochs of every trial (the scheduler's full budget) */

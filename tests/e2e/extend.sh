@@ -4,6 +4,7 @@
 # as they were and the new ones follow, the same on 1 and 3 ranks; fewer trials, another key, or
 # more trials for pbt are refused (exit 2) and change nothing. study.timeout: a run starts no
 # work after T seconds, exits 75, and resumes to the uninterrupted table (1 and 3 ranks).
+# enqueue: the given parameter sets are the first trials, exactly; bad sets name FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 export PMIX_MCA_psec=native
@@ -100,6 +101,63 @@ if command -v "$MPIEXEC" >/dev/null; then
   check "3 ranks: the last resume finishes (exit $RC)" test "$RC" -eq 0
   same_table "3 ranks with study.timeout" "$WORK/ref/trials.csv" "$WORK/tm/trials.csv"
 fi
+
+# enqueue: three sets first (Branin's three minima), then the sampler's; the same on 3 ranks.
+sed -e 's/trials: 20/trials: 12/' "$WORK/f.yaml" >"$WORK/q.yaml"
+cat >>"$WORK/q.yaml" <<YAML
+enqueue:
+  - {x0: 3.14159, x1: 2.275}
+  - {x0: -3.14159, x1: 12.275}
+  - {x0: 9.42478, x1: 2.475}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/q.yaml" -o "$WORK/q"
+got=$(awk -F, 'NR > 1 && NR <= 4 { print $9 "," $10 }' "$WORK/q/trials.csv" | tr '\n' ' ')
+check "the enqueued sets are trials 0-2: $got" test "$got" = "3.14159,2.275 -3.14159,12.275 9.42478,2.475 "
+check "12 trials" test "$(tail -n +2 "$WORK/q/trials.csv" | wc -l)" -eq 12
+check "the enqueued trials reach Branin's minimum" test "$(awk -F, 'NR == 2 { print ($11 < 0.3979) }' "$WORK/q/trials.csv")" = 1
+if command -v "$MPIEXEC" >/dev/null; then
+  run_rc 0 "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/q.yaml" -o "$WORK/qm"
+  same_table "enqueue on 3 ranks" "$WORK/q/trials.csv" "$WORK/qm/trials.csv"
+fi
+bad_q() { # bad_q NAME SED EXPECTED
+  sed "$2" "$WORK/q.yaml" >"$WORK/$1.yaml"
+  run_rc 2 "$FOXOPT" run "$WORK/$1.yaml" -o "$WORK/$1"
+  contains "$ERR_TXT" "$3"
+  check "$1: nothing made" test ! -e "$WORK/$1"
+}
+line=$(grep -n "x1: 2.475" "$WORK/q.yaml" | cut -d: -f1)
+bad_q unknown 's/x1: 2.475}/x1: 2.475, x2: 1}/' "$WORK/unknown.yaml:$line: enqueue[2].x2: not a parameter of the study"
+bad_q range 's/x1: 2.475}/x1: 20}/' "$WORK/range.yaml:$line: enqueue[2].x1 = 20: expected a number in [0, 15]"
+bad_q missing 's/, x1: 2.475}/}/' "$WORK/missing.yaml:$line: enqueue[2]: parameters.x1 is not given"
+bad_q notmap 's/^  - {x0: 9.42478, x1: 2.475}/  - 5/' "enqueue[2]: expected a mapping of parameters to values"
+# An agent study: categorical and conditional keys.
+"$FOXOPT" synth -o "$WORK/s.csv" --bars 3000 --seed 5 >/dev/null
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
+cat >"$WORK/ag.yaml" <<YAML
+data: {path: $WORK/s.h5}
+env: {num_envs: 4, episode_bars: 128}
+train: {epochs: 1, steps_per_epoch: 512, backend: cpu}
+dqn: {hidden: [8], learning_starts: 64, buffer_size: 256, batch_size: 16}
+ppo: {hidden: [8], n_steps: 32}
+study: {name: ag, seed: 2, trials: 3, round_size: 3}
+parameters:
+  train.algo: {distribution: categorical, values: [dqn, ppo]}
+  dqn.lr: {distribution: log_uniform, min: 1.0e-4, max: 1.0e-2}
+  ppo.hidden: {distribution: categorical, values: [[8], [16, 16]]}
+enqueue:
+  - {train.algo: ppo, ppo.hidden: [16, 16]}
+  - {train.algo: dqn, dqn.lr: 0.005}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/ag.yaml" -o "$WORK/ag"
+contains "$(sed -n 2p "$WORK/ag/trials.csv")" "ppo,,\"[16, 16]\""
+contains "$(sed -n 3p "$WORK/ag/trials.csv")" "dqn,0.005,"
+sed 's/{train.algo: dqn, dqn.lr: 0.005}/{train.algo: dqn, dqn.lr: 0.005, ppo.hidden: [8]}/' \
+  "$WORK/ag.yaml" >"$WORK/ag2.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/ag2.yaml" -o "$WORK/ag2"
+contains "$ERR_TXT" "enqueue[1].ppo.hidden: not active under this set's train.algo"
+sed 's/ppo.hidden: \[16, 16\]}/ppo.hidden: [32]}/' "$WORK/ag.yaml" >"$WORK/ag3.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/ag3.yaml" -o "$WORK/ag3"
+contains "$ERR_TXT" "enqueue[0].ppo.hidden = [32]: expected one of its values: [8], [16, 16]"
 
 # pbt: its trials are population x generations.
 cat >"$WORK/p.yaml" <<YAML
