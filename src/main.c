@@ -17,7 +17,8 @@ static void usage_(FILE *f) {
     fprintf(f, "  %-8s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
   fprintf(f, "\n  -V, --version    the version\n  -h, --help       this text\n"
              "\nexit codes: 0 ok; 1 other failure; 2 bad usage or config; 3 bad input data or "
-             "file;\n            75 stopped by SIGTERM/SIGUSR1 after a clean checkpoint\n");
+             "file;\n            75 stopped by SIGTERM/SIGUSR1 or study.timeout after a clean\n"
+             "            checkpoint\n");
 }
 
 /* An unknown command's message with the nearest names. */

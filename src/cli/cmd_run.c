@@ -191,8 +191,18 @@ static char *sets_but_trials_(const char *sets) {
   return out;
 }
 
-/* The --set lines a resume asks for: the given config's, or without one the stored lines and
- * then the command line's (study.trials only: parse_). */
+/* Whether the K=V line at p (len bytes) sets a key that one of the command line's sets. */
+static int overridden_(const char *p, size_t len, const struct run_args_ *a) {
+  size_t k = strcspn(p, "=");
+  for (int i = 0; k < len && i < a->nset; i++)
+    if (strncmp(a->sets[i], p, k + 1) == 0)
+      return 1;
+  return 0;
+}
+
+/* The --set lines a resume asks for: the given config's, or without one the stored lines but
+ * those of the keys the command line sets, then the command line's (study.trials and
+ * study.timeout only: parse_), so a requeue script repeating them adds nothing. */
 static char *wanted_sets_(const struct study *s, const struct study *given,
                           const struct run_args_ *a) {
   if (a->config)
@@ -203,12 +213,17 @@ static char *wanted_sets_(const struct study *s, const struct study *given,
   char *out = calloc(n, 1);
   if (!out)
     return NULL;
-  strcat(out, s->config_sets);
-  for (int i = 0; i < a->nset; i++) {
-    if (out[0] && out[strlen(out) - 1] != '\n')
-      strcat(out, "\n");
-    strcat(out, a->sets[i]);
+  for (const char *p = s->config_sets; *p;) {
+    size_t len = strcspn(p, "\n");
+    if (!overridden_(p, len, a))
+      strncat(strncat(out, p, len), "\n", 2);
+    p += len + (p[len] == '\n');
   }
+  for (int i = 0; i < a->nset; i++)
+    strcat(strcat(out, a->sets[i]), i + 1 < a->nset ? "\n" : "");
+  size_t len = strlen(out);
+  if (len && out[len - 1] == '\n')
+    out[len - 1] = '\0';
   return out;
 }
 
@@ -226,9 +241,11 @@ static int extend_(struct study *s, const char *text, const char *sets, const ch
     rc = fox_errf(e, FOX_EUSAGE, "study.trials %d: a pbt study's trials are its population x "
                                  "generations (train.epochs / study.scheduler.interval): it "
                                  "cannot be given more trials", want.cfg.study.trials);
-  else if (want.total < s->n)
-    rc = fox_errf(e, FOX_EUSAGE, "study.trials %d: the study in %s has made %d trials already",
-                  want.cfg.study.trials, outdir, s->n);
+  else if (want.cfg.study.trials < s->cfg.study.trials)
+    rc = fox_errf(e, FOX_EUSAGE, "study.trials %d: the study in %s runs %d trials (%d made); a "
+                                 "resume may add trials, never take them away (--set "
+                                 "study.trials=%d or more)", want.cfg.study.trials, outdir,
+                  s->cfg.study.trials, s->n, s->cfg.study.trials);
   if (rc == 0) {
     char *keep = strdup(sets);
     if (!keep) {
@@ -263,7 +280,8 @@ static int open_study_(struct study *s, struct study *given, const struct run_ar
     else if (strcmp(text, s->config_text) != 0 || strcmp(x, y) != 0)
       rc = fox_errf(e, FOX_EUSAGE, "%s: --resume with another config or other --set overrides "
                                    "than the study's (they are in %s/study.h5, attributes "
-                                   "config and config_sets; study.trials alone may change)",
+                                   "config and config_sets); only --set study.trials=N (more "
+                                   "trials) and --set study.timeout=T may differ",
                     a->config ? a->config : outdir, outdir);
     else if (strcmp(sets, s->config_sets) != 0)
       rc = extend_(s, text, sets, outdir, e);
@@ -481,6 +499,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   double t0 = now_(), wall0 = s.wall_seconds;
   int stopped = 0, pending = 0; /* pending: rank 0's own failure, announced with the next step */
   int timed = 0; /* study.timeout passed: rank 0 starts no more work (every rank learns below) */
+  int steps0 = s.steps;
   struct saver_ sv = {&s, outdir, 0, 0, -1, 0, {0}};
   if (w->rank == 0) {
     c.idle = save_;
@@ -490,7 +509,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     int n = 0;
     double step0 = now_(), plan = 0;
     if (w->rank == 0 && !stopped && pending == 0 && s.cfg.study.timeout > 0 &&
-        now_() - t0 >= s.cfg.study.timeout)
+        s.steps > steps0 && now_() - t0 >= s.cfg.study.timeout) /* a step each run, at least */
       timed = 1; /* n 0: every rank leaves the loop as at the study's end */
     else if (w->rank == 0 && !stopped && pending == 0) {
       pending = study_next_work(&s, items, &n, e);

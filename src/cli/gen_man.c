@@ -188,7 +188,8 @@ void gen_man_main(FILE *f) {
         "job arrays\n"
         ".TP\n\\fIPREFIX/share/doc/foxopt/\\fR\nthe guide (README.md) and the reference (docs/)\n", f);
   exits_(f, "0 ok; 1 other failure; 2 bad usage or config; 3 bad input data or file; 75 "
-            "stopped by SIGTERM/SIGUSR1 after a clean checkpoint (run again with --resume)");
+            "stopped by SIGTERM/SIGUSR1 or study.timeout after a clean checkpoint (run again with "
+            "--resume)");
   fputs(".SH SEE ALSO\n", f);
   for (int i = 0; cli_commands[i]; i++)
     fprintf(f, "%s\\fBfoxopt\\-%s\\fR(1)", i ? ", " : "", cli_commands[i]->name);

@@ -251,9 +251,10 @@ static const struct param_ params_[] = {
     {"study.trials", P_INT, S_(trials), 1, 1e7, 0, NULL, "an integer in [1, 1e7]",
      "Trials (configurations) to run. The grid sampler stops at the grid's size; under pbt it "
      "does not apply (the table has population x generations rows)."},
-    {"study.timeout", P_DOUBLE, S_(timeout), 0, 1e9, 0, NULL, "seconds >= 0 (0: no limit)",
-     "A run starts no work after this many seconds of its own (each --resume gets them anew, as "
-     "Optuna's optimize(timeout=)): the work in flight finishes, the study is written and the "
+    {"study.timeout", P_DOUBLE, S_(timeout), 0, 1e9, 0, NULL,
+     "seconds in [0, 1e9] (0: no limit)",
+     "A run starts no work after this many seconds of its own, once its first step is done (each "
+     "--resume gets them anew, as Optuna's optimize(timeout=)): the work in flight finishes, the study is written and the "
      "run exits 75; --resume continues to the table an uninterrupted run makes. It may change "
      "on --resume, as study.trials may."},
     {"study.round_size", P_INT, S_(round_size), 1, 1e5, 0, NULL, "an integer in [1, 100000]",

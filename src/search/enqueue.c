@@ -37,8 +37,8 @@ static int bad_value_(const struct space_param *p, const char *where, const char
   space_numeric(p, &lo, &hi, &step, &log_scale);
   char grid[64] = "";
   if (step > 0)
-    snprintf(grid, sizeof grid, ", a multiple of %.17g from the minimum", step);
-  return fox_errf(e, FOX_EUSAGE, "%s.%s = %s: expected a number in [%.17g, %.17g]%s", where,
+    snprintf(grid, sizeof grid, ", a multiple of %.15g from the minimum", step);
+  return fox_errf(e, FOX_EUSAGE, "%s.%s = %s: expected a number in [%.15g, %.15g]%s", where,
                   p->key, text, lo, hi, grid);
 }
 
@@ -68,6 +68,8 @@ static int load_set_(const struct space *sp, yaml_document_t *doc, yaml_node_t *
   }
   for (int i = 0; i < sp->n; i++) {
     int active = space_active(sp, i, x);
+    if (active && isnan(x[i]) && sp->p[i].dist == FOX_DIST_FIXED)
+      x[i] = 0; /* its one value */
     if (active && isnan(x[i]))
       return fox_errf(e, FOX_EUSAGE, "%s: parameters.%s is not given (an enqueued set names "
                                      "every parameter active under it)", where, sp->p[i].key);
@@ -88,6 +90,8 @@ static int load_doc_(struct enqueue *q, const struct space *sp, yaml_document_t 
     yaml_node_t *k = yaml_document_get_node(doc, p->key), *v = yaml_document_get_node(doc, p->value);
     if (k->type != YAML_SCALAR_NODE || strcmp(scalar_(k), "enqueue") != 0)
       continue;
+    if (v->type == YAML_SCALAR_NODE && scalar_(v)[0] == '\0')
+      continue; /* `enqueue:` with nothing under it */
     if (v->type != YAML_SEQUENCE_NODE)
       return fox_errf(e, FOX_EUSAGE, "%s:%zu: enqueue: expected a list of parameter sets",
                       name, k->start_mark.line + 1);

@@ -188,6 +188,9 @@ static int create_(struct study *s, const char *text, const char *name, struct f
   FOX_TRY(objective_(s, name, e));
   FOX_TRY(space_load_text(&s->space, text, name, c, e));
   FOX_TRY(enqueue_load_text(&s->enqueue, &s->space, text, name, e));
+  if (s->enqueue.n > 0 && c->study.sampler == FOX_SAMPLER_GRID)
+    return fox_errf(e, FOX_EUSAGE, "%s: enqueue: the grid sampler runs every point of the grid "
+                                   "once, in its order: there is nothing to put first", name);
   for (int i = 0; i < s->space.n; i++)
     for (const char *const *k = fixed_keys_; *k; k++)
       if (strcmp(s->space.p[i].key, *k) == 0)

@@ -50,9 +50,9 @@ contains "$OUT_TXT" "40"
 # Refused, and nothing changes.
 cp "$WORK/a/trials.csv" "$WORK/before.csv"
 run_rc 2 "$FOXOPT" run -o "$WORK/a" --resume --set study.trials=35
-contains "$ERR_TXT" "study.trials 35: the study in $WORK/a has made 40 trials already"
+contains "$ERR_TXT" "study.trials 35: the study in $WORK/a runs 40 trials (40 made); a resume may add trials, never take them away"
 run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume
-contains "$ERR_TXT" "study.trials 20: the study in $WORK/a has made 40 trials already"
+contains "$ERR_TXT" "study.trials 20: the study in $WORK/a runs 40 trials"
 run_rc 2 "$FOXOPT" run -o "$WORK/a" --resume --set train.epochs=3
 contains "$ERR_TXT" "only study.trials=N (more trials) and study.timeout=T may be given"
 run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/a" --resume --set study.trials=50 \
@@ -158,6 +158,39 @@ contains "$ERR_TXT" "enqueue[1].ppo.hidden: not active under this set's train.al
 sed 's/ppo.hidden: \[16, 16\]}/ppo.hidden: [32]}/' "$WORK/ag.yaml" >"$WORK/ag3.yaml"
 run_rc 2 "$FOXOPT" run "$WORK/ag3.yaml" -o "$WORK/ag3"
 contains "$ERR_TXT" "enqueue[0].ppo.hidden = [32]: expected one of its values: [8], [16, 16]"
+
+# A smaller count than the study runs is refused even while it has made fewer (the original
+# command after an extension must not undo it), and a requeue script repeating its --set adds
+# nothing to the stored overrides.
+"$FOXOPT" run "$WORK/f.yaml" -o "$WORK/u" "${SLOW[@]}" >/dev/null 2>&1
+run_rc 75 "$FOXOPT" run -o "$WORK/u" --resume --set study.trials=30
+run_rc 2 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/u" --resume "${SLOW[@]}"
+contains "$ERR_TXT" "study.trials 20: the study in $WORK/u runs 30 trials"
+for i in 1 2 3; do "$FOXOPT" run -o "$WORK/u" --resume --set study.timeout=1 >/dev/null 2>&1; done
+run_rc 0 "$FOXOPT" info "$WORK/u/study.h5"
+check "one study.timeout line in the stored overrides" test "$(grep -c 'study.timeout=' "$WORK/out.txt")" -eq 1
+check "one study.trials line in the stored overrides" test "$(grep -c 'study.trials=' "$WORK/out.txt")" -eq 1
+# A timeout shorter than any step still makes a step a run: the study ends.
+"$FOXOPT" run "$WORK/f.yaml" -o "$WORK/v" --set study.timeout=1e-9 >/dev/null 2>&1
+for i in $(seq 60); do
+  "$FOXOPT" run -o "$WORK/v" --resume >/dev/null 2>&1
+  RC=$?
+  [ "$RC" -eq 75 ] || break
+done
+check "a 1e-9 s timeout still ends (exit $RC after $i resumes)" test "$RC" -eq 0
+same_table "a 1e-9 s timeout" "$WORK/ref/trials.csv" "$WORK/v/trials.csv"
+# enqueue with the grid sampler: refused; a fixed parameter need not be named.
+sed -e 's/sampler: {name: tpe, n_startup_trials: 6}/sampler: {name: grid}/' \
+  -e 's/x0: {distribution: uniform, min: -5, max: 10}/x0: {values: [-5, 0, 5]}/' \
+  -e 's/x1: {distribution: uniform, min: 0, max: 15}/x1: {values: [0, 15]}/' "$WORK/f.yaml" >"$WORK/g.yaml"
+printf 'enqueue:\n  - {x0: 5, x1: 15}\n' >>"$WORK/g.yaml"
+run_rc 2 "$FOXOPT" run "$WORK/g.yaml" -o "$WORK/g"
+contains "$ERR_TXT" "enqueue: the grid sampler runs every point of the grid once"
+sed -e 's/x1: {distribution: uniform, min: 0, max: 15}/x1: {value: 2.275}/' \
+  -e 's/trials: 20/trials: 3/' "$WORK/f.yaml" >"$WORK/fx.yaml"
+printf 'enqueue:\n  - {x0: 3.14159}\n' >>"$WORK/fx.yaml"
+run_rc 0 "$FOXOPT" run "$WORK/fx.yaml" -o "$WORK/fx"
+contains "$(sed -n 2p "$WORK/fx/trials.csv")" ",3.14159,2.275,"
 
 # pbt: its trials are population x generations.
 cat >"$WORK/p.yaml" <<YAML
