@@ -674,6 +674,9 @@ static int selection_(struct page_ *w) {
       "dropped), all %ld splits; the share where the in-sample best ranks at or below the "
       "out-of-sample median", num_(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks,
       p->block_rows, p->dropped_rows, p->combos);
+  char few[256];
+  if (overfit_pbo_caveat(o, few, sizeof few)[0])
+    kv_(f, "caveat", "%s", few);
   kv_(f, "degradation", "out-of-sample Sharpe = %s + %s x in-sample Sharpe of the in-sample best "
       "(r2 %s); P(out-of-sample loss) = %s", num_(p->intercept, "%.4g", a, sizeof a),
       num_(p->slope, "%.4g", b, sizeof b), num_(p->r2, "%.3g", c, sizeof c),

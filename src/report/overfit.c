@@ -123,15 +123,27 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
     return;
   }
   const struct pbo_result *p = &o->pbo;
+  char few[256];
   fprintf(f, "#   PBO = %s by CSCV over %d complete configurations: %d blocks of %ld returns "
              "(%ld oldest dropped), all %ld splits; the share where the in-sample best ranks at "
              "or below the out-of-sample median\n",
           num_(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks, p->block_rows,
           p->dropped_rows, p->combos);
+  if (overfit_pbo_caveat(o, few, sizeof few)[0])
+    fprintf(f, "#   PBO caveat: %s\n", few);
   fprintf(f, "#   degradation: out-of-sample Sharpe = %s + %s x in-sample Sharpe of the "
              "in-sample best (r2 %s); P(out-of-sample loss) = %s\n",
           num_(p->intercept, "%.4g", a, sizeof a), num_(p->slope, "%.4g", b, sizeof b),
           num_(p->r2, "%.3g", c, sizeof c), num_(p->prob_oos_loss, "%.4f", d, sizeof d));
+}
+
+const char *overfit_pbo_caveat(const struct overfit *o, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (o->have_pbo && o->n_pbo < FOX_PBO_FEW)
+    snprintf(buf, n, "from only %d complete configurations: the in-sample best has %d ranks to "
+                     "fall in out of sample, so this PBO is coarse and says little; it means "
+                     "more from %d or more", o->n_pbo, o->n_pbo, FOX_PBO_FEW);
+  return buf;
 }
 
 static void jnum_(FILE *f, const char *key, double v) {
@@ -149,6 +161,9 @@ void overfit_json(FILE *f, const struct overfit *o) {
   jnum_(f, "min_track_record", o->min_trl);
   fputs(", ", f);
   jnum_(f, "pbo", o->have_pbo ? o->pbo.pbo : NAN);
+  char few[256];
+  if (overfit_pbo_caveat(o, few, sizeof few)[0])
+    fprintf(f, ", \"pbo_caveat\": \"%s\"", few); /* plain text: digits and words */
   fputs(", ", f);
   jnum_(f, "degradation_slope", o->have_pbo ? o->pbo.slope : NAN);
   fprintf(f, ", \"n_trials_counted\": %d, \"n_with_returns\": %d, \"counted\": {\"complete\": %d, \"pruned\": %d, "

@@ -35,6 +35,10 @@ struct overfit {
 int overfit_compute(const struct study *s, const struct return_matrix *m, int blocks,
                     struct overfit *o, struct fox_err *e);
 void overfit_free(struct overfit *o);
+/* Fewer complete configurations than this make a PBO worth a caveat beside it. */
+#define FOX_PBO_FEW 10
+/* What to say beside the PBO when it comes from too little ("" when it does not). */
+const char *overfit_pbo_caveat(const struct overfit *o, char *buf, size_t n);
 /* The lines under the report's table, each behind "# ". */
 void overfit_print(FILE *f, const struct study *s, const struct overfit *o);
 /* The JSON members (no braces): "dsr", "psr", "min_track_record", "pbo",

@@ -41,6 +41,12 @@ contains "$OUT_TXT" "counted: 9 configurations that reached an evaluation (3 com
 contains "$OUT_TXT" "PSR(0) = "
 contains "$OUT_TXT" "DSR = "
 contains "$OUT_TXT" "PBO = "
+# 3 complete configurations: the PBO says how little it rests on, in every form.
+contains "$OUT_TXT" "PBO caveat: from only 3 complete configurations: the in-sample best has 3 ranks"
+run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots --json
+contains "$OUT_TXT" "\"pbo_caveat\": \"from only 3 complete configurations"
+run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots --html
+contains "$(cat "$WORK/a/report.html")" "<dt>caveat</dt><dd>from only 3 complete configurations"
 for blocks in 16 4; do
   run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots --json --pbo-blocks $blocks
   echo "$OUT_TXT" >"$WORK/r$blocks.json"
@@ -179,6 +185,7 @@ run_rc 0 "$FOXOPT" report "$WORK/walk" --json --no-plots
 dsr=$(figure "$OUT_TXT" dsr) pbo=$(figure "$OUT_TXT" pbo)
 check "random walk: DSR $dsr < 0.3" below "$dsr" 0.3
 check "random walk: PBO $pbo > 0.2" below 0.2 "$pbo"
+check "12 complete configurations: no caveat" not grep -q pbo_caveat <<<"$OUT_TXT"
 market wave 0.01 && sed -i 's/LR_MIN/1e-6/' "$WORK/wave.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/wave.yaml" -o "$WORK/wave"
 run_rc 0 "$FOXOPT" report "$WORK/wave" --json --no-plots
