@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "report/curves.h"
 #include "report/pbt_report.h"
 #include "report/report.h"
 #include "report/returns.h"
@@ -55,6 +56,9 @@ static const char css_[] =
     "stroke-width:1.3}.ref{stroke:#999;stroke-dasharray:4 3}"
     ".zero{stroke:#d62728;stroke-dasharray:5 3;stroke-width:1.5}"
     ".bar{fill:#1f77b4;fill-opacity:.65}"
+    "path.lc{fill:none;stroke-width:1.3;stroke-opacity:.6}path.lc.c{stroke:#1f77b4}"
+    "path.lc.p{stroke:#ff7f0e}path.lc.r{stroke:#7f7f7f}path.lc:hover{stroke-opacity:1;"
+    "stroke-width:2.5}.rung{stroke:#999;stroke-dasharray:2 3}"
     "path,line,rect{vector-effect:non-scaling-stroke}"
     "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.4rem 0}"
     "dl.kv dt{font-weight:600}dl.kv dd{margin:0;overflow-wrap:anywhere}"
@@ -362,6 +366,113 @@ static int history_(struct page_ *w) {
   }
   free(x), free(y), free(bx), free(by);
   return 0;
+}
+
+/* "trial ID (status, N epochs): key=value, ..." for a line's hover title. */
+static void trial_title_(const struct study *s, const struct study_trial *t, char *buf,
+                         size_t n) {
+  static const char *const st[4] = {[FOX_ST_COMPLETE] = "complete", [FOX_ST_PRUNED] = "pruned",
+                                     [FOX_ST_FAILED] = "failed", [FOX_ST_RUNNING] = "running"};
+  size_t at = (size_t)snprintf(buf, n, "trial %d (%s, %d epoch%s)", t->id, st[t->status],
+                               t->epochs, t->epochs == 1 ? "" : "s");
+  for (int i = 0; i < s->space.n && at < n; i++) {
+    char v[FOX_CHOICE_LEN];
+    space_format(&s->space.p[i], t->x[i], v, sizeof v);
+    if (v[0])
+      at += (size_t)snprintf(buf + at, n - at, "%s %s=%s", i ? "," : ":", s->space.p[i].key, v);
+  }
+}
+
+#define CURVES_MAX_ 2000 /* lines drawn: a larger study's first ones, and the page says so */
+
+/* Learning curves: each trial's objective by epoch (report_intermediate, the values the Optuna
+ * journal exports as intermediate values), a line a trial ending where it stopped (a pruned
+ * one at its rung), the rungs drawn; each line's title names the trial and its parameters. A
+ * pbt study has its own section; a multi-objective one none. */
+static int curves_(struct page_ *w, struct fox_err *e) {
+  const struct study *s = w->s;
+  if (s->n_obj != 1 || s->cfg.study.scheduler == FOX_SCHED_PBT || s->n == 0)
+    return 0;
+  FILE *f = w->f;
+  int cap = s->plan_epochs + 1, nt = s->n < CURVES_MAX_ ? s->n : CURVES_MAX_;
+  int *steps = malloc((size_t)cap * sizeof *steps), *len = calloc((size_t)nt, sizeof *len);
+  double *xs = malloc((size_t)nt * (size_t)cap * sizeof *xs);
+  double *ys = malloc((size_t)nt * (size_t)cap * sizeof *ys);
+  if (!steps || !len || !xs || !ys) {
+    free(steps), free(len), free(xs), free(ys);
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  }
+  const char *unit;
+  double scale = report_metric_scale(s, s->objective, &unit);
+  int rc = 0, missing = 0, lines = 0, longest = 0;
+  for (int i = 0; rc == 0 && i < nt; i++) {
+    int from_curve;
+    double *y = ys + (size_t)i * cap;
+    rc = report_intermediate(s, w->p->outdir, &s->trials[i], steps, y, &len[i], &from_curve,
+                             &missing, e);
+    for (int k = 0; rc == 0 && k < len[i]; k++) {
+      xs[(size_t)i * cap + k] = steps[k];
+      y[k] *= scale;
+    }
+    lines += len[i] > 0;
+    longest = len[i] > longest ? len[i] : longest;
+  }
+  if (rc == 0 && lines > 0) {
+    char label[FOX_NAME_LEN + 8], title[256], tt[1024];
+    report_metric_label(s, s->objective, label, sizeof label);
+    fputs("<h2 id=\"curves\">Learning curves</h2>\n<figure class=\"wide\">", f);
+    struct svg g = {.right = 12, .top = 10, .em = 17};
+    g.x = (struct svg_axis){0.5, s->plan_epochs + 0.5, 0};
+    long m = 0; /* every value, packed, for the axis */
+    double *all = malloc((size_t)nt * (size_t)cap * sizeof *all);
+    if (!all) {
+      free(steps), free(len), free(xs), free(ys);
+      return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+    }
+    for (int i = 0; i < nt; i++)
+      for (int k = 0; k < len[i]; k++)
+        all[m++] = ys[(size_t)i * cap + k];
+    svg_axis_fit(&g.y, all, m, 0.05);
+    free(all);
+    snprintf(title, sizeof title, "%s of each trial by epoch", s->metric_names[s->objective]);
+    svg_begin(&g, f, 600, 330, title);
+    svg_axes(&g, "epoch", label, NULL, 0);
+    for (int k = 0; k + 1 < s->plan.n; k++) /* the rungs where the scheduler decides */
+      svg_vline(&g, s->plan.epochs[k], "rung");
+    static const int order[3] = {FOX_ST_PRUNED, FOX_ST_RUNNING, FOX_ST_COMPLETE};
+    for (int o = 0; o < 3; o++)
+      for (int i = 0; i < nt; i++) {
+        const struct study_trial *t = &s->trials[i];
+        if (t->status != order[o] || len[i] == 0)
+          continue;
+        char cls[8];
+        snprintf(cls, sizeof cls, "lc %s", mark_cls_[t->status]);
+        trial_title_(s, t, tt, sizeof tt);
+        const double *x = xs + (size_t)i * cap, *y = ys + (size_t)i * cap;
+        if (len[i] == 1) /* one point: its mark alone */
+          svg_marks(&g, x, y, 1, 'o', mark_cls_[t->status]);
+        else
+          svg_line_title(&g, x, y, len[i], cls, tt);
+        if (t->status == FOX_ST_PRUNED) /* where it stopped */
+          svg_marks(&g, x + len[i] - 1, y + len[i] - 1, 1, 'o', "p");
+      }
+    svg_end(&g);
+    fputs("<figcaption class=\"legend\">", f);
+    key_(f, "-", "lc c", "complete");
+    key_(f, "-", "lc p", "pruned (o where it stopped)");
+    if (s->plan.n > 1)
+      key_(f, "-", "rung", "rungs");
+    esc_(f, "(%s, %s; hover a line for its trial and parameters)", s->metric_names[s->objective],
+         s->cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize");
+    if (nt < s->n)
+      esc_(f, "; the first %d of %d trials", nt, s->n);
+    if (missing)
+      esc_(f, "; %d trial file%s missing: those trials show their rungs only", missing,
+           missing > 1 ? "s" : "");
+    fputs("</figcaption></figure>\n", f);
+  }
+  free(steps), free(len), free(xs), free(ys);
+  return rc;
 }
 
 /* One small plot per parameter: the objective against it, categories by choice, log_uniform on
@@ -908,7 +1019,10 @@ static int body_(struct page_ *w, struct fox_err *e) {
   if (head_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   table_(w);
-  if (pbt_(w) != 0 || history_(w) != 0 || params_(w) != 0)
+  if (pbt_(w) != 0 || history_(w) != 0)
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  FOX_TRY(curves_(w, e));
+  if (params_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(equity_(w, e));
   if (selection_(w) != 0)

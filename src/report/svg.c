@@ -172,7 +172,8 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
 
 static int shown_(const struct svg_axis *a, double v) { return isfinite(v) && (!a->log || v > 0); }
 
-void svg_line(struct svg *g, const double *x, const double *y, long n, const char *cls) {
+static void line_(struct svg *g, const double *x, const double *y, long n, const char *cls,
+                  const char *title) {
   FILE *f = g->f;
   double width = g->w - g->left - g->right;
   int thin = n > (long)(4 * width);
@@ -214,8 +215,22 @@ void svg_line(struct svg *g, const double *x, const double *y, long n, const cha
     }
     i = j;
   }
-  if (any)
+  if (any && title) { /* a hover title: the browser shows it, no script needed */
+    fputs("\"><title>", f);
+    text_escape_html(f, title);
+    fputs("</title></path>\n", f);
+  } else if (any) {
     fputs("\"/>\n", f);
+  }
+}
+
+void svg_line(struct svg *g, const double *x, const double *y, long n, const char *cls) {
+  line_(g, x, y, n, cls, NULL);
+}
+
+void svg_line_title(struct svg *g, const double *x, const double *y, long n, const char *cls,
+                    const char *title) {
+  line_(g, x, y, n, cls, title);
 }
 
 void svg_marks(struct svg *g, const double *x, const double *y, long n, char shape,

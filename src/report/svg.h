@@ -41,6 +41,9 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
 /* A line through (x[i], y[i]); a NaN breaks it. Long series are thinned to the first, lowest,
  * highest and last point of each half unit of width, which draws the same picture. */
 void svg_line(struct svg *g, const double *x, const double *y, long n, const char *cls);
+/* svg_line with a hover title (SVG <title>, escaped): what the line is, shown by the browser. */
+void svg_line_title(struct svg *g, const double *x, const double *y, long n, const char *cls,
+                    const char *title);
 /* A mark at each finite (x[i], y[i]): 'o' a circle (filled or not by cls), 'x' a cross. */
 void svg_marks(struct svg *g, const double *x, const double *y, long n, char shape,
                const char *cls);

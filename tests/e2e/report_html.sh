@@ -113,6 +113,39 @@ check_page() {
   run_rc 0 "$FOXOPT" report "$dir" --html --no-plots --top 1000
 }
 check_page "$WORK/agent" val.sharpe maximize 9
+# Learning curves: a line for each trial that trained past its first epoch, as many points as
+# it has epochs, its title naming the trial, its status and its parameters as trials.csv has
+# them; a pruned trial marked where it stopped; the rungs drawn.
+if [ -n "${FOX_PYTHON:-}" ]; then
+  if "$FOX_PYTHON" - "$WORK/agent/report.html" "$WORK/agent/trials.csv" >"$WORK/lc.txt" 2>&1 <<'PY'
+import csv, re, sys
+page, table = open(sys.argv[1]).read(), list(csv.DictReader(open(sys.argv[2])))
+sec = page[page.index('<h2 id="curves">'):]
+sec = sec[:sec.index("</figure>")]
+lines = re.findall(r'<path class="lc ([cpr])" d="([^"]*)"><title>([^<]*)</title></path>', sec)
+want = [r for r in table if int(r["epochs"]) > 1]
+assert len(lines) == len(want), (len(lines), len(want))
+keys = [k for k in table[0] if k not in ("id", "status", "round", "rung", "epochs", "seed",
+                                          "rank", "seconds", "value", "reason")
+        and not k.startswith("val.") and not k.startswith("train.")]
+seen = set()
+for cls, d, title in lines:
+    m = re.match(r"trial (\d+) \((\w+), (\d+) epochs?\)(.*)", title.replace("&quot;", '"'))
+    assert m, title
+    row = table[int(m.group(1))]
+    assert m.group(2) == row["status"] and cls == row["status"][0], (title, row["status"])
+    points = len(re.findall(r"[ML]", d))
+    assert points == int(row["epochs"]) == int(m.group(3)), (title, points, row["epochs"])
+    for k in keys:
+        if row[k]:
+            assert f"{k}={row[k]}" in m.group(4), (k, row[k], title)
+    seen.add(int(m.group(1)))
+assert seen == {int(r["id"]) for r in want}
+assert sec.count('class="rung"') >= 1, "no rung drawn"
+print("ok", len(lines), "lines")
+PY
+  then ok; else bad "learning curves: $(cat "$WORK/lc.txt")"; fi
+fi
 check_page "$WORK/mixed" value minimize 40
 
 # The agent page: every section, the name escaped everywhere, the parameters' axes.
@@ -230,8 +263,9 @@ for name in agent mixed; do
   fi
   want=$(expected_order "$WORK/$name/trials.csv" "$( [ $name = agent ] && echo val.sharpe || echo value)" \
     "$( [ $name = agent ] && echo maximize || echo minimize)")
-  # agent: history, 3 parameters, equity, logits; mixed: history, 5 parameters
-  "$FOX_PYTHON" - "$WORK/$name.json" "$want" 6 "$name" <<'PY' && ok || bad "$name: in the browser"
+  # agent: history, learning curves, 3 parameters, equity, logits; mixed: history, learning
+  # curves, 5 parameters
+  "$FOX_PYTHON" - "$WORK/$name.json" "$want" 7 "$name" <<'PY' && ok || bad "$name: in the browser"
 import json, sys
 r = json.load(open(sys.argv[1]))
 want, figures, name = sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
