@@ -59,6 +59,9 @@ static const char css_[] =
     "path.lc{fill:none;stroke-width:1.3;stroke-opacity:.6}path.lc.c{stroke:#1f77b4}"
     "path.lc.p{stroke:#ff7f0e}path.lc.r{stroke:#7f7f7f}path.lc:hover{stroke-opacity:1;"
     "stroke-width:2.5}.rung{stroke:#999;stroke-dasharray:2 3}"
+    "path.pc{fill:none;stroke:#1f77b4;stroke-width:1.2;stroke-opacity:.45}"
+    "path.pc.top{stroke:#d62728;stroke-width:2.2;stroke-opacity:1}path.pc:hover{"
+    "stroke-opacity:1;stroke-width:2.5}.pc-end{font-size:10px}"
     "path,line,rect{vector-effect:non-scaling-stroke}"
     "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.4rem 0}"
     "dl.kv dt{font-weight:600}dl.kv dd{margin:0;overflow-wrap:anywhere}"
@@ -404,7 +407,7 @@ static int curves_(struct page_ *w, struct fox_err *e) {
   }
   const char *unit;
   double scale = report_metric_scale(s, s->objective, &unit);
-  int rc = 0, missing = 0, lines = 0, longest = 0;
+  int rc = 0, missing = 0, longest = 0;
   for (int i = 0; rc == 0 && i < nt; i++) {
     int from_curve;
     double *y = ys + (size_t)i * cap;
@@ -414,10 +417,9 @@ static int curves_(struct page_ *w, struct fox_err *e) {
       xs[(size_t)i * cap + k] = steps[k];
       y[k] *= scale;
     }
-    lines += len[i] > 0;
     longest = len[i] > longest ? len[i] : longest;
   }
-  if (rc == 0 && lines > 0) {
+  if (rc == 0 && longest > 1) { /* a curve at all: some trial has two points */
     char label[FOX_NAME_LEN + 8], title[256], tt[1024];
     report_metric_label(s, s->objective, label, sizeof label);
     fputs("<h2 id=\"curves\">Learning curves</h2>\n<figure class=\"wide\">", f);
@@ -473,6 +475,103 @@ static int curves_(struct page_ *w, struct fox_err *e) {
   }
   free(steps), free(len), free(xs), free(ys);
   return rc;
+}
+
+/* Where value v of parameter p sits on its parallel-coordinates axis, 0 (min, first choice)
+ * to 1 (max, last choice); NaN when inactive. */
+static double pc_pos_(const struct space_param *p, double v) {
+  if (isnan(v))
+    return NAN;
+  if (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED)
+    return p->n_choices > 1 ? v / (p->n_choices - 1) : 0.5;
+  double lo, hi, step;
+  int log_scale;
+  space_numeric(p, &lo, &hi, &step, &log_scale);
+  if (!(hi > lo))
+    return 0.5;
+  return log_scale ? (log(v) - log(lo)) / (log(hi) - log(lo)) : (v - lo) / (hi - lo);
+}
+
+/* Parallel coordinates: a line through every parameter's axis and the objective's for each
+ * complete trial (a pruned one's value is of a smaller budget), each axis from its minimum to
+ * its maximum, the best trial in red; a title on each line names the trial, its parameters and
+ * its value. */
+static int parallel_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  int na = s->space.n + 1, shown = 0, best = study_best(s);
+  if (s->space.n == 0 || s->n_obj != 1)
+    return 0;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < s->n; k++) {
+    double v = objective_(s, &s->trials[k]);
+    if (s->trials[k].status != FOX_ST_COMPLETE || isnan(v))
+      continue;
+    lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+    shown++;
+  }
+  if (shown == 0)
+    return 0;
+  double *x = malloc((size_t)na * sizeof *x), *y = malloc((size_t)na * sizeof *y);
+  const char **labels = malloc((size_t)na * sizeof *labels);
+  if (!x || !y || !labels) {
+    free(x), free(y), free(labels);
+    return -1;
+  }
+  char vlabel[FOX_NAME_LEN + 8], tt[1024], num[64];
+  report_metric_label(s, s->objective, vlabel, sizeof vlabel);
+  for (int i = 0; i < s->space.n; i++)
+    labels[i] = s->space.p[i].key;
+  labels[na - 1] = vlabel;
+  fputs("<h2 id=\"parallel\">Parallel coordinates</h2>\n<figure class=\"wide\">", f);
+  struct svg g = {.right = 16, .top = 16, .em = 17};
+  g.x = (struct svg_axis){-0.25, na - 0.75, 0};
+  g.y = (struct svg_axis){-0.04, 1.04, 0};
+  svg_begin(&g, f, 600, 330, "each complete trial's parameters and objective");
+  svg_axes(&g, NULL, "min to max of each axis", labels, na);
+  for (int i = 0; i < na; i++) { /* each axis's ends */
+    double a = lo, b = hi;
+    if (i < s->space.n && (s->space.p[i].dist == FOX_DIST_CATEGORICAL ||
+                           s->space.p[i].dist == FOX_DIST_FIXED)) {
+      svg_text(&g, svg_px(&g, i), svg_py(&g, 0) + 12, "middle", "pc-end", s->space.p[i].choice[0]);
+      svg_text(&g, svg_px(&g, i), svg_py(&g, 1) - 4, "middle", "pc-end",
+               s->space.p[i].choice[s->space.p[i].n_choices - 1]);
+      continue;
+    }
+    if (i < s->space.n) {
+      double step;
+      int log_scale;
+      space_numeric(&s->space.p[i], &a, &b, &step, &log_scale);
+    }
+    snprintf(num, sizeof num, "%.4g", a);
+    svg_text(&g, svg_px(&g, i), svg_py(&g, 0) + 12, "middle", "pc-end", num);
+    snprintf(num, sizeof num, "%.4g", b);
+    svg_text(&g, svg_px(&g, i), svg_py(&g, 1) - 4, "middle", "pc-end", num);
+  }
+  for (int pass = 0; pass < 2; pass++) /* the best last, on top */
+    for (int k = 0; k < s->n; k++) {
+      const struct study_trial *t = &s->trials[k];
+      double v = objective_(s, t);
+      if (t->status != FOX_ST_COMPLETE || isnan(v) || (k == best) != pass)
+        continue;
+      for (int i = 0; i < s->space.n; i++)
+        x[i] = i, y[i] = pc_pos_(&s->space.p[i], t->x[i]);
+      x[na - 1] = na - 1, y[na - 1] = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+      trial_title_(s, t, tt, sizeof tt);
+      size_t at = strlen(tt);
+      snprintf(tt + at, sizeof tt - at, "; %s %.6g", s->metric_names[s->objective], v);
+      svg_line_title(&g, x, y, na, k == best ? "pc top" : "pc", tt);
+    }
+  svg_end(&g);
+  fputs("<figcaption class=\"legend\">", f);
+  key_(f, "-", "pc", "a complete trial");
+  if (best >= 0)
+    key_(f, "-", "pc top", "the best");
+  esc_(f, "(%d complete trials; an inactive parameter breaks its line; hover a line for its "
+          "trial)", shown);
+  fputs("</figcaption></figure>\n", f);
+  free(x), free(y), free(labels);
+  return 0;
 }
 
 /* One small plot per parameter: the objective against it, categories by choice, log_uniform on
@@ -1022,7 +1121,7 @@ static int body_(struct page_ *w, struct fox_err *e) {
   if (pbt_(w) != 0 || history_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(curves_(w, e));
-  if (params_(w) != 0)
+  if (parallel_(w) != 0 || params_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(equity_(w, e));
   if (selection_(w) != 0)

@@ -147,6 +147,34 @@ PY
   then ok; else bad "learning curves: $(cat "$WORK/lc.txt")"; fi
 fi
 check_page "$WORK/mixed" value minimize 40
+# Parallel coordinates: a line for each complete trial through every parameter's axis and the
+# objective's, at its place between the axis's ends; the best one on top.
+if [ -n "${FOX_PYTHON:-}" ]; then
+  for name in agent mixed; do
+    run_rc 0 "$FOXOPT" report "$WORK/$name" --html --no-plots --top 1000
+    if "$FOX_PYTHON" - "$WORK/$name/report.html" "$WORK/$name/trials.csv" "$WORK/$name.yaml" \
+        >"$WORK/pc.txt" 2>&1 <<'PY'
+import csv, math, re, sys
+page, table = open(sys.argv[1]).read(), list(csv.DictReader(open(sys.argv[2])))
+sec = page[page.index('<h2 id="parallel">'):]
+sec = sec[:sec.index("</figure>")]
+lines = re.findall(r'<path class="pc( top)?" d="([^"]*)"><title>trial (\d+) [^<]*</title>', sec)
+complete = [r for r in table if r["status"] == "complete" and r.get("value", r.get("val.sharpe", "")) != ""]
+assert len(lines) == len(complete), (len(lines), len(complete))
+assert sum(1 for t, _, _ in lines if t) == 1, "one best"
+assert lines[-1][0], "the best drawn last"
+# the objective's axis: the line's last point orders the trials as their values do
+metric = "value" if "value" in table[0] else "val.sharpe"
+ys = {int(i): float(d.split()[-1]) for _, d, i in lines}
+vals = {int(r["id"]): float(r[metric]) for r in complete}
+order_px = sorted(ys, key=lambda i: -ys[i])   # smaller y pixel = higher value
+order_v = sorted(vals, key=lambda i: vals[i])
+assert [vals[i] for i in order_px] == sorted(vals.values()), "objective axis order"
+print("ok", len(lines))
+PY
+    then ok; else bad "$name: parallel coordinates: $(cat "$WORK/pc.txt")"; fi
+  done
+fi
 
 # The agent page: every section, the name escaped everywhere, the parameters' axes.
 A=$WORK/agent/report.html
@@ -263,9 +291,9 @@ for name in agent mixed; do
   fi
   want=$(expected_order "$WORK/$name/trials.csv" "$( [ $name = agent ] && echo val.sharpe || echo value)" \
     "$( [ $name = agent ] && echo maximize || echo minimize)")
-  # agent: history, learning curves, 3 parameters, equity, logits; mixed: history, learning
-  # curves, 5 parameters
-  "$FOX_PYTHON" - "$WORK/$name.json" "$want" 7 "$name" <<'PY' && ok || bad "$name: in the browser"
+  # agent: history, learning curves, parallel coordinates, 3 parameters, equity, logits; mixed
+  # (no scheduler: one value a trial, no curve): history, parallel coordinates, 5 parameters
+  "$FOX_PYTHON" - "$WORK/$name.json" "$want" "$( [ $name = agent ] && echo 8 || echo 7)" "$name" <<'PY' && ok || bad "$name: in the browser"
 import json, sys
 r = json.load(open(sys.argv[1]))
 want, figures, name = sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
