@@ -323,7 +323,7 @@ static int history_(struct page_ *w) {
     fputs("</p>\n", f);
   } else {
     struct svg g = {.right = 12, .top = 10, .em = 17};
-    g.x = (struct svg_axis){-0.5, s->n - 0.5, 0};
+    g.x = (struct svg_axis){.lo = -0.5, .hi = s->n - 0.5, .log = 0};
     svg_axis_fit(&g.y, y, s->n, 0.05);
     fputs("<figure class=\"wide\">", f);
     char title[256];
@@ -424,7 +424,7 @@ static int curves_(struct page_ *w, struct fox_err *e) {
     report_metric_label(s, s->objective, label, sizeof label);
     fputs("<h2 id=\"curves\">Learning curves</h2>\n<figure class=\"wide\">", f);
     struct svg g = {.right = 12, .top = 10, .em = 17};
-    g.x = (struct svg_axis){0.5, s->plan_epochs + 0.5, 0};
+    g.x = (struct svg_axis){.lo = 0.5, .hi = s->plan_epochs + 0.5, .log = 0};
     long m = 0; /* every value, packed, for the axis */
     double *all = malloc((size_t)nt * (size_t)cap * sizeof *all);
     if (!all) {
@@ -525,8 +525,8 @@ static int parallel_(struct page_ *w) {
   labels[na - 1] = vlabel;
   fputs("<h2 id=\"parallel\">Parallel coordinates</h2>\n<figure class=\"wide\">", f);
   struct svg g = {.right = 16, .top = 16, .em = 17};
-  g.x = (struct svg_axis){-0.25, na - 0.75, 0};
-  g.y = (struct svg_axis){-0.04, 1.04, 0};
+  g.x = (struct svg_axis){.lo = -0.25, .hi = na - 0.75, .log = 0};
+  g.y = (struct svg_axis){.lo = -0.04, .hi = 1.04, .log = 0};
   svg_begin(&g, f, 600, 330, "each complete trial's parameters and objective");
   svg_axes(&g, NULL, "min to max of each axis", labels, na);
   for (int i = 0; i < na; i++) { /* each axis's ends */
@@ -610,14 +610,14 @@ static int params_(struct page_ *w) {
     double lo, hi, step;
     int log_scale = 0;
     if (categorical) {
-      g.x = (struct svg_axis){-0.5, sp->n_choices - 0.5, 0};
+      g.x = (struct svg_axis){.lo = -0.5, .hi = sp->n_choices - 0.5, .log = 0};
     } else {
       space_numeric(sp, &lo, &hi, &step, &log_scale);
       double pad = log_scale ? pow(hi / lo, 0.03) : 0.03 * (hi - lo);
-      g.x = log_scale ? (struct svg_axis){lo / pad, hi * pad, 1}
-                      : (struct svg_axis){lo - pad, hi + pad, 0};
+      g.x = log_scale ? (struct svg_axis){.lo = lo / pad, .hi = hi * pad, .log = 1}
+                      : (struct svg_axis){.lo = lo - pad, .hi = hi + pad, .log = 0};
       if (!(g.x.hi > g.x.lo))
-        g.x = (struct svg_axis){lo - 1, hi + 1, 0};
+        g.x = (struct svg_axis){.lo = lo - 1, .hi = hi + 1, .log = 0};
     }
     long m = 0;
     for (int k = 0; k < s->n; k++) {
@@ -661,10 +661,11 @@ static int params_(struct page_ *w) {
 
 /* The dataset's close prices over [0, end) and the bars of the evaluation split, or a reason
  * there are none (*close = NULL, why set): the page draws the equity alone then. */
-static int closes_(const struct study *s, long end, float **close, int64_t split[2], char *why,
-                   size_t nwhy, struct fox_err *e) {
+static int closes_(const struct study *s, long end, float **close, int64_t **ts,
+                   int64_t split[2], char *why, size_t nwhy, struct fox_err *e) {
   const char *path = s->cfg.data_path;
   *close = NULL;
+  *ts = NULL;
   if (!fs_exists(path)) {
     snprintf(why, nwhy, "the dataset %s is missing (a relative data.path is taken from where "
              "foxopt report runs)", path);
@@ -694,7 +695,14 @@ static int closes_(const struct study *s, long end, float **close, int64_t split
     free(p);
     p = NULL;
   }
+  /* The bars' times, for the axis: without them it counts bars. */
+  int64_t *t = p ? malloc(n * sizeof *t) : NULL;
+  if (t && h5io_read(f, "/bars/timestamp", H5T_NATIVE_INT64, t, n, 0, path, &err) != 0) {
+    free(t);
+    t = NULL;
+  }
   H5Fclose(f);
+  *ts = t;
   if (!p)
     return 0;
   float *c = malloc((size_t)end * sizeof *c);
@@ -743,16 +751,21 @@ static int equity_(struct page_ *w, struct fox_err *e) {
   }
   long begin = q.folds[0], end = q.folds[2 * q.nf - 1];
   float *close = NULL;
-  int64_t split[2] = {0, 0};
+  int64_t split[2] = {0, 0}, *ts = NULL;
   char no_bh[FOX_ERR_LEN + 2048] = "";
-  int rc = closes_(s, end, &close, split, no_bh, sizeof no_bh, e);
+  int rc = closes_(s, end, &close, &ts, split, no_bh, sizeof no_bh, e);
   if (rc == 0 && close && (split[0] != begin || split[1] != end)) {
     snprintf(no_bh, sizeof no_bh, "%s: its %s split is bars [%lld, %lld), the trial's folds "
              "cover [%ld, %ld): not the study's dataset", s->cfg.data_path,
              dataset_split_name(s->cfg.eval_split), (long long)split[0], (long long)split[1],
              begin, end);
-    free(close);
+    free(close), free(ts);
     close = NULL;
+    ts = NULL;
+  }
+  if (!close) {
+    free(ts);
+    ts = NULL;
   }
   double *x = rc == 0 ? malloc((size_t)q.n * sizeof *x) : NULL;
   double *bh = rc == 0 ? malloc((size_t)q.n * sizeof *bh) : NULL;
@@ -763,7 +776,7 @@ static int equity_(struct page_ *w, struct fox_err *e) {
     long fb = q.folds[2 * j] - begin, fe = q.folds[2 * j + 1] - begin;
     /* bought at the close of the fold's first bar with the fold's capital, held to its end */
     for (long i = fb; i < fe; i++) {
-      x[i] = (double)i;
+      x[i] = ts ? (double)ts[i + begin] : (double)i; /* UTC seconds, or the bar */
       bh[i] = close ? q.eq[fb] * close[i + begin] / close[fb + begin] : NAN;
     }
     ret_eq += (q.eq[fe - 1] / q.eq[fb] - 1) / q.nf;
@@ -774,22 +787,25 @@ static int equity_(struct page_ *w, struct fox_err *e) {
     if (!close)
       note_(w, "no buy-and-hold: %s", no_bh);
     struct svg g = {.right = 12, .top = 10, .em = 17};
-    g.x = (struct svg_axis){0, (double)(q.n - 1), 0};
+    g.x = ts ? (struct svg_axis){.lo = x[0], .hi = x[q.n - 1], .time = 1}
+             : (struct svg_axis){.lo = 0, .hi = (double)(q.n - 1)};
+    if (!(g.x.hi > g.x.lo))
+      g.x.hi = g.x.lo + 1;
     svg_axis_fit(&g.y, q.eq, q.n, 0.04);
     for (long i = 0; close && i < q.n; i++)
       svg_axis_include(&g.y, bh[i]);
     char title[512], xl[128], yl[128];
     double scale = report_metric_scale(s, s->objective, &unit);
     snprintf(title, sizeof title, "equity of trial %d over the %s split", t->id, split_name);
-    snprintf(xl, sizeof xl, "bar of the %s split (%ld bars%s)", split_name, q.n,
-             q.nf > 1 ? ", folds dashed" : "");
+    snprintf(xl, sizeof xl, "%s of the %s split (%ld bars%s)", ts ? "time (UTC)" : "bar",
+             split_name, q.n, q.nf > 1 ? ", folds dashed" : "");
     snprintf(yl, sizeof yl, "equity (initial capital %g)", q.eq[0]);
     fputs("<figure class=\"wide\">", f);
     svg_begin(&g, f, 600, 330, title);
     svg_axes(&g, xl, yl, NULL, 0);
     svg_hline(&g, q.eq[0], "ref");
     for (int j = 1; j < q.nf; j++)
-      svg_vline(&g, (double)(q.folds[2 * j] - begin), "ref");
+      svg_vline(&g, x[q.folds[2 * j] - begin], "ref");
     /* each fold a piece of its own: it starts again from the initial capital */
     for (int j = 0; j < q.nf; j++) {
       long fb = q.folds[2 * j] - begin, fe = q.folds[2 * j + 1] - begin;
@@ -816,7 +832,7 @@ static int equity_(struct page_ *w, struct fox_err *e) {
               "no fee, no spread.");
     fputs("</figcaption></figure>\n", f);
   }
-  free(close);
+  free(close), free(ts);
   free(x), free(bh);
   returns_free_equity(&q);
   return rc;
@@ -914,8 +930,8 @@ static int selection_(struct page_ *w) {
       top = share[bin] > top ? share[bin] : top;
     }
   struct svg g = {.right = 12, .top = 10, .em = 17};
-  g.x = (struct svg_axis){(b0 - 2) * width, (b0 + nbins) * width, 0};
-  g.y = (struct svg_axis){0, top * 1.08 > 0 ? top * 1.08 : 1, 0};
+  g.x = (struct svg_axis){.lo = (b0 - 2) * width, .hi = (b0 + nbins) * width, .log = 0};
+  g.y = (struct svg_axis){.lo = 0, .hi = top * 1.08 > 0 ? top * 1.08 : 1, .log = 0};
   char title[256];
   snprintf(title, sizeof title, "CSCV logits over %ld splits: PBO = %.3f", p->combos, p->pbo);
   fputs("<figure class=\"wide\">", f);

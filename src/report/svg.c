@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/text.h"
 
@@ -95,6 +96,61 @@ static int ticks_log_(const struct svg_axis *a, int want, double *t, int max) {
   return n;
 }
 
+/* Days from 1970-01-01 to year-month-day (proleptic Gregorian; Howard Hinnant's
+ * days_from_civil), so that no non-standard timegm is needed. */
+static long days_from_civil_(long y, int m, int d) {
+  y -= m <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400;
+  long yoe = y - era * 400;
+  long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/* The multiples of step within the axis. */
+static int multiples_(const struct svg_axis *a, double step, double *t, int max) {
+  int n = 0;
+  for (double v = ceil(a->lo / step) * step; v <= a->hi && n < max; v += step)
+    t[n++] = v;
+  return n;
+}
+
+/* Ticks of a time axis (UTC seconds): round minutes, hours or days, or the first of months,
+ * about `want` of them; *day says whether they fall on days (labelled as dates). */
+static int ticks_time_(const struct svg_axis *a, int want, double *t, int max, int *day) {
+  static const double steps[] = {60,    300,   900,    1800,   3600,   10800,  21600,
+                                 43200, 86400, 172800, 604800, 1209600};
+  double span = a->hi - a->lo;
+  int n = 0;
+  *day = 1;
+  for (size_t k = 0; k < sizeof steps / sizeof *steps; k++)
+    if (span / steps[k] <= want) {
+      n = multiples_(a, steps[k], t, max);
+      if (n < 2 && k > 0) /* at least two ticks: the finer step when this one leaves fewer */
+        n = multiples_(a, steps[--k], t, max);
+      *day = steps[k] >= 86400;
+      return n;
+    }
+  /* months: every 1, 2, 3, 6 or 12 of them, from a first of the month */
+  int every = 1;
+  while (every < 12 && span / (every * 30.44 * 86400) > want)
+    every = every == 1 ? 2 : every == 2 ? 3 : every == 3 ? 6 : 12;
+  time_t lo = (time_t)a->lo;
+  struct tm m;
+  gmtime_r(&lo, &m);
+  int year = m.tm_year + 1900, mon = (m.tm_mon / every) * every;
+  for (;;) {
+    double v = 86400.0 * (double)days_from_civil_(year, mon + 1, 1);
+    if (v > a->hi || n >= max)
+      return n;
+    if (v >= a->lo)
+      t[n++] = v;
+    mon += every;
+    year += mon / 12;
+    mon %= 12;
+  }
+}
+
 void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char *const *labels,
               int n) {
   FILE *f = g->f;
@@ -142,11 +198,21 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
       fputs("</text>\n", f);
     }
   } else {
-    int want_x = (int)((x1 - x0) / (6 * em)) > 2 ? (int)((x1 - x0) / (6 * em)) : 2;
-    int nx = g->x.log ? ticks_log_(&g->x, want_x, t, 64) : ticks_lin_(&g->x, want_x, t, 64);
+    /* dates are about 10 characters: fewer of them */
+    double per = g->x.time ? 7 * em : 6 * em;
+    int want_x = (int)((x1 - x0) / per) > 2 ? (int)((x1 - x0) / per) : 2, day = 0;
+    int nx = g->x.time  ? ticks_time_(&g->x, want_x, t, 64, &day)
+             : g->x.log ? ticks_log_(&g->x, want_x, t, 64)
+                        : ticks_lin_(&g->x, want_x, t, 64);
     for (int i = 0; i < nx; i++) {
       double x = svg_px(g, t[i]);
       snprintf(b, sizeof b, "%g", t[i]);
+      if (g->x.time) {
+        time_t sec = (time_t)t[i];
+        struct tm m;
+        gmtime_r(&sec, &m);
+        strftime(b, sizeof b, day ? "%Y-%m-%d" : "%m-%d %H:%M", &m);
+      }
       fprintf(f, "<line class=\"gr\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
               x, y0, x, y1, x, ty, b);

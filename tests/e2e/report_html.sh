@@ -113,6 +113,30 @@ check_page() {
   run_rc 0 "$FOXOPT" report "$dir" --html --no-plots --top 1000
 }
 check_page "$WORK/agent" val.sharpe maximize 9
+# The equity over time: the x axis of the best trial's equity is the split's UTC times, every
+# tick inside the split's first and last bar.
+if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import h5py' 2>/dev/null; then
+  if "$FOX_PYTHON" - "$WORK/agent/report.html" "$WORK/s.h5" >"$WORK/eq.txt" 2>&1 <<'PY'
+import calendar, re, sys, time, h5py
+page = open(sys.argv[1]).read()
+sec = page[page.index('<h2 id="equity">'):]
+sec = sec[:sec.index("</figure>")]
+assert "time (UTC) of the val split" in sec, "no time axis"
+ticks = re.findall(r'text-anchor="middle">(\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d)</text>', sec)
+assert len(ticks) >= 2, ticks
+with h5py.File(sys.argv[2]) as f:
+    b, e = f.attrs["split_val"]
+    ts = f["bars/timestamp"][:]
+lo, hi = int(ts[b]), int(ts[e - 1])
+year = time.gmtime(lo).tm_year
+for t in ticks:
+    v = calendar.timegm(time.strptime(t, "%Y-%m-%d") if len(t) == 10 else
+                        time.strptime(f"{year}-{t}", "%Y-%m-%d %H:%M"))
+    assert lo <= v <= hi, (t, lo, hi)
+print("ok", ticks)
+PY
+  then ok; else bad "the equity's time axis: $(cat "$WORK/eq.txt")"; fi
+fi
 # Learning curves: a line for each trial that trained past its first epoch, as many points as
 # it has epochs, its title naming the trial, its status and its parameters as trials.csv has
 # them; a pruned trial marked where it stopped; the rungs drawn.

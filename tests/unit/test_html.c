@@ -384,8 +384,51 @@ static void test_page(void) {
   study_free(&s);
 }
 
+/* A time axis's tick labels from an SVG drawn over [lo, hi] (UTC seconds). */
+static char *time_axis_(double lo, double hi) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  struct svg g = {.right = 12, .top = 10, .em = 17};
+  g.x = (struct svg_axis){.lo = lo, .hi = hi, .time = 1};
+  g.y = (struct svg_axis){.lo = 0, .hi = 1};
+  svg_begin(&g, f, 600, 330, "t");
+  svg_axes(&g, "time", NULL, NULL, 0);
+  svg_end(&g);
+  fclose(f);
+  return buf;
+}
+
+/* Round times as dates: days across a week, hours within a day, firsts of months across a
+ * year (worked out by hand: 2018-01-01 00:00 UTC is 1514764800), every tick inside the range,
+ * at least two. */
+static void test_time_axis(void) {
+  const double jan1 = 1514764800;
+  char *a = time_axis_(jan1 + 3600, jan1 + 7 * 86400 - 3600); /* 01-01 01:00 .. 01-07 23:00 */
+  CHECK(strstr(a, ">2018-01-03<") && strstr(a, ">2018-01-05<") && strstr(a, ">2018-01-07<") &&
+            !strstr(a, ">2018-01-01<"),
+        "every other day within a week: %s", a);
+  free(a);
+  a = time_axis_(jan1 + 5 * 3600 + 60, jan1 + 17 * 3600); /* 05:01 .. 17:00 */
+  CHECK(strstr(a, ">01-01 06:00<") && strstr(a, ">01-01 12:00<") && !strstr(a, ">01-01 03:00<"),
+        "hours within a day: %s", a);
+  free(a);
+  a = time_axis_(jan1 + 86400, jan1 + 364 * 86400); /* 2018-01-02 .. 2018-12-31 */
+  CHECK(strstr(a, ">2018-04-01<") && strstr(a, ">2018-07-01<") && strstr(a, ">2018-10-01<") &&
+            !strstr(a, ">2018-01-01<"),
+        "firsts of months across a year: %s", a);
+  free(a);
+  a = time_axis_(jan1 + 1800, jan1 + 5400); /* 00:30 .. 01:30: at least two ticks */
+  int ticks = 0;
+  for (const char *p = a; (p = strstr(p, ">01-01 ")) != NULL; p++)
+    ticks++;
+  CHECK(ticks >= 2, "at least two ticks in an hour: %d", ticks);
+  free(a);
+}
+
 int main(void) {
   test_escape();
+  test_time_axis();
   test_pareto_by_hand();
   test_pareto_random();
   test_line();
