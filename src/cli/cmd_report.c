@@ -160,12 +160,27 @@ static void jmetrics_(FILE *f, const struct study *s, const double *v, const cha
   fputc('}', f);
 }
 
-static void json_rows_(FILE *f, const struct study *s, const int *order, int k) {
+/* The rows, and with several objectives or constraints each one's feasibility and Pareto rank
+ * (rank: study_pareto_ranks, NULL without several objectives). */
+static void json_rows_(FILE *f, const struct study *s, const int *order, int k,
+                       const int *rank) {
   fputs("\"trials\": [", f);
   for (int r = 0; r < k && r < s->n; r++) {
     const struct study_trial *t = &s->trials[order[r]];
-    fprintf(f, "%s{\"id\": %d, \"status\": \"%s\", \"epochs\": %d, \"params\": ", r ? ", " : "",
-            t->id, study_status_names[t->status], t->epochs);
+    fprintf(f, "%s{\"id\": %d, \"status\": \"%s\", \"epochs\": %d, ", r ? ", " : "", t->id,
+            study_status_names[t->status], t->epochs);
+    if (s->n_obj > 1 || s->n_con > 0) {
+      int fe = study_feasible(s, t);
+      fprintf(f, "\"feasible\": %s, ", fe < 0 ? "null" : fe ? "true" : "false");
+    }
+    if (rank) {
+      fputs("\"pareto_rank\": ", f);
+      if (rank[t->id] >= 0)
+        fprintf(f, "%d, ", rank[t->id]);
+      else
+        fputs("null, ", f);
+    }
+    fputs("\"params\": ", f);
     report_json_params(f, s, t->x);
     fputs(", \"metrics\": ", f);
     jmetrics_(f, s, t->metrics, NULL);
@@ -360,7 +375,29 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
            s.cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize", s.n, s.total,
            c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING], s.repeats,
            s.folds, study_best(&s));
-    json_rows_(stdout, &s, order, a.top);
+    printf("\"objectives\": [");
+    for (int j = 0; j < s.n_obj; j++) {
+      printf("%s{\"metric\": ", j ? ", " : "");
+      report_json_str(stdout, s.metric_names[s.obj_metric[j]]);
+      printf(", \"direction\": \"%s\"}", s.obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize");
+    }
+    printf("], ");
+    int *rank = NULL;
+    if (s.n_obj > 1) { /* the front: the feasible complete trials no other one dominates */
+      rank = malloc((size_t)(s.n ? s.n : 1) * sizeof *rank);
+      if (!rank || study_pareto_ranks(&s, rank, e) != 0) {
+        free(rank);
+        rank = NULL;
+        rc = e->code ? e->code : fox_errf(e, FOX_EFAIL, "out of memory");
+      }
+      printf("\"pareto_front\": [");
+      for (int i = 0, nf = 0; rank && i < s.n; i++)
+        if (rank[i] == 0 && study_feasible(&s, &s.trials[i]) == 1)
+          printf("%s%d", nf++ ? ", " : "", i);
+      printf("], ");
+    }
+    json_rows_(stdout, &s, order, a.top, rank);
+    free(rank);
     if (have_fig) {
       printf(", ");
       overfit_json(stdout, &o);

@@ -382,7 +382,24 @@ void report_json_params(FILE *f, const struct study *s, const double *x) {
     fputs(first ? "" : ", ", f);
     report_json_str(f, s->space.p[i].key);
     fputs(": ", f);
-    report_json_str(f, v);
+    /* A number as a JSON number (a numeric distribution, or a choice that is one); a list or a
+     * word as the text --set takes. */
+    const struct space_param *p = &s->space.p[i];
+    int categorical = p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED;
+    double num = categorical ? p->choice_num[(int)x[i]] : x[i];
+    if (!isfinite(num)) {
+      report_json_str(f, v);
+    } else if (!categorical) {
+      fputs(v, f); /* space_format's shortest %g text or an integer: valid JSON */
+    } else { /* a choice's own text may be YAML's (".5", "1e3"): the number, shortest */
+      char b[40];
+      for (int prec = 1; prec <= 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, num);
+        if (strtod(b, NULL) == num)
+          break;
+      }
+      fputs(b, f);
+    }
     first = 0;
   }
   fputc('}', f);

@@ -143,6 +143,28 @@ for fn in branin zdt1; do
     space $([ $fn = branin ] && echo 2 || echo 30) 1; } >"$WORK/dir-$fn.yaml"
   run_rc 0 "$FOXOPT" run "$WORK/dir-$fn.yaml" -o "$WORK/dir-$fn"
   run_rc 0 "$FOXOPT" report "$WORK/dir-$fn" --no-plots --json
+  if [ $fn = zdt1 ] && [ -n "${FOX_PYTHON:-}" ]; then
+    # report --json of a multi-objective study: its objectives, the Pareto front (the feasible
+    # complete trials of rank 0 in trials.csv) and each row's feasibility and rank; parameters
+    # as JSON numbers.
+    echo "$OUT_TXT" >"$WORK/mo.json"
+    if "$FOX_PYTHON" - "$WORK/mo.json" "$WORK/dir-$fn/trials.csv" >"$WORK/mo.txt" 2>&1 <<'PY'
+import csv, json, sys
+j, rows = json.load(open(sys.argv[1])), list(csv.DictReader(open(sys.argv[2])))
+assert j["objectives"] == [{"metric": "f0", "direction": "minimize"},
+                           {"metric": "f1", "direction": "minimize"}], j["objectives"]
+front = sorted(int(r["id"]) for r in rows if r["pareto_rank"] == "0" and r["feasible"] == "1")
+assert j["pareto_front"] == front, (j["pareto_front"], front)
+for t in j["trials"]:
+    r = rows[t["id"]]
+    assert t["pareto_rank"] == (int(r["pareto_rank"]) if r["pareto_rank"] else None), (t, r)
+    assert t["feasible"] == (r["feasible"] == "1"), (t, r)
+    for k, v in t["params"].items():
+        assert isinstance(v, float) and v == float(r[k]), (k, v, r[k])
+print("ok", len(front))
+PY
+    then ok; else bad "report --json, multi-objective: $(cat "$WORK/mo.txt")"; fi
+  fi
 done
 contains "$OUT_TXT" '"objective": "f0", "direction": "minimize"'
 run_rc 0 "$FOXOPT" report "$WORK/dir-branin" --no-plots --json

@@ -318,7 +318,7 @@ if ids != chain[::-1] or [s["generation"] for s in sched] != [0, 1, 2, 3]:
     sys.exit(f"schedule {ids}, lineage {chain[::-1]}")
 for s in sched:
     r = rows[s["trial"]]
-    if s["params"]["dqn.lr"] != r["dqn.lr"] or s["exploited"] != (r["exploited"] == "1"):
+    if s["params"]["dqn.lr"] != float(r["dqn.lr"]) or s["exploited"] != (r["exploited"] == "1"):
         sys.exit(f"row {s['trial']}: {s} vs {r}")
 gens = j["pbt_generations"]
 if len(gens) != 4 or not all(g["wall_seconds"] > 0 and g["transfers"] == 0 for g in gens):
