@@ -407,12 +407,14 @@ static int curves_(struct page_ *w, struct fox_err *e) {
   }
   const char *unit;
   double scale = report_metric_scale(s, s->objective, &unit);
-  int rc = 0, missing = 0, longest = 0;
+  int rc = 0, missing = 0, longest = 0, running = 0;
   for (int i = 0; rc == 0 && i < nt; i++) {
     int from_curve;
     double *y = ys + (size_t)i * cap;
     rc = report_intermediate(s, w->p->outdir, &s->trials[i], steps, y, &len[i], &from_curve,
                              &missing, e);
+    if (s->trials[i].status == FOX_ST_FAILED)
+      len[i] = 0; /* not drawn: neither on the axis */
     for (int k = 0; rc == 0 && k < len[i]; k++) {
       xs[(size_t)i * cap + k] = steps[k];
       y[k] *= scale;
@@ -455,13 +457,16 @@ static int curves_(struct page_ *w, struct fox_err *e) {
           svg_marks(&g, x, y, 1, 'o', mark_cls_[t->status]);
         else
           svg_line_title(&g, x, y, len[i], cls, tt);
-        if (t->status == FOX_ST_PRUNED) /* where it stopped */
+        if (t->status == FOX_ST_PRUNED && len[i] > 1) /* where it stopped */
           svg_marks(&g, x + len[i] - 1, y + len[i] - 1, 1, 'o', "p");
+        running += t->status == FOX_ST_RUNNING;
       }
     svg_end(&g);
     fputs("<figcaption class=\"legend\">", f);
     key_(f, "-", "lc c", "complete");
     key_(f, "-", "lc p", "pruned (o where it stopped)");
+    if (running)
+      key_(f, "-", "lc r", "running");
     if (s->plan.n > 1)
       key_(f, "-", "rung", "rungs");
     esc_(f, "(%s, %s; hover a line for its trial and parameters)", s->metric_names[s->objective],
@@ -473,6 +478,10 @@ static int curves_(struct page_ *w, struct fox_err *e) {
            missing > 1 ? "s" : "");
     fputs("</figcaption></figure>\n", f);
   }
+  if (rc == 0 && longest <= 1 && !s->cfg.study.function && !report_curves_aggregate(s))
+    note_(w, "no learning curves: with several cells (repeats x folds) and the %s aggregate, "
+          "a trial's objective is known at its rungs only, not epoch by epoch",
+          config_aggregate_names[s->cfg.study.aggregate]);
   free(steps), free(len), free(xs), free(ys);
   return rc;
 }
@@ -524,10 +533,12 @@ static int parallel_(struct page_ *w) {
     labels[i] = s->space.p[i].key;
   labels[na - 1] = vlabel;
   fputs("<h2 id=\"parallel\">Parallel coordinates</h2>\n<figure class=\"wide\">", f);
-  struct svg g = {.right = 16, .top = 16, .em = 17};
+  /* every axis named: wider with many, the page scales it down */
+  struct svg g = {.right = 16, .top = 16, .em = 17, .all_labels = 1};
   g.x = (struct svg_axis){.lo = -0.25, .hi = na - 0.75, .log = 0};
   g.y = (struct svg_axis){.lo = -0.04, .hi = 1.04, .log = 0};
-  svg_begin(&g, f, 600, 330, "each complete trial's parameters and objective");
+  svg_begin(&g, f, na * 110 > 600 ? na * 110 : 600, 330,
+            "each complete trial's parameters and objective");
   svg_axes(&g, NULL, "min to max of each axis", labels, na);
   for (int i = 0; i < na; i++) { /* each axis's ends */
     double a = lo, b = hi;
@@ -561,6 +572,9 @@ static int parallel_(struct page_ *w) {
       size_t at = strlen(tt);
       snprintf(tt + at, sizeof tt - at, "; %s %.6g", s->metric_names[s->objective], v);
       svg_line_title(&g, x, y, na, k == best ? "pc top" : "pc", tt);
+      for (int i = 0; i < na; i++) /* a value between inactive ones is no segment: a dot */
+        if (!isnan(y[i]) && (i == 0 || isnan(y[i - 1])) && (i == na - 1 || isnan(y[i + 1])))
+          svg_marks(&g, x + i, y + i, 1, 'o', k == best ? "front" : "c");
     }
   svg_end(&g);
   fputs("<figcaption class=\"legend\">", f);

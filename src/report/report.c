@@ -393,10 +393,14 @@ void report_json_params(FILE *f, const struct study *s, const double *x) {
       fputs(v, f); /* space_format's shortest %g text or an integer: valid JSON */
     } else { /* a choice's own text may be YAML's (".5", "1e3"): the number, shortest */
       char b[40];
-      for (int prec = 1; prec <= 17; prec++) {
-        snprintf(b, sizeof b, "%.*g", prec, num);
-        if (strtod(b, NULL) == num)
-          break;
+      if (num == floor(num) && fabs(num) < 1e15) {
+        snprintf(b, sizeof b, "%.0f", num); /* a whole number as one: 1000, not 1e+03 */
+      } else {
+        for (int prec = 1; prec <= 17; prec++) {
+          snprintf(b, sizeof b, "%.*g", prec, num);
+          if (strtod(b, NULL) == num)
+            break;
+        }
       }
       fputs(b, f);
     }

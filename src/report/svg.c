@@ -118,8 +118,8 @@ static int multiples_(const struct svg_axis *a, double step, double *t, int max)
 /* Ticks of a time axis (UTC seconds): round minutes, hours or days, or the first of months,
  * about `want` of them; *day says whether they fall on days (labelled as dates). */
 static int ticks_time_(const struct svg_axis *a, int want, double *t, int max, int *day) {
-  static const double steps[] = {60,    300,   900,    1800,   3600,   10800,  21600,
-                                 43200, 86400, 172800, 604800, 1209600};
+  static const double steps[] = {1,    5,     10,    15,    30,     60,     300,    900,     1800,
+                                 3600, 10800, 21600, 43200, 86400, 172800, 604800, 1209600};
   double span = a->hi - a->lo;
   int n = 0;
   *day = 1;
@@ -128,13 +128,13 @@ static int ticks_time_(const struct svg_axis *a, int want, double *t, int max, i
       n = multiples_(a, steps[k], t, max);
       if (n < 2 && k > 0) /* at least two ticks: the finer step when this one leaves fewer */
         n = multiples_(a, steps[--k], t, max);
-      *day = steps[k] >= 86400;
+      *day = steps[k] >= 86400 ? 1 : steps[k] >= 60 ? 0 : -1; /* -1: seconds */
       return n;
     }
-  /* months: every 1, 2, 3, 6 or 12 of them, from a first of the month */
+  /* months: every 1, 2, 3, 6 or 12 of them, then years by doubling, from a first of the month */
   int every = 1;
-  while (every < 12 && span / (every * 30.44 * 86400) > want)
-    every = every == 1 ? 2 : every == 2 ? 3 : every == 3 ? 6 : 12;
+  while (span / (every * 30.44 * 86400) > want)
+    every = every == 1 ? 2 : every == 2 ? 3 : every == 3 ? 6 : every == 6 ? 12 : 2 * every;
   time_t lo = (time_t)a->lo;
   struct tm m;
   gmtime_r(&lo, &m);
@@ -183,7 +183,7 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
   /* x tick labels hang below the frame, whatever their size */
   double ty = y0 + 4 + 0.8 * em;
   if (labels) {
-    int every = n > 0 ? (int)ceil(n / ((x1 - x0) / (5 * em))) : 1;
+    int every = n > 0 && !g->all_labels ? (int)ceil(n / ((x1 - x0) / (5 * em))) : 1;
     for (int i = 0; i < n; i += every > 0 ? every : 1) {
       char s[40];
       double x = svg_px(g, i);
@@ -211,7 +211,7 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
         time_t sec = (time_t)t[i];
         struct tm m;
         gmtime_r(&sec, &m);
-        strftime(b, sizeof b, day ? "%Y-%m-%d" : "%m-%d %H:%M", &m);
+        strftime(b, sizeof b, day > 0 ? "%Y-%m-%d" : day == 0 ? "%m-%d %H:%M" : "%H:%M:%S", &m);
       }
       fprintf(f, "<line class=\"gr\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",

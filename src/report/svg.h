@@ -19,6 +19,7 @@ struct svg {
   double em; /* the largest font size (viewBox units) the page's CSS gives its axes' text, on
                 any screen: the margins are made to hold labels that size (0: 13) */
   struct svg_axis x, y;
+  int all_labels; /* svg_axes: every x label drawn (parallel axes), none left out for room */
 };
 
 /* The range of the finite values of v[0..n) (the positive ones for a log axis) widened by `pad`

@@ -194,6 +194,11 @@ vals = {int(r["id"]): float(r[metric]) for r in complete}
 order_px = sorted(ys, key=lambda i: -ys[i])   # smaller y pixel = higher value
 order_v = sorted(vals, key=lambda i: vals[i])
 assert [vals[i] for i in order_px] == sorted(vals.values()), "objective axis order"
+# every axis named, however many
+keys = [k for k in table[0] if k not in ("id", "status", "round", "rung", "epochs", "seed",
+        "rank", "seconds", "reason") and k != metric and not k.startswith(("val.", "train.", "test."))]
+for k in keys + [metric]:
+    assert f">{k[:10] + '..' if len(k) > 12 else k}</text>" in sec, ("axis", k)
 print("ok", len(lines))
 PY
     then ok; else bad "$name: parallel coordinates: $(cat "$WORK/pc.txt")"; fi

@@ -424,6 +424,16 @@ static void test_time_axis(void) {
     ticks++;
   CHECK(ticks >= 2, "at least two ticks in an hour: %d", ticks);
   free(a);
+  a = time_axis_(jan1 - 40 * 365.25 * 86400, jan1 - 8 * 365.25 * 86400); /* 1978 .. 2010 */
+  ticks = 0;
+  for (const char *p = a; (p = strstr(p, "-01-01<")) != NULL; p++)
+    ticks++;
+  CHECK(ticks >= 2 && ticks <= 8, "32 years: %d year ticks (every few years)", ticks);
+  free(a);
+  a = time_axis_(jan1 + 7, jan1 + 50); /* 43 seconds of 1-second bars */
+  CHECK(strstr(a, ">00:00:15<") && strstr(a, ">00:00:30<") && strstr(a, ">00:00:45<"),
+        "seconds: %s", a);
+  free(a);
 }
 
 int main(void) {
