@@ -183,9 +183,10 @@ run_rc 2 "$FOXOPT" run "$WORK/sf.yaml" -o "$WORK/sf"
 contains "$ERR_TXT" "data.features"
 contains "$ERR_TXT" "every rank normalises one selection of the dataset's columns"
 
-# A study over the user features: every trial records them; report reads them back.
+# A study over the 10 built-in + 3 user features: every trial records them; report reads them
+# back; on the emulated device it makes the same table.
 cat >"$WORK/st.yaml" <<YAML
-data: {path: $WORK/u.h5, features: [rsi_14, sig_a, sig-c]}
+data: {path: $WORK/u.h5, features: $SEL}
 env: {num_envs: 4, episode_bars: 128}
 train: {algo: ppo, epochs: 1, steps_per_epoch: 512, backend: cpu}
 ppo: {hidden: [8], n_steps: 32}
