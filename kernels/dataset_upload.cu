@@ -48,10 +48,7 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, struct 
   float *norm = (float *)malloc(2 * nf * sizeof(float));
   if (!norm)
     return fox_errf(e, FOX_EFAIL, "cuda backend: out of memory");
-  for (size_t j = 0; j < nf; j++) {
-    norm[j] = ds->norm_mean[ds->sel[j]];
-    norm[nf + j] = ds->norm_std[ds->sel[j]];
-  }
+  dataset_selected_norm(ds, norm);
   cudaError_t st = cudaMalloc((void **)&dev->norm, 2 * nf * sizeof(float));
   if (st == cudaSuccess)
     st = cudaMemcpy(dev->norm, norm, 2 * nf * sizeof(float), cudaMemcpyHostToDevice);

@@ -69,11 +69,8 @@ static int cpu_columns_(const struct dataset *ds, const float *raw, struct devic
   dev->sigma = malloc(n ? n * sizeof(float) : 1);
   if (!dev->norm || !dev->sel || !dev->sigma)
     return fox_errf(e, FOX_EFAIL, "cpu backend: out of memory for %zu bars", n);
-  for (size_t j = 0; j < nf; j++) {
-    dev->sel[j] = ds->sel[j];
-    dev->norm[j] = ds->norm_mean[ds->sel[j]];
-    dev->norm[nf + j] = ds->norm_std[ds->sel[j]];
-  }
+  memcpy(dev->sel, ds->sel, nf * sizeof(int));
+  dataset_selected_norm(ds, dev->norm);
   for (size_t t = 0; t < n; t++)
     dev->sigma[t] = raw[t * (size_t)ds->ncol + FOX_EWM_VOL_COL];
   return 0;

@@ -143,6 +143,13 @@ int dataset_alloc_columns(struct dataset *ds, int ncol, struct fox_err *e) {
   return 0;
 }
 
+void dataset_selected_norm(const struct dataset *ds, float *out) {
+  for (int j = 0; j < ds->nsel; j++) {
+    out[j] = ds->norm_mean[ds->sel[j]];
+    out[ds->nsel + j] = ds->norm_std[ds->sel[j]];
+  }
+}
+
 int dataset_column(const struct dataset *ds, const char *name) {
   for (int c = 0; c < ds->ncol; c++)
     if (strcmp(ds->names[c], name) == 0)

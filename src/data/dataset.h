@@ -51,6 +51,8 @@ int dataset_select(struct dataset *ds, const char *const *names, int count, cons
 /* Gives ds ncol columns: names (the first FOX_NFEAT the built-in ones, the rest empty) and
  * normalisation statistics (zero). */
 int dataset_alloc_columns(struct dataset *ds, int ncol, struct fox_err *e);
+/* The selection's statistics in state order: mean[nsel] then std[nsel] into out[2 nsel]. */
+void dataset_selected_norm(const struct dataset *ds, float *out);
 /* The column named `name`, or -1. */
 int dataset_column(const struct dataset *ds, const char *name);
 /* Parses "a,b,c" (non-negative, a > 0, summing to 1). */

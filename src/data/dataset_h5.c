@@ -90,9 +90,9 @@ static int read_features_(hid_t f, struct dataset *ds, const char *path, struct 
                           from, -INFINITY, path, e);
 }
 
-/* The columns: /features' width and /feature_names (a file from before user features has 51
- * columns and no such dataset: the built-in names). The built-in features come first, by name:
- * the market's barrier reads ewm_vol's column. */
+/* The columns: /features' width, /feature_names (a file from before user features has 51
+ * columns and no such dataset: the built-in names) and their /norm statistics. The built-in
+ * features come first, by name: the market's barrier reads ewm_vol's column. */
 static int read_columns_(hid_t f, struct dataset *ds, const char *path, struct fox_err *e) {
   size_t n, w;
   FOX_TRY(h5io_dims(f, "/features", &n, &w, path, e));
@@ -114,7 +114,10 @@ static int read_columns_(hid_t f, struct dataset *ds, const char *path, struct f
     if (!ds->names[c][0])
       return fox_errf(e, FOX_EDATA, "%s: /feature_names[%zu] is empty", path, c);
   }
-  return 0;
+  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, w, 0, 0, -INFINITY,
+                           path, e));
+  /* A zero std is a constant feature (the network sees 0); a negative one is no statistic. */
+  return h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, w, 0, 0, 0.0, path, e);
 }
 
 /* lean: /features read last, after /bars are checked against /prices and all of /bars but the
@@ -148,11 +151,6 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, int lean,
     FOX_TRY(read_features_(f, ds, path, e));
   FOX_TRY(h5io_read_finite(f, "/prices", H5T_NATIVE_FLOAT, ds->prices, n, 4, 0, -INFINITY, path,
                            e));
-  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, (size_t)ds->ncol, 0, 0,
-                           -INFINITY, path, e));
-  /* A zero std is a constant feature (the network sees 0); a negative one is no statistic. */
-  FOX_TRY(h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, (size_t)ds->ncol, 0, 0, 0.0,
-                           path, e));
   FOX_TRY(h5io_attr_read(f, "bar_seconds", H5T_NATIVE_INT64, &ds->bar_seconds, 1, path, e));
   FOX_TRY(h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &ds->bars_per_year, 1, path, e));
   for (int s = 0; s < 3; s++) {
@@ -243,10 +241,6 @@ static int read_columns_only_(hid_t f, struct dataset *ds, const char *path,
   size_t w;
   FOX_TRY(h5io_dims(f, "/features", &ds->n, &w, path, e));
   FOX_TRY(read_columns_(f, ds, path, e));
-  FOX_TRY(h5io_read_finite(f, "/norm/mean", H5T_NATIVE_FLOAT, ds->norm_mean, (size_t)ds->ncol, 0,
-                           0, -INFINITY, path, e));
-  FOX_TRY(h5io_read_finite(f, "/norm/std", H5T_NATIVE_FLOAT, ds->norm_std, (size_t)ds->ncol, 0, 0,
-                           0.0, path, e));
   FOX_TRY(h5io_attr_read_str(f, "source", ds->source, sizeof ds->source, path, e));
   return dataset_select(ds, NULL, 0, path, e);
 }
