@@ -9,20 +9,7 @@
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 export PMIX_MCA_psec=native
 
-cat >"$WORK/f.yaml" <<YAML
-train: {epochs: 9}
-study:
-  name: ext
-  seed: 3
-  trials: 20
-  round_size: 4
-  objective: {function: branin, direction: minimize}
-  sampler: {name: tpe, n_startup_trials: 6}
-  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
-parameters:
-  x0: {distribution: uniform, min: -5, max: 10}
-  x1: {distribution: uniform, min: 0, max: 15}
-YAML
+branin_sh_yaml ext 3 20 4 6 >"$WORK/f.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/ref"
 check "the reference has 20 trials" test "$(tail -n +2 "$WORK/ref/trials.csv" | wc -l)" -eq 20
 

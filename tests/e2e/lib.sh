@@ -28,6 +28,24 @@ run_rc() {
   if [ "$RC" -eq "$want" ]; then ok; else bad "exit $RC, expected $want: $* :: $ERR_TXT"; fi
 }
 not() { ! "$@"; }
+# branin_sh_yaml NAME SEED TRIALS ROUND STARTUP: the Branin study under successive halving (9
+# epochs: rungs 1, 3, 9) that the study, lock and extend tests share, on stdout.
+branin_sh_yaml() {
+  cat <<YAML
+train: {epochs: 9}
+study:
+  name: $1
+  seed: $2
+  trials: $3
+  round_size: $4
+  objective: {function: branin, direction: minimize}
+  sampler: {name: tpe, n_startup_trials: $5}
+  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+}
 contains() { # contains HAYSTACK NEEDLE
   case "$1" in *"$2"*) ok ;; *) bad "expected '$2' in: $1" ;; esac
 }

@@ -57,20 +57,7 @@ one_refused() {
     not grep -q "removed" "$WORK/$3.$WINNER.err"
 }
 
-cat >"$WORK/f.yaml" <<YAML
-train: {epochs: 9}
-study:
-  name: lock
-  seed: 3
-  trials: 12
-  round_size: 6
-  objective: {function: branin, direction: minimize}
-  sampler: {name: tpe, n_startup_trials: 6}
-  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
-parameters:
-  x0: {distribution: uniform, min: -5, max: 10}
-  x1: {distribution: uniform, min: 0, max: 15}
-YAML
+branin_sh_yaml lock 3 12 6 6 >"$WORK/f.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/ref"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/ref4" --set study.seed=4
 check "a finished run leaves its lock empty" test -e "$WORK/ref/.lock" -a ! -s "$WORK/ref/.lock"

@@ -10,21 +10,7 @@ PY=${FOX_PYTHON:-python3}
 
 # --- Test-function studies: determinism over threads, stop and resume -----------------------
 # The first line is a user's comment that once passed for a stored --set on resume.
-cat >"$WORK/f.yaml" <<YAML
-#--set study.trials=30
-train: {epochs: 9}
-study:
-  name: branin
-  seed: 3
-  trials: 24
-  round_size: 6
-  objective: {function: branin, direction: minimize}
-  sampler: {name: tpe, n_startup_trials: 6}
-  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
-parameters:
-  x0: {distribution: uniform, min: -5, max: 10}
-  x1: {distribution: uniform, min: 0, max: 15}
-YAML
+{ echo '#--set study.trials=30'; branin_sh_yaml branin 3 24 6 6; } >"$WORK/f.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/f1"
 contains "$OUT_TXT" "trials 24/24"
 check "24 trials recorded" test "$(($(wc -l <"$WORK/f1/trials.csv") - 1))" -eq 24

@@ -6,20 +6,7 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 MPIEXEC=${FOX_MPIEXEC:-mpiexec}
 
-cat >"$WORK/f.yaml" <<YAML
-train: {epochs: 9}
-study:
-  name: lock
-  seed: 4
-  trials: 10
-  round_size: 5
-  objective: {function: branin, direction: minimize}
-  sampler: {name: tpe, n_startup_trials: 5}
-  scheduler: {name: successive_halving, min_epochs: 1, eta: 3}
-parameters:
-  x0: {distribution: uniform, min: -5, max: 10}
-  x1: {distribution: uniform, min: 0, max: 15}
-YAML
+branin_sh_yaml lock 4 10 5 5 >"$WORK/f.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/ref"
 
 "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/m" --set study.objective.seconds=0.05 \
