@@ -25,7 +25,8 @@ static const struct cli_opt opts_[] = {
     {"--resume", NULL, "continue the study in OUTDIR (CONFIG.yaml may be left out; if given it "
                        "must be the study's own, with the same --set overrides); --set "
                        "study.trials=N with a larger N continues a study, finished or not, to N "
-                       "trials (with or without CONFIG.yaml; any other change is refused); with "
+                       "trials, and --set study.timeout=T may change (with or without "
+                       "CONFIG.yaml; any other change is refused); with "
                        "CONFIG.yaml where OUTDIR holds no study.h5 yet, it starts the study"},
     {"--backend", "B", "where trials run: auto, cpu or cuda, overriding train.backend"},
     {"--set", "K=V", "override any config key, e.g. --set study.trials=50 (every key is in "
