@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "data/dataset.h"
 #include "report/curves.h"
@@ -59,6 +60,9 @@ static const char css_[] =
     "path.lc{fill:none;stroke-width:1.3;stroke-opacity:.6}path.lc.c{stroke:#1f77b4}"
     "path.lc.p{stroke:#ff7f0e}path.lc.r{stroke:#7f7f7f}path.lc:hover{stroke-opacity:1;"
     "stroke-width:2.5}.rung{stroke:#999;stroke-dasharray:2 3}"
+    "path.tl{fill:none;stroke-width:4;stroke-linecap:square}path.tl.c{stroke:#1f77b4}"
+    "path.tl.p{stroke:#ff7f0e}path.tl.r{stroke:#7f7f7f}path.tl.f{stroke:#bbb}"
+    "path.tl:hover{stroke:#d62728}"
     "path.pc{fill:none;stroke:#1f77b4;stroke-width:1.2;stroke-opacity:.45}"
     "path.pc.top{stroke:#d62728;stroke-width:2.2;stroke-opacity:1}path.pc:hover{"
     "stroke-opacity:1;stroke-width:2.5}.pc-end{font-size:10px}"
@@ -484,6 +488,82 @@ static int curves_(struct page_ *w, struct fox_err *e) {
           config_aggregate_names[s->cfg.study.aggregate]);
   free(steps), free(len), free(xs), free(ys);
   return rc;
+}
+
+#define TIMELINE_MAX_ 2000 /* rows drawn, as the learning curves */
+
+/* The timeline: each row a bar from its first segment's start to its last one's end (UTC, as
+ * trials.csv's start and end), by status, at its id; several ranks' trials overlap in time. A
+ * row whose repeats resumed in a later run spans the pause. */
+static int timeline_(struct page_ *w) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  int nt = s->n < TIMELINE_MAX_ ? s->n : TIMELINE_MAX_, shown = 0;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < nt; k++) {
+    const struct study_trial *t = &s->trials[k];
+    if (!isfinite(t->start) || !isfinite(t->end))
+      continue;
+    lo = t->start < lo ? t->start : lo;
+    hi = t->end > hi ? t->end : hi;
+    shown++;
+  }
+  if (shown == 0) {
+    if (s->n > 0)
+      note_(w, "no timeline: no trial has a recorded start (a study.h5 written before foxopt "
+               "recorded times, or no trial has run)");
+    return 0;
+  }
+  if (hi - lo < 2) { /* a short study: two seconds at least, for ticks to mark */
+    double mid = (lo + hi) / 2;
+    lo = mid - 1, hi = mid + 1;
+  }
+  char tt[1200], when[2][32];
+  fputs("<h2 id=\"timeline\">Timeline</h2>\n<figure class=\"wide\">", f);
+  struct svg g = {.right = 12, .top = 10, .em = 17};
+  g.x = (struct svg_axis){.lo = lo - 0.02 * (hi - lo), .hi = hi + 0.02 * (hi - lo), .time = 1};
+  g.y = (struct svg_axis){.lo = -0.5, .hi = nt - 0.5};
+  double h = 90 + 4.0 * nt;
+  svg_begin(&g, f, 600, h < 220 ? 220 : h > 640 ? 640 : h, "each trial's start and end (UTC)");
+  svg_axes(&g, "UTC", "trial", NULL, 0);
+  int running = 0, pruned = 0, failed = 0;
+  for (int k = 0; k < nt; k++) {
+    const struct study_trial *t = &s->trials[k];
+    if (!isfinite(t->start) || !isfinite(t->end))
+      continue;
+    double x[2] = {t->start, t->end}, y[2] = {t->id, t->id};
+    for (int j = 0; j < 2; j++) {
+      time_t sec = (time_t)floor(x[j]);
+      struct tm m;
+      if (!gmtime_r(&sec, &m) || !strftime(when[j], sizeof when[j], "%Y-%m-%d %H:%M:%S", &m))
+        snprintf(when[j], sizeof when[j], "?");
+    }
+    trial_title_(s, t, tt, sizeof tt);
+    size_t at = strlen(tt);
+    snprintf(tt + at, sizeof tt - at, "; %s to %s UTC, %.3g s of work", when[0], when[1] + 11,
+             t->seconds);
+    char cls[16];
+    snprintf(cls, sizeof cls, "tl %s", t->status == FOX_ST_FAILED ? "f" : mark_cls_[t->status]);
+    svg_line_title(&g, x, y, 2, cls, tt);
+    running += t->status == FOX_ST_RUNNING;
+    pruned += t->status == FOX_ST_PRUNED;
+    failed += t->status == FOX_ST_FAILED;
+  }
+  svg_end(&g);
+  fputs("<figcaption class=\"legend\">", f);
+  key_(f, "-", "tl c", "complete");
+  if (pruned)
+    key_(f, "-", "tl p", "pruned");
+  if (failed)
+    key_(f, "-", "tl f", "failed");
+  if (running)
+    key_(f, "-", "tl r", "running");
+  esc_(f, "(from its first start to its last end: a trial resumed later spans the pause; hover "
+          "a bar for its trial)");
+  if (nt < s->n)
+    esc_(f, "; the first %d of %d trials", nt, s->n);
+  fputs("</figcaption></figure>\n", f);
+  return 0;
 }
 
 /* Where value v of parameter p sits on its parallel-coordinates axis, 0 (min, first choice)
@@ -1151,7 +1231,7 @@ static int body_(struct page_ *w, struct fox_err *e) {
   if (pbt_(w) != 0 || history_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(curves_(w, e));
-  if (parallel_(w) != 0 || params_(w) != 0)
+  if (timeline_(w) != 0 || parallel_(w) != 0 || params_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(equity_(w, e));
   if (selection_(w) != 0)

@@ -24,6 +24,15 @@ static double now_(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The calendar time for the timeline (durations use the monotonic clock, which a clock step
+ * cannot make negative). */
+static double utc_now_(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+    return NAN;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Repeat 0 keeps the name it had before repeats existed: a study with one repeat is unchanged. */
 static void state_path_(const char *outdir, int id, int repeat, int epochs, char *out,
                         size_t n) {
@@ -240,6 +249,7 @@ static void result_start_(struct runner *r, const struct work_item *it,
   res->repeat = it->repeat;
   res->rank = r->rank;
   res->done = FOX_WORK_DONE;
+  res->start = utc_now_();
   for (int f = 0; f < FOX_FOLDS_MAX; f++)
     for (int m = 0; m < FOX_STUDY_METRICS; m++)
       res->metrics[f][m] = NAN;

@@ -452,7 +452,8 @@ int study_trial_alloc(const struct study *s, struct study_trial *t, struct fox_e
     return fox_errf(e, FOX_EFAIL, "study: out of memory");
   }
   for (int r = 0; r < s->repeats; r++)
-    t->rep[r] = (struct study_rep){-1, 0, -1, 0, 0};
+    t->rep[r] = (struct study_rep){-1, 0, -1, 0, NAN, NAN, 0};
+  t->start = t->end = NAN;
   for (size_t i = 0; i < nc; i++)
     t->cells[i] = NAN;
   return 0;
@@ -626,11 +627,20 @@ static void settle_(struct study *s, struct study_trial *t) {
   }
   t->epochs = epochs;
   t->seconds = seconds;
+  study_trial_times(s, t);
   if (t->status == FOX_ST_FAILED) {
     study_aggregate(s, t); /* NaN */
   } else if (all) {
     t->rung = t->next_rung;
     study_aggregate(s, t);
+  }
+}
+
+void study_trial_times(const struct study *s, struct study_trial *t) {
+  t->start = t->end = NAN; /* fmin and fmax take a NaN for missing */
+  for (int r = 0; r < s->repeats; r++) {
+    t->start = fmin(t->start, t->rep[r].start);
+    t->end = fmax(t->end, t->rep[r].end);
   }
 }
 
@@ -644,6 +654,10 @@ void study_record(struct study *s, const struct work_result *res, int n) {
     struct study_rep *rp = &t->rep[r->repeat];
     rp->epochs = r->epochs;
     rp->seconds += r->seconds;
+    if (isfinite(r->start)) { /* a later segment continues the repeat: its first start stays */
+      rp->start = fmin(rp->start, r->start);
+      rp->end = fmax(rp->end, r->start + r->seconds);
+    }
     rp->rank = r->rank;
     t->rank = r->rank;
     for (int f = 0; f < s->folds; f++)

@@ -25,6 +25,7 @@ struct study_rep {
   int epochs; /* epochs trained */
   int rank;   /* the rank that ran its last segment (-1: none yet) */
   double seconds;
+  double start, end; /* UTC seconds: its first segment's start, its last one's end (NaN: none) */
   int held;   /* this run's rank `rank` holds its latest state in memory (pbt; never saved) */
 };
 
@@ -38,6 +39,7 @@ struct study_trial {
   uint64_t seed;  /* the sampler's stream, and the training seed when study.repeats is 1 */
   int rank;       /* the rank that ran its last recorded segment */
   double seconds; /* wall time of its segments, all repeats */
+  double start, end; /* UTC seconds: its repeats' first start and last end (NaN: not run) */
   double x[FOX_SPACE_MAX];
   double metrics[FOX_STUDY_METRICS]; /* the aggregate of the cells (NaN before the first) */
   double spread[FOX_STUDY_METRICS];  /* their standard deviation (NaN with one cell) */
@@ -75,6 +77,7 @@ struct work_result {
   int status; /* FOX_ST_RUNNING (segment done), FOX_ST_FAILED */
   int epochs, rank;
   double seconds;
+  double start;         /* UTC seconds when it began (its end: start + seconds) */
   double state_seconds; /* of those, restoring and saving the agent's state */
   double metrics[FOX_FOLDS_MAX][FOX_STUDY_METRICS]; /* per fold (the first `folds` rows) */
   char reason[FOX_REASON_LEN];
@@ -141,6 +144,8 @@ int study_create_text(struct study *s, const char *text, const char *sets, const
                       struct fox_err *e);
 void study_free(struct study *s);
 
+/* A row's start and end from its repeats'. */
+void study_trial_times(const struct study *s, struct study_trial *t);
 /* Records the results of a step (stopped ones are left as they were). */
 void study_record(struct study *s, const struct work_result *res, int n);
 /* Proposes the next round from the sampler (pbt: generation 0). */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/fsutil.h"
 #include "util/h5io.h"
@@ -139,6 +140,11 @@ static int write_trials_(hid_t g, const struct study *s, struct fox_err *e) {
     rc = h5io_write(g, "seed", H5T_NATIVE_UINT64, ucol, n, 0, 0, e);
   if (rc == 0)
     rc = h5io_write(g, "seconds", H5T_NATIVE_DOUBLE, col, n, 0, 0, e);
+  for (int c = 0; rc == 0 && c < 2; c++) { /* derived from the repeats': never read back */
+    for (size_t k = 0; k < n; k++)
+      col[k] = c == 0 ? s->trials[k].start : s->trials[k].end;
+    rc = h5io_write(g, c == 0 ? "start" : "end", H5T_NATIVE_DOUBLE, col, n, 0, 0, e);
+  }
   if (rc == 0)
     rc = h5io_write_strs(g, "status", strs, n, STATUS_W_, e);
   for (size_t k = 0; k < n; k++) {
@@ -190,7 +196,8 @@ static int write_trials_(hid_t g, const struct study *s, struct fox_err *e) {
 
 /* Every repeat's progress and every (repeat, fold) evaluation: /trials/cells [n, R x F x M]
  * (row-major by repeat, fold, metric), /trials/spread [n, M] (the std over those cells), and
- * /trials/repeats/{rung, epochs, rank [n, R], seconds [n, R], seed [R]}. */
+ * /trials/repeats/{rung, epochs, rank [n, R], seconds, start, end [n, R], seed [R]}; start and
+ * end are UTC seconds (NaN: not run), and /trials/start and /trials/end their row's span. */
 static int write_cells_(hid_t g, const struct study *s, struct fox_err *e) {
   size_t n = (size_t)s->n, R = (size_t)s->repeats, m = (size_t)s->n_metrics;
   size_t nc = R * (size_t)s->folds * m;
@@ -230,6 +237,12 @@ static int write_cells_(hid_t g, const struct study *s, struct fox_err *e) {
       d[k * R + r] = s->trials[k].rep[r].seconds;
   if (rc == 0)
     rc = h5io_write(rg, "seconds", H5T_NATIVE_DOUBLE, d, n, R, 0, e);
+  for (int c = 0; rc == 0 && c < 2; c++) {
+    for (size_t k = 0; k < n; k++)
+      for (size_t r = 0; r < R; r++)
+        d[k * R + r] = c == 0 ? s->trials[k].rep[r].start : s->trials[k].rep[r].end;
+    rc = h5io_write(rg, c == 0 ? "start" : "end", H5T_NATIVE_DOUBLE, d, n, R, 0, e);
+  }
   if (rc == 0)
     rc = h5io_write(rg, "seed", H5T_NATIVE_UINT64, s->rep_seed, R, 0, 0, e);
   if (rg >= 0)
@@ -297,10 +310,23 @@ static void csv_number_(FILE *f, double v) {
     fprintf(f, "%.17g", v);
 }
 
+/* ISO 8601 UTC to the millisecond, as pandas and spreadsheets read it; empty: not run. */
+static void csv_time_(FILE *f, double t) {
+  if (!isfinite(t) || t < 0 || t > 253402300799.0) /* 9999-12-31T23:59:59Z */
+    return;
+  time_t sec = (time_t)floor(t);
+  int ms = (int)floor((t - (double)sec) * 1000.0);
+  struct tm tm;
+  char buf[32];
+  if (gmtime_r(&sec, &tm) && strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm) > 0)
+    fprintf(f, "%s.%03dZ", buf, ms > 999 ? 999 : ms);
+}
+
 int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
   int pbt = is_pbt_(s);
-  fputs(pbt ? "id,status,round,member,generation,parent,exploited,rung,epochs,seed,rank,seconds"
-            : "id,status,round,rung,epochs,seed,rank,seconds",
+  fputs(pbt ? "id,status,round,member,generation,parent,exploited,rung,epochs,seed,rank,seconds,"
+              "start,end"
+            : "id,status,round,rung,epochs,seed,rank,seconds,start,end",
         f);
   for (int i = 0; i < s->space.n; i++) {
     fputc(',', f);
@@ -330,8 +356,11 @@ int study_write_csv(const struct study *s, const int *order, int n, FILE *f) {
         fprintf(f, "%d", t->parent);
       fprintf(f, ",%d,", t->exploited);
     }
-    fprintf(f, "%d,%d,%llu,%d,%.3f", t->rung, t->epochs, (unsigned long long)t->seed, t->rank,
+    fprintf(f, "%d,%d,%llu,%d,%.3f,", t->rung, t->epochs, (unsigned long long)t->seed, t->rank,
             t->seconds);
+    csv_time_(f, t->start);
+    fputc(',', f);
+    csv_time_(f, t->end);
     for (int i = 0; i < s->space.n; i++) {
       char v[FOX_CHOICE_LEN];
       space_format(&s->space.p[i], t->x[i], v, sizeof v);
@@ -473,7 +502,7 @@ static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, str
     for (size_t k = 0; k < n; k++) {
       struct study_trial *t = &s->trials[k];
       memcpy(t->cells, t->metrics, m * sizeof *t->cells);
-      t->rep[0] = (struct study_rep){t->rung, t->epochs, t->rank, t->seconds, 0};
+      t->rep[0] = (struct study_rep){t->rung, t->epochs, t->rank, t->seconds, NAN, NAN, 0};
       for (size_t j = 0; j < m; j++)
         t->spread[j] = NAN;
     }
@@ -506,6 +535,18 @@ static int read_cells_(hid_t g, struct study *s, size_t n, const char *path, str
   for (size_t k = 0; rc == 0 && k < n; k++)
     for (size_t r = 0; r < R; r++)
       s->trials[k].rep[r].seconds = d[k * R + r];
+  for (int c = 0; rc == 0 && c < 2; c++) { /* a study.h5 from before times has none: NaN */
+    const char *name = c == 0 ? "repeats/start" : "repeats/end";
+    int have = h5io_exists(g, name);
+    if (have)
+      rc = h5io_read(g, name, H5T_NATIVE_DOUBLE, d, n, R, path, e);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+      for (size_t r = 0; r < R; r++)
+        *(c == 0 ? &s->trials[k].rep[r].start : &s->trials[k].rep[r].end) =
+            have ? d[k * R + r] : NAN;
+  }
+  for (size_t k = 0; rc == 0 && k < n; k++)
+    study_trial_times(s, &s->trials[k]);
   /* The spread as recorded with the row's metrics (mid-step the cells of a row may mix two
    * rungs: recomputing from them would disagree with trials.csv). */
   if (rc == 0)

@@ -279,7 +279,7 @@ if ovh:
         fmt = lambda x: "n/a" if x is None else "%.3f" % x
         print("# %d ranks / 1 rank: wall %s, ctl share %s, state share %s" % (hi, fmt(ratio["wall_s"]),
               fmt(ratio["control_share"]), fmt(ratio["state_share"])))
-        drop = ("rank", "seconds")
+        drop = ("rank", "seconds", "start", "end")
         strip = lambda t: [{k: v for k, v in row.items() if k not in drop} for row in t]
         same = strip(tabs[1]) == strip(tabs[hi]) and len(tabs[1]) > 0
         doc["part2"]["tables_identical"] = same

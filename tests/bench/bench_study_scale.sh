@@ -40,8 +40,11 @@ config() { # config SAMPLER ROUND TRIALS
       "  x1: {distribution: uniform, min: 0, max: 15}"
   fi
 }
-# The table without the seconds column (wall time, never the same twice).
-table() { awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "seconds") c = i} {$c = ""; print}' OFS=, "$1"; }
+# The table without the seconds, start and end columns (wall time, never the same twice).
+table() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = $i == "seconds" || $i == "start" || $i == "end" }
+           { for (i = 1; i <= NF; i++) if (drop[i]) $i = ""; print }' OFS=, "$1"
+}
 timed() { # timed BIN DIR YAML: wall seconds of one run, or "fail"
   local t0 t1
   t0=$(date +%s.%N)

@@ -29,6 +29,18 @@ check "40 trials after the second" test "$(tail -n +2 "$WORK/a/trials.csv" | wc 
 table "$WORK/a30.csv" >"$WORK/a30.t"
 table "$WORK/a/trials.csv" | head -31 >"$WORK/a40.t"
 check "the first 30 rows stay" cmp -s "$WORK/a30.t" "$WORK/a40.t"
+# times() CSV: each row's start,end (found by name); the old rows keep the times they ran at,
+# and the 10 new ones ran after them (ISO 8601 UTC sorts as text).
+times() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "start") s = i; if ($i == "end") e = i }; next }
+           { print $s "," $e }' "$1"
+}
+check "the first 30 rows keep their start and end" \
+  cmp -s <(times "$WORK/a30.csv") <(times "$WORK/a/trials.csv" | head -30)
+last=$(times "$WORK/a30.csv" | cut -d, -f2 | sort | tail -1)
+first=$(times "$WORK/a/trials.csv" | tail -10 | cut -d, -f1 | sort | head -1)
+check "the new rows started after the old ones ended ($last < $first)" \
+  test -n "$last" -a "$(printf '%s\n%s\n' "$last" "$first" | sort | head -1)" = "$last" -a "$last" != "$first"
 # A plain resume of the extended study has nothing to do; the report reads it.
 run_rc 0 "$FOXOPT" run -o "$WORK/a" --resume
 run_rc 0 "$FOXOPT" report "$WORK/a" --no-plots
@@ -98,10 +110,13 @@ enqueue:
   - {x0: 9.42478, x1: 2.475}
 YAML
 run_rc 0 "$FOXOPT" run "$WORK/q.yaml" -o "$WORK/q"
-got=$(awk -F, 'NR > 1 && NR <= 4 { print $9 "," $10 }' "$WORK/q/trials.csv" | tr '\n' ' ')
+col() { # col NAME: the column NAME of trials.csv (found by name)
+  awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$WORK/q/trials.csv"
+}
+got=$(paste -d, <(col x0) <(col x1) | head -3 | tr '\n' ' ')
 check "the enqueued sets are trials 0-2: $got" test "$got" = "3.14159,2.275 -3.14159,12.275 9.42478,2.475 "
 check "12 trials" test "$(tail -n +2 "$WORK/q/trials.csv" | wc -l)" -eq 12
-check "the enqueued trials reach Branin's minimum" test "$(awk -F, 'NR == 2 { print ($11 < 0.3979) }' "$WORK/q/trials.csv")" = 1
+check "the enqueued trials reach Branin's minimum" test "$(col value | awk 'NR == 1 { print ($1 < 0.3979) }')" = 1
 if command -v "$MPIEXEC" >/dev/null; then
   run_rc 0 "$MPIEXEC" -n 3 "$FOXOPT" run "$WORK/q.yaml" -o "$WORK/qm"
   same_table "enqueue on 3 ranks" "$WORK/q/trials.csv" "$WORK/qm/trials.csv"

@@ -55,12 +55,12 @@ need_python() {
     exit 77
   fi
 }
-# A study's trials.csv without the rank and seconds columns (7 and 8, never quoted): what must
-# not depend on how many ranks or threads ran it, or when.
-# table FILE.csv: a trials.csv without its rank and seconds columns (found by name: a pbt
-# study's lineage columns come before them).
+# table FILE.csv: a trials.csv without its rank, seconds, start and end columns (found by name:
+# a pbt study's lineage columns come before them; never quoted), what must not depend on how
+# many ranks or threads ran it, or when.
 table() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = $i == "rank" || $i == "seconds" }
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+                       drop[i] = $i == "rank" || $i == "seconds" || $i == "start" || $i == "end" }
            { line = ""; for (i = 1; i <= NF; i++) if (!drop[i]) line = line (line == "" ? "" : ",") $i
              print line }' "$1"
 }

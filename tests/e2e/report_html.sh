@@ -150,7 +150,7 @@ lines = re.findall(r'<path class="lc ([cpr])" d="([^"]*)"><title>([^<]*)</title>
 want = [r for r in table if int(r["epochs"]) > 1]
 assert len(lines) == len(want), (len(lines), len(want))
 keys = [k for k in table[0] if k not in ("id", "status", "round", "rung", "epochs", "seed",
-                                          "rank", "seconds", "value", "reason")
+                                          "rank", "seconds", "start", "end", "value", "reason")
         and not k.startswith("val.") and not k.startswith("train.")]
 seen = set()
 for cls, d, title in lines:
@@ -169,6 +169,50 @@ assert sec.count('class="rung"') >= 1, "no rung drawn"
 print("ok", len(lines), "lines")
 PY
   then ok; else bad "learning curves: $(cat "$WORK/lc.txt")"; fi
+fi
+# The timeline: a bar for each trial that ran, from trials.csv's start to its end (UTC, which
+# study.h5's /trials/start and /trials/end and the repeats' spans agree with), at its id, by
+# status; a linear time axis (every bar end on one line through the CSV's times).
+if [ -n "${FOX_PYTHON:-}" ]; then
+  if "$FOX_PYTHON" - "$WORK/agent/report.html" "$WORK/agent/trials.csv" "$WORK/agent/study.h5" \
+      >"$WORK/tl.txt" 2>&1 <<'PY'
+import csv, datetime, re, sys
+import h5py, numpy as np
+page, table = open(sys.argv[1]).read(), list(csv.DictReader(open(sys.argv[2])))
+sec = page[page.index('<h2 id="timeline">'):]
+sec = sec[:sec.index("</figure>")]
+bars = re.findall(r'<path class="tl ([cprf])" d="M([-\d.]+) ([-\d.]+) L([-\d.]+) ([-\d.]+)">'
+                  r'<title>trial (\d+) \((\w+)', sec)
+def utc(v):
+    return datetime.datetime.strptime(v, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+ran = [r for r in table if r["start"]]
+assert len(ran) == len(table) == 9, (len(ran), len(table))
+assert len(bars) == len(ran), (len(bars), len(ran))
+with h5py.File(sys.argv[3], "r") as f:
+    h5s, h5e = f["trials/start"][:], f["trials/end"][:]
+    rs, re_ = f["trials/repeats/start"][:], f["trials/repeats/end"][:]
+assert rs.shape == (9, 2), rs.shape
+t, px, ys = [], [], {}
+for cls, x0, y0, x1, y1, tid, status in bars:
+    row = table[int(tid)]
+    s, e = utc(row["start"]), utc(row["end"])
+    assert row["status"] == status and cls == ("f" if status == "failed" else status[0]), (tid, cls)
+    assert s <= e and float(row["seconds"]) <= e - s + 0.002, (tid, s, e, row["seconds"])
+    k = int(tid)
+    assert abs(h5s[k] - s) < 0.0015 and abs(h5e[k] - e) < 0.0015, (tid, h5s[k], s, h5e[k], e)
+    assert h5s[k] == rs[k].min() and h5e[k] == re_[k].max(), (tid, rs[k], re_[k])
+    assert y0 == y1, (tid, y0, y1)
+    ys[k] = float(y0)
+    t += [s, e]; px += [float(x0), float(x1)]
+b, a = np.polyfit(t, px, 1)
+resid = np.abs(np.array(px) - (a + b * np.array(t))).max()
+assert b > 0 and resid < 0.3, (b, resid)
+ids = sorted(ys)
+assert all(ys[i] > ys[j] for i, j in zip(ids, ids[1:])), "rows by id, the first at the bottom"
+print("ok", len(bars), "bars, residual %.3f px" % resid)
+PY
+  then ok; else bad "the timeline: $(cat "$WORK/tl.txt")"; fi
 fi
 check_page "$WORK/mixed" value minimize 40
 # Parallel coordinates: a line for each complete trial through every parameter's axis and the
@@ -196,7 +240,7 @@ order_v = sorted(vals, key=lambda i: vals[i])
 assert [vals[i] for i in order_px] == sorted(vals.values()), "objective axis order"
 # every axis named, however many
 keys = [k for k in table[0] if k not in ("id", "status", "round", "rung", "epochs", "seed",
-        "rank", "seconds", "reason") and k != metric and not k.startswith(("val.", "train.", "test."))]
+        "rank", "seconds", "start", "end", "reason") and k != metric and not k.startswith(("val.", "train.", "test."))]
 for k in keys + [metric]:
     assert f">{k[:10] + '..' if len(k) > 12 else k}</text>" in sec, ("axis", k)
 print("ok", len(lines))
@@ -320,9 +364,10 @@ for name in agent mixed; do
   fi
   want=$(expected_order "$WORK/$name/trials.csv" "$( [ $name = agent ] && echo val.sharpe || echo value)" \
     "$( [ $name = agent ] && echo maximize || echo minimize)")
-  # agent: history, learning curves, parallel coordinates, 3 parameters, equity, logits; mixed
-  # (no scheduler: one value a trial, no curve): history, parallel coordinates, 5 parameters
-  "$FOX_PYTHON" - "$WORK/$name.json" "$want" "$( [ $name = agent ] && echo 8 || echo 7)" "$name" <<'PY' && ok || bad "$name: in the browser"
+  # agent: history, learning curves, timeline, parallel coordinates, 3 parameters, equity,
+  # logits; mixed (no scheduler: one value a trial, no curve): history, timeline, parallel
+  # coordinates, 5 parameters
+  "$FOX_PYTHON" - "$WORK/$name.json" "$want" "$( [ $name = agent ] && echo 9 || echo 8)" "$name" <<'PY' && ok || bad "$name: in the browser"
 import json, sys
 r = json.load(open(sys.argv[1]))
 want, figures, name = sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]

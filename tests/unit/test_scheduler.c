@@ -223,6 +223,7 @@ static struct work_result result_(const struct work_item *w, int kind, double va
   r.epochs = kind == OK_ ? w->to_epochs : w->from_epochs + 1;
   r.rank = 3;
   r.seconds = 0.5;
+  r.start = 1000.0 + 10.0 * w->from_epochs; /* UTC seconds: a later rung starts later */
   for (int f = 0; f < FOX_FOLDS_MAX; f++)
     for (int m = 0; m < FOX_STUDY_METRICS; m++)
       r.metrics[f][m] = NAN;
@@ -313,7 +314,8 @@ static void test_study_sh(void) {
   expect_work_(&s, items, rest, 5, 0, 1, "rung 0, after a partial step");
   for (int i = 0; i < 9; i++)
     expect_trial_(&s, i, FOX_ST_RUNNING, i < 4 ? 0 : -1, i < 4 ? 1 : 0, "partial");
-  CHECK(isnan(s.trials[5].metrics[0]) && s.trials[5].seconds == 0 && s.trials[5].rank == -1,
+  CHECK(isnan(s.trials[5].metrics[0]) && s.trials[5].seconds == 0 && s.trials[5].rank == -1 &&
+            isnan(s.trials[5].start) && isnan(s.trials[5].end),
         "stopped trial 5 recorded: metric %g, seconds %g, rank %d", s.trials[5].metrics[0],
         s.trials[5].seconds, s.trials[5].rank);
   record_(&s, items, 5, k0, v0);
@@ -343,6 +345,14 @@ static void test_study_sh(void) {
   record_(&s, items, 3, kind_b, v1);
   expect_work_(&s, items, r1, 3, 1, 3, "rung 1 after stops");
   record_(&s, items, 3, NULL, v1);
+  /* The row's span: its first segment's start to its last one's end (the stopped segment
+   * recorded nothing); a row not run has none. */
+  CHECK(s.trials[3].start == 1000 && s.trials[3].end == 1010.5 &&
+            s.trials[3].rep[0].start == 1000 && s.trials[3].rep[0].end == 1010.5,
+        "trial 3 ran %.17g to %.17g (repeat 0: %.17g to %.17g), expected 1000 to 1010.5",
+        s.trials[3].start, s.trials[3].end, s.trials[3].rep[0].start, s.trials[3].rep[0].end);
+  CHECK(s.trials[0].start == 1000 && s.trials[0].end == 1000.5, "trial 0 ran %g to %g",
+        s.trials[0].start, s.trials[0].end);
   static const int r2[1] = {1};
   expect_work_(&s, items, r2, 1, 3, 9, "rung 2");
   expect_trial_(&s, 3, FOX_ST_PRUNED, 1, 3, "after rung 1");
