@@ -7,8 +7,8 @@ with the same distributions (optuna.trial.create_trial), evaluates
 optuna.importance.get_param_importances (PED-ANOVA, normalised) and prints, per parameter,
 both importances and ranks, then `spearman S maxdiff D`. Exit 1 when the Spearman rank
 correlation is below 0.8 or an importance differs by more than a unit of the report's 4th
-decimal (its rounding, and Optuna's sum of the same terms in another order): PED-ANOVA has no randomness, so the same trials must give the same numbers, not just
-a similar order.
+decimal (its rounding, and Optuna's sum of the same terms in another order): PED-ANOVA has
+no randomness, so the same trials must give the same numbers, not just a similar order.
 """
 
 import csv
