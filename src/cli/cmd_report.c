@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "data/dataset.h"
 #include "report/html.h"
+#include "report/importance.h"
 #include "report/overfit.h"
 #include "report/pbt_report.h"
 #include "report/report.h"
@@ -64,6 +65,10 @@ const struct cli_cmd cli_cmd_report = {
         "\n"
         "A pbt study's segments rank latest generation first; under the table, the best member's\n"
         "schedule (its lineage of segments with their parameters) and each generation's costs.\n"
+        "Under the table, each parameter's importance (PED-ANOVA, as Optuna's default evaluator):\n"
+        "how much its values among the best 10 % of the complete trials differ from its values\n"
+        "among all of them, normalised to sum 1, for each objective (none under pbt, or with\n"
+        "fewer than 20 complete trials).\n"
         "Under the table, for an agent study, how much of the best result is luck, from every\n"
         "evaluated configuration's per-bar returns on the evaluation split (its trial files):\n"
         "  PSR(0)  the probabilistic Sharpe ratio of the best complete trial against 0\n"
@@ -415,6 +420,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
   } else if (rc == 0) {
     report_print_table(stdout, &s, order, a.top);
     pbt_report_print(stdout, &s);
+    rc = report_print_importance(stdout, &s, e);
     if (have_fig)
       overfit_print(stdout, &s, &o);
     if (s.cfg.eval_split == FOX_SPLIT_TEST && s.cfg.study.function == 0)
