@@ -12,6 +12,7 @@
 
 #include "data/dataset.h"
 #include "report/curves.h"
+#include "report/importance.h"
 #include "report/pbt_report.h"
 #include "report/report.h"
 #include "report/returns.h"
@@ -668,6 +669,68 @@ static int parallel_(struct page_ *w) {
   return 0;
 }
 
+/* Parameter importance (PED-ANOVA, importance.h): a bar per parameter, largest first, for
+ * each objective; a title on each bar gives its figure, rank and note. Where there are no
+ * figures, the sentence the text report gives. */
+static int importance_(struct page_ *w, struct fox_err *e) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  if (s->space.n == 0 || s->n == 0)
+    return 0;
+  int np = s->space.n;
+  struct importance im;
+  const char *labels[FOX_SPACE_MAX];
+  char line[256], note[96], tt[512];
+  fputs("<h2 id=\"importance\">Parameter importance</h2>\n", f);
+  for (int j = 0; j < s->n_obj; j++) {
+    FOX_TRY(report_importance(s, j, &im, e));
+    const char *obj = s->metric_names[s->obj_metric[j]];
+    report_importance_status(&im, line, sizeof line);
+    if (im.status != FOX_IMP_DONE) {
+      fputs("<p>", f);
+      if (im.status != FOX_IMP_PBT)
+        esc_(f, "%s: ", obj);
+      esc_(f, "%s.", line);
+      fputs("</p>\n", f);
+      if (im.status == FOX_IMP_PBT)
+        return 0;
+      continue;
+    }
+    int order[FOX_SPACE_MAX], k = 0;
+    for (int r = 1; r <= np; r++) /* by rank, ties in the space's order (the text report's) */
+      for (int i = 0; i < np; i++)
+        if (im.rank[i] == r)
+          order[k++] = i;
+    for (int q = 0; q < k; q++)
+      labels[q] = s->space.p[order[q]].key;
+    fputs("<figure class=\"wide\">", f);
+    struct svg g = {.right = 12, .top = 10, .em = 17, .all_labels = 1};
+    g.x = (struct svg_axis){.lo = -0.6, .hi = k - 0.4};
+    g.y = (struct svg_axis){.lo = 0, .hi = 1};
+    char title[160];
+    snprintf(title, sizeof title, "importance of each parameter for %s", obj);
+    svg_begin(&g, f, k * 80 > 600 ? k * 80 : 600, 300, title);
+    svg_axes(&g, NULL, "importance (sums to 1)", labels, k);
+    for (int q = 0; q < k; q++) {
+      int i = order[q];
+      report_importance_note(&im, i, note, sizeof note);
+      snprintf(tt, sizeof tt, "%s: %.4f, rank %d%s%s", s->space.p[i].key, im.imp[i], im.rank[i],
+               note[0] ? "; " : "", note);
+      svg_bar_title(&g, q - 0.35, q + 0.35, im.imp[i], "bar", tt);
+    }
+    svg_end(&g);
+    fputs("<figcaption class=\"legend\">", f);
+    esc_(f, "%s (%s): PED-ANOVA (Watanabe et al. 2023; Optuna's default evaluator): how far "
+            "each parameter's values among the best %.0f %% of the complete trials depart from "
+            "its values among all of them; %s. It ranks where the good trials concentrate, not "
+            "how much a parameter changes the objective; hover a bar for its figure.",
+         obj, s->obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize", 100 * FOX_IMP_QUANTILE,
+         line);
+    fputs("</figcaption></figure>\n", f);
+  }
+  return 0;
+}
+
 /* One small plot per parameter: the objective against it, categories by choice, log_uniform on
  * a log axis. */
 static int params_(struct page_ *w) {
@@ -1231,7 +1294,10 @@ static int body_(struct page_ *w, struct fox_err *e) {
   if (pbt_(w) != 0 || history_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(curves_(w, e));
-  if (timeline_(w) != 0 || parallel_(w) != 0 || params_(w) != 0)
+  if (timeline_(w) != 0 || parallel_(w) != 0)
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  FOX_TRY(importance_(w, e));
+  if (params_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   FOX_TRY(equity_(w, e));
   if (selection_(w) != 0)

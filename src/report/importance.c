@@ -277,9 +277,37 @@ static const char *why_text_(int why) {
   }
 }
 
+int report_importance_status(const struct importance *im, char *buf, size_t n) {
+  switch (im->status) {
+  case FOX_IMP_PBT:
+    return snprintf(buf, n, "not computed: a pbt row's result comes from its member's whole "
+                            "schedule, not from the row's parameters alone");
+  case FOX_IMP_FEW:
+    return snprintf(buf, n, "not computed: %d complete trial%s with a value, fewer than %d (the "
+                            "best tenth would be a single trial)",
+                    im->n, im->n == 1 ? "" : "s", FOX_IMP_MIN_TRIALS);
+  case FOX_IMP_FLAT:
+    return snprintf(buf, n, "not computed: the best %d of %d complete trials are all of them "
+                            "(tied values), so nothing separates them", im->n_top, im->n);
+  default:
+    return snprintf(buf, n, "the best %d of %d complete trials%s", im->n_top, im->n,
+                    im->n_top < FOX_IMP_MIN_TOP ? "; fewer than 5 in the top set, so the "
+                                                  "figures are coarse" : "");
+  }
+}
+
+int report_importance_note(const struct importance *im, int i, char *buf, size_t n) {
+  if (im->why[i] != FOX_IMP_WHY_NONE)
+    return snprintf(buf, n, "%s", why_text_(im->why[i]));
+  if (im->n_active[i] < im->n)
+    return snprintf(buf, n, "active in %d trials", im->n_active[i]);
+  return snprintf(buf, n, "%s", "");
+}
+
 int report_print_importance(FILE *f, const struct study *s, struct fox_err *e) {
   struct importance im;
   int np = s->space.n;
+  char line[256];
   fprintf(f, "# parameter importance (PED-ANOVA, Watanabe et al. 2023, as Optuna's default "
              "evaluator): how much each parameter's values among the best %.0f %% of the "
              "complete trials differ from its values among all of them\n",
@@ -287,26 +315,17 @@ int report_print_importance(FILE *f, const struct study *s, struct fox_err *e) {
   for (int j = 0; j < s->n_obj; j++) {
     FOX_TRY(report_importance(s, j, &im, e));
     const char *obj = s->metric_names[s->obj_metric[j]];
+    report_importance_status(&im, line, sizeof line);
     if (im.status == FOX_IMP_PBT) {
-      fprintf(f, "#   not computed: a pbt row's result comes from its member's whole schedule, "
-                 "not from the row's parameters alone\n");
+      fprintf(f, "#   %s\n", line);
       return 0;
     }
-    if (im.status == FOX_IMP_FEW) {
-      fprintf(f, "#   %s: not computed: %d complete trial%s with a value, fewer than %d (the "
-                 "best tenth would be a single trial)\n",
-              obj, im.n, im.n == 1 ? "" : "s", FOX_IMP_MIN_TRIALS);
+    if (im.status != FOX_IMP_DONE) {
+      fprintf(f, "#   %s: %s\n", obj, line);
       continue;
     }
-    if (im.status == FOX_IMP_FLAT) {
-      fprintf(f, "#   %s: not computed: the best %d of %d complete trials are all of them "
-                 "(tied values), so nothing separates them\n", obj, im.n_top, im.n);
-      continue;
-    }
-    fprintf(f, "#   %s (%s): the best %d of %d complete trials%s\n", obj,
-            s->obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize", im.n_top, im.n,
-            im.n_top < FOX_IMP_MIN_TOP ? "; fewer than 5 in the top set, so the figures are "
-                                         "coarse" : "");
+    fprintf(f, "#   %s (%s): %s\n", obj, s->obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize",
+            line);
     int width = (int)strlen("parameter");
     for (int i = 0; i < np; i++)
       if ((int)strlen(s->space.p[i].key) > width)
@@ -316,11 +335,8 @@ int report_print_importance(FILE *f, const struct study *s, struct fox_err *e) {
       for (int i = 0; i < np; i++) {
         if (im.rank[i] != r)
           continue;
-        char note[96] = "";
-        if (im.why[i] != FOX_IMP_WHY_NONE)
-          snprintf(note, sizeof note, "%s", why_text_(im.why[i]));
-        else if (im.n_active[i] < im.n)
-          snprintf(note, sizeof note, "active in %d trials", im.n_active[i]);
+        char note[96];
+        report_importance_note(&im, i, note, sizeof note);
         fprintf(f, "#   %-*s  %10.4f  %4d%s%s\n", width, s->space.p[i].key, im.imp[i],
                 im.rank[i], note[0] ? "  " : "", note);
       }

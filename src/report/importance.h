@@ -52,6 +52,12 @@ int importance_ped_anova(const struct space *sp, const double *x, int n, const d
  * constraints are not looked at (as Optuna's evaluator). */
 int report_importance(const struct study *s, int j, struct importance *out, struct fox_err *e);
 
+/* What the figures of `im` rest on (status DONE: how many trials, and a caveat for a small top
+ * set) or why there are none, in a sentence; snprintf's result. */
+int report_importance_status(const struct importance *im, char *buf, size_t n);
+/* Parameter i's note ("" when none): why its importance is 0 whatever the data, or in how
+ * many trials it was active. */
+int report_importance_note(const struct importance *im, int i, char *buf, size_t n);
 /* The "parameter importance" section of the text report: a fixed-width table (parameter,
  * importance, rank, note) per objective, or a line saying why there is none. */
 int report_print_importance(FILE *f, const struct study *s, struct fox_err *e);

@@ -331,10 +331,27 @@ void svg_hline(struct svg *g, double y, const char *cls) {
           g->left, py, g->w - g->right, py);
 }
 
-void svg_bar(struct svg *g, double x0, double x1, double y, const char *cls) {
+static void bar_(struct svg *g, double x0, double x1, double y, const char *cls,
+                 const char *title) {
   double a = svg_px(g, x0), b = svg_px(g, x1), top = svg_py(g, y), base = svg_py(g, 0);
-  fprintf(g->f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
-          cls, a, top < base ? top : base, b - a, fabs(base - top));
+  fprintf(g->f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"", cls,
+          a, top < base ? top : base, b - a, fabs(base - top));
+  if (title) {
+    fputs("><title>", g->f);
+    text_escape_html(g->f, title);
+    fputs("</title></rect>\n", g->f);
+  } else {
+    fputs("/>\n", g->f);
+  }
+}
+
+void svg_bar(struct svg *g, double x0, double x1, double y, const char *cls) {
+  bar_(g, x0, x1, y, cls, NULL);
+}
+
+void svg_bar_title(struct svg *g, double x0, double x1, double y, const char *cls,
+                   const char *title) {
+  bar_(g, x0, x1, y, cls, title);
 }
 
 void svg_text(struct svg *g, double px, double py, const char *anchor, const char *cls,

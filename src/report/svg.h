@@ -54,6 +54,9 @@ void svg_vline(struct svg *g, double x, const char *cls);
 void svg_hline(struct svg *g, double y, const char *cls);
 /* A bar from y = 0 to y over [x0, x1). */
 void svg_bar(struct svg *g, double x0, double x1, double y, const char *cls);
+/* svg_bar with a hover title (escaped). */
+void svg_bar_title(struct svg *g, double x0, double x1, double y, const char *cls,
+                   const char *title);
 /* Text (escaped) at viewBox position (px, py); anchor "start", "middle" or "end". */
 void svg_text(struct svg *g, double px, double py, const char *anchor, const char *cls,
               const char *s);

@@ -215,6 +215,34 @@ PY
   then ok; else bad "the timeline: $(cat "$WORK/tl.txt")"; fi
 fi
 check_page "$WORK/mixed" value minimize 40
+# Parameter importance: a bar per parameter, in the text report's order, each bar's height
+# and title its figure there; the agent study (3 complete trials of 9) says why it has none.
+run_rc 0 "$FOXOPT" report "$WORK/mixed" --no-plots
+printf '%s\n' "$OUT_TXT" >"$WORK/imp.txt"
+if [ -n "${FOX_PYTHON:-}" ]; then
+  if "$FOX_PYTHON" - "$WORK/mixed/report.html" "$WORK/imp.txt" >"$WORK/im.txt" 2>&1 <<'PY'
+import re, sys
+page, text = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+want = re.findall(r"^#   (x\d)\s+([\d.]+)\s+(\d+)", text, re.M)
+assert len(want) == 5, want
+sec = page[page.index('<h2 id="importance">'):]
+sec = sec[:sec.index("</figure>")]
+bars = re.findall(r'<rect class="bar" x="([\d.]+)" y="([\d.]+)" width="[\d.]+" '
+                  r'height="([\d.]+)"><title>(x\d): ([\d.]+), rank (\d+)', sec)
+assert [(b[3], b[4], b[5]) for b in bars] == want, (bars, want)
+xs = [float(b[0]) for b in bars]
+assert xs == sorted(xs), "bars left to right by rank"
+h = [float(b[2]) for b in bars]
+scale = h[0] / float(want[0][1])
+for (k, v, r), hh in zip(want, h):
+    assert abs(hh - scale * float(v)) <= 0.15, (k, v, hh, scale)
+assert abs(sum(float(v) for _, v, _ in want) - 1) < 3e-4
+print("ok", want)
+PY
+  then ok; else bad "parameter importance: $(cat "$WORK/im.txt")"; fi
+fi
+contains "$(sed -n '/id="importance"/,/<h2/p' "$WORK/agent/report.html")" \
+  "val.sharpe: not computed: 3 complete trials with a value, fewer than 20"
 # Parallel coordinates: a line for each complete trial through every parameter's axis and the
 # objective's, at its place between the axis's ends; the best one on top.
 if [ -n "${FOX_PYTHON:-}" ]; then
@@ -365,9 +393,9 @@ for name in agent mixed; do
   want=$(expected_order "$WORK/$name/trials.csv" "$( [ $name = agent ] && echo val.sharpe || echo value)" \
     "$( [ $name = agent ] && echo maximize || echo minimize)")
   # agent: history, learning curves, timeline, parallel coordinates, 3 parameters, equity,
-  # logits; mixed (no scheduler: one value a trial, no curve): history, timeline, parallel
-  # coordinates, 5 parameters
-  "$FOX_PYTHON" - "$WORK/$name.json" "$want" "$( [ $name = agent ] && echo 9 || echo 8)" "$name" <<'PY' && ok || bad "$name: in the browser"
+  # logits (3 complete trials: no importance, a sentence); mixed (no scheduler: one value a
+  # trial, no curve): history, timeline, parallel coordinates, importance, 5 parameters
+  "$FOX_PYTHON" - "$WORK/$name.json" "$want" "$( [ $name = agent ] && echo 9 || echo 9)" "$name" <<'PY' && ok || bad "$name: in the browser"
 import json, sys
 r = json.load(open(sys.argv[1]))
 want, figures, name = sys.argv[2].split(), int(sys.argv[3]), sys.argv[4]
