@@ -1,4 +1,5 @@
-/* foxopt synth: realistic synthetic 1-minute bars for users with no data (and for tests). */
+/* foxopt synth: realistic synthetic 1-minute bars for users with no data (and for tests), with no
+ * edge (walk) or with trends an agent can learn (regimes). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 static const struct cli_opt opts_[] = {
     {"-o", "OUT.csv", "the output file (written to a temporary name, then renamed)"},
     {"--bars", "N", "the number of bars (>= 1)"},
+    {"--kind", "K", "walk (default): a random walk with no edge; regimes: up, flat and down trends "
+                    "of hours that a long-only agent can learn to trade"},
     {"--seed", "S", "the random seed (default 1)"},
     {"--start", "UNIX", "the open time of the first bar (default 1704067200 = 2024-01-01 00:00 "
                         "UTC)"},
@@ -18,12 +21,15 @@ static const struct cli_opt opts_[] = {
 const struct cli_cmd cli_cmd_synth = {
     .name = "synth",
     .summary = "realistic synthetic 1-minute bars (CSV)",
-    .synopsis = "-o OUT.csv --bars N [--seed S] [--start UNIX]",
+    .synopsis = "-o OUT.csv --bars N [--kind walk|regimes] [--seed S] [--start UNIX]",
     .about =
         "Writes N synthetic 1-minute bars as timestamp,open,high,low,close,volume (seconds, UTC).\n"
         "Model: GARCH(1,1) volatility with Student-t(4) shocks, Markov regimes in drift and\n"
         "volatility, intraday volume seasonality, trade-less minutes, OHLC from a Brownian bridge.\n"
-        "The same seed gives a byte-identical file.",
+        "--kind walk: regimes of about three days whose drift does not pay for trading, so an\n"
+        "agent that beats buy-and-hold on it was lucky. --kind regimes: flat, up and down trends\n"
+        "of about four hours (drift 0.02 % a minute), a synthetic edge a long-only agent can\n"
+        "learn. The same kind and seed give a byte-identical file.",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage",
     .run = cmd_synth,
@@ -40,6 +46,10 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
     if (strcmp(a, "-o") == 0) {
       if (!(out = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
+    } else if (strcmp(a, "--kind") == 0) {
+      if (!(v = cli_value(argc, argv, &i, e)))
+        return FOX_EUSAGE;
+      FOX_TRY(synth_kind_parse(v, &p.kind, e));
     } else if (strcmp(a, "--bars") == 0 || strcmp(a, "--seed") == 0 || strcmp(a, "--start") == 0) {
       if (!(v = cli_value(argc, argv, &i, e)))
         return FOX_EUSAGE;
@@ -70,7 +80,8 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   if (!f)
     return fs_out_end(&o, e->code, e);
   FOX_TRY(fs_out_fclose(&o, f, synth_write(&p, f, e), e));
-  fprintf(fs_note_stream(out), "wrote %lld synthetic bars (seed %llu) to %s\n",
-          (long long)p.bars, (unsigned long long)p.seed, out);
+  fprintf(fs_note_stream(out), "wrote %lld synthetic bars (%s, seed %llu) to %s\n",
+          (long long)p.bars, synth_kind_name(p.kind),
+          (unsigned long long)p.seed, out);
   return 0;
 }
