@@ -67,7 +67,8 @@ check_prerequisites() {
   have nvcc || [ -x /usr/local/cuda/bin/nvcc ] ||
     miss optional "CUDA (nvcc; without it foxopt builds for the CPU)" cuda nvidia-cuda-toolkit
   pc libxsmm || miss optional "libxsmm (faster small GEMMs)" libxsmm libxsmm-dev
-  have gnuplot || miss optional "gnuplot (report's PNG plots)" gnuplot gnuplot-nox
+  pc librsvg-2.0 || miss required "librsvg (pkg-config librsvg-2.0: report's PNGs)" librsvg \
+    "librsvg2-dev fonts-dejavu-core"
   { have protoc-c && pc libprotobuf-c; } ||
     miss optional "protobuf-c (export --onnx)" protobuf-c "protobuf-c-compiler libprotobuf-c-dev"
   if [ $need -ne 0 ]; then
@@ -81,7 +82,7 @@ check_prerequisites() {
 pkgs=(build-essential cmake pkg-config gzip ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
       libjansson-dev protobuf-c-compiler libprotobuf-c-dev
-      clang libclang-rt-14-dev gnuplot-nox libxsmm-dev
+      librsvg2-dev fonts-dejavu-core clang libclang-rt-14-dev libxsmm-dev
       man-db environment-modules zsh)
 # man-db, environment-modules and zsh: e2e_install reads the installed pages with man, loads
 # the modulefile with `module load`, and e2e_cli checks the zsh completion's syntax.

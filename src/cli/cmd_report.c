@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "data/dataset.h"
@@ -17,18 +18,16 @@
 #include "report/overfit.h"
 #include "report/pbt_report.h"
 #include "report/report.h"
-#include "report/report_plot.h"
 #include "report/returns.h"
 #include "report/test_split.h"
 #include "study/study_h5.h"
 #include "util/fsutil.h"
 #include "util/dirlock.h"
-#include "util/gnuplot.h"
 
 static const struct cli_opt opts_[] = {
     {"--top", "K", "rows in the table (default 10); with --test, the configurations tested"},
     {"--csv", "FILE", "every trial, best first, in the columns of trials.csv, to FILE"},
-    {"--no-plots", NULL, "no plots"},
+    {"--no-plots", NULL, "no figure files (NAME.svg, NAME.png); --html's page keeps its own"},
     {"--json", NULL, "one JSON object instead of the table: the best trials and the figures "
                      "(dsr, psr, min_track_record, pbo, degradation_slope, n_trials_counted)"},
     {"--html", NULL, "also OUTDIR/report.html: the whole report as one self-contained page "
@@ -37,7 +36,7 @@ static const struct cli_opt opts_[] = {
                      "equity against buy-and-hold (from data.path's close prices over the same "
                      "folds; without the dataset the page says so), the selection figures with "
                      "the CSCV logits, the test looks, and the Pareto front of a study with "
-                     "several objectives. Needs no gnuplot"},
+                     "several objectives"},
     {"--pbo-blocks", "S", "CSCV's blocks, even, 2 .. 24 (default 16: C(16, 8) = 12870 splits)"},
     {"--test", NULL, "the final test: the K best complete configurations (by the objective on "
                      "the evaluation split) evaluated once on the test split, every repeat, the "
@@ -79,14 +78,21 @@ const struct cli_cmd cli_cmd_report = {
         "  PBO     the probability of backtest overfitting (Bailey, Borwein, Lopez de Prado & Zhu\n"
         "          2017) by combinatorially symmetric cross-validation over the complete\n"
         "          configurations, with the performance degradation (OOS on IS Sharpe)\n"
-        "With gnuplot on PATH it also draws, into OUTDIR:\n"
-        "  history.png      the objective of each trial by id, by status, and the best so far\n"
-        "  best_equity.png  the evaluation equity curve of the best trial (from its trial file)\n"
-        "  params.png       the objective against each parameter, one panel each\n"
-        "  pbo_logits.png   the distribution of the CSCV logits (when there is a PBO)\n"
-        "  pbt_schedule.png a pbt study's best member's parameters and objective by generation",
+        "It also draws, into OUTDIR, each figure of --html's page as NAME.svg (standalone: its\n"
+        "title, the plot, its legend) and NAME.png (the same SVG rasterised by librsvg):\n"
+        "  history          the objective of each trial by id, by status, and the best so far\n"
+        "  curves           each trial's objective by epoch, the rungs drawn\n"
+        "  timeline         each trial's start and end (UTC)\n"
+        "  parallel         parallel coordinates of the complete trials\n"
+        "  importance       the parameter importance (importance-METRIC with several objectives)\n"
+        "  params           the objective against each parameter, one panel each\n"
+        "  best_equity      the evaluation equity of the best trial against buy-and-hold\n"
+        "  pbo_logits       the distribution of the CSCV logits (when there is a PBO)\n"
+        "  pareto           the Pareto front (several objectives)\n"
+        "  pbt_schedule     a pbt study's best member's parameters and objective by generation\n"
+        "A figure the study cannot have yet is left out with a note.",
     .opts = opts_,
-    .exits = "0 ok (also without gnuplot: a note says so), 1 failure, 2 bad usage or\n"
+    .exits = "0 ok, 1 failure, 2 bad usage or\n"
              "            OUTDIR in use (--test), 3 OUTDIR holds no readable study.h5 or a damaged\n"
              "            trial file or dataset",
     .run = cmd_report,
@@ -287,9 +293,35 @@ static int test_(const struct study *s, const struct report_args_ *a, const int 
   return rc;
 }
 
-/* Temporaries of a report that was killed (report.html.tmp.PID, and test.h5.tmp.PID under
- * --test's lock, PID no longer running; the plots' directories): only run --resume swept them,
- * and a finished study seldom sees one. A live run's own temporaries are never touched. */
+/* A directory of gnuplot's data a killed report of foxopt 0.1 left (report.tmp.PID.XXXXXX):
+ * flat, every file in it ours. */
+static void remove_flat_dir_(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    char path[4400];
+    if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name) < (int)sizeof path)
+      unlink(path);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* A figure file's temporary: NAME.svg.tmp.PID or NAME.png.tmp.PID (*len: where PID ends). */
+static int figure_tmp_(const char *name, long *pid, int *len) {
+  const char *t = strstr(name, ".tmp.");
+  if (!t || t - name < 5 || (strncmp(t - 4, ".svg", 4) != 0 && strncmp(t - 4, ".png", 4) != 0))
+    return 0;
+  return sscanf(t, ".tmp.%ld%n", pid, len) == 1 && (*len += (int)(t - name), 1);
+}
+
+/* Temporaries of a report that was killed (report.html.tmp.PID, a figure's NAME.svg.tmp.PID or
+ * NAME.png.tmp.PID, and test.h5.tmp.PID under --test's lock, PID no longer running; an old
+ * version's plot directories): only run --resume swept them, and a finished study seldom sees
+ * one. A live run's own temporaries are never touched. */
 static void sweep_(const char *outdir, int test) {
   DIR *d = opendir(outdir);
   if (!d)
@@ -300,14 +332,15 @@ static void sweep_(const char *outdir, int test) {
     int len = 0, plots = 0;
     if (sscanf(de->d_name, "report.html.tmp.%ld%n", &pid, &len) != 1 &&
         (!test || sscanf(de->d_name, "test.h5.tmp.%ld%n", &pid, &len) != 1) &&
-        !(plots = sscanf(de->d_name, "report.tmp.%ld.%*6[A-Za-z0-9]%n", &pid, &len) == 1))
+        !(plots = sscanf(de->d_name, "report.tmp.%ld.%*6[A-Za-z0-9]%n", &pid, &len) == 1) &&
+        !figure_tmp_(de->d_name, &pid, &len))
       continue;
     if (len == 0 || de->d_name[len] || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno == EPERM)
       continue; /* not ours, or its report still runs */
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", outdir, de->d_name);
     if (plots)
-      report_plots_remove_dir(path);
+      remove_flat_dir_(path);
     else
       remove(path);
   }
@@ -441,10 +474,12 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     if (rc == 0)
       fprintf(note, "wrote %s (%d trials, best first)\n", a.csv, s.n);
   }
+  struct figure_out files = {a.outdir, 1, out};
+  struct html_page page = {&s, order, a.top, a.outdir, have_fig ? &o : NULL, &rec,
+                           a.plots ? &files : NULL};
   if (rc == 0 && a.html) {
     char path[4200];
     snprintf(path, sizeof path, "%s/report.html", a.outdir);
-    struct html_page page = {&s, order, a.top, a.outdir, have_fig ? &o : NULL, &rec};
     fflush(stdout);
     /* report.html a link to study.h5 would have the page written over the study */
     rc = fs_out_guard(path, e);
@@ -452,15 +487,9 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
       rc = html_write(&page, path, stderr, e);
     if (rc == 0)
       fprintf(out, "wrote %s\n", path);
-  }
-  if (rc == 0 && a.plots) {
+  } else if (rc == 0 && a.plots) { /* the page's figures, as files alone */
     fflush(stdout);
-    if (gnuplot_find())
-      rc = report_plots(&s, order, a.outdir, have_fig && o.have_pbo ? &o.pbo : NULL, out,
-                        stderr, e);
-    else
-      fprintf(stderr, "note: no plots: gnuplot is not on PATH (Debian: apt-get install "
-                      "gnuplot-nox; or pass --no-plots)\n");
+    rc = html_figures(&page, stderr, e);
   }
   free(rows);
   test_record_free(&rec);

@@ -12,6 +12,7 @@
 
 #include "data/dataset.h"
 #include "report/curves.h"
+#include "report/figure.h"
 #include "report/importance.h"
 #include "report/pbt_report.h"
 #include "report/report.h"
@@ -23,8 +24,7 @@
 
 #define PATH_LEN_ 4200
 
-/* Colours by status (as report_plot.c's PNGs), lines that keep their width however small a
- * phone draws the plot, type that follows the page's. */
+/* The page's own rules; figure_css (figure.c), before them, draws the plots. */
 static const char css_[] =
     "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1b1b;"
     "background:#fff;margin:0 auto;max-width:72rem;padding:.75rem}"
@@ -44,30 +44,11 @@ static const char css_[] =
     ".note{color:#6b4300;background:#fff6e0;padding:.3rem .5rem;border-left:3px solid #e8a020;"
     "overflow-wrap:anywhere}"
     "svg.sw{display:inline-block;width:.95em;height:.95em;vertical-align:-.1em}"
-    "svg text{fill:#333;font-family:inherit}.ax text{font-size:12px}.ax .lab{font-size:13px}"
     ".panels .ax text{font-size:11px}.panels .ax .lab{font-size:12px}"
     /* a wide plot on a phone is drawn at about 0.6 of its viewBox: larger type and marks keep
      * it legible */
     "@media (max-width:40rem){figure.wide .ax text,figure.wide .ax .lab{font-size:17px}"
     "figure.wide>svg circle{r:6.5px}}"
-    ".fr{fill:none;stroke:#888}.gr{stroke:#ececec}"
-    ".c{fill:#1f77b4}.p{fill:#fff;stroke:#ff7f0e;stroke-width:1.5}"
-    ".r{fill:none;stroke:#7f7f7f;stroke-width:1.5}.dom{fill:#c4c4c4}.front{fill:#d62728}"
-    ".best,.frontline{fill:none;stroke:#d62728;stroke-width:2}"
-    ".eq{fill:none;stroke:#1f77b4;stroke-width:1.6}.bh{fill:none;stroke:#2ca02c;"
-    "stroke-width:1.3}.ref{stroke:#999;stroke-dasharray:4 3}"
-    ".zero{stroke:#d62728;stroke-dasharray:5 3;stroke-width:1.5}"
-    ".bar{fill:#1f77b4;fill-opacity:.65}"
-    "path.lc{fill:none;stroke-width:1.3;stroke-opacity:.6}path.lc.c{stroke:#1f77b4}"
-    "path.lc.p{stroke:#ff7f0e}path.lc.r{stroke:#7f7f7f}path.lc:hover{stroke-opacity:1;"
-    "stroke-width:2.5}.rung{stroke:#999;stroke-dasharray:2 3}"
-    "path.tl{fill:none;stroke-width:4;stroke-linecap:square}path.tl.c{stroke:#1f77b4}"
-    "path.tl.p{stroke:#ff7f0e}path.tl.r{stroke:#7f7f7f}path.tl.f{stroke:#bbb}"
-    "path.tl:hover{stroke:#d62728}"
-    "path.pc{fill:none;stroke:#1f77b4;stroke-width:1.2;stroke-opacity:.45}"
-    "path.pc.top{stroke:#d62728;stroke-width:2.2;stroke-opacity:1}path.pc:hover{"
-    "stroke-opacity:1;stroke-width:2.5}.pc-end{font-size:10px}"
-    "path,line,rect{vector-effect:non-scaling-stroke}"
     "dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.4rem 0}"
     "dl.kv dt{font-weight:600}dl.kv dd{margin:0;overflow-wrap:anywhere}"
     "footer{margin-top:2rem;font-size:.8rem;color:#666}";
@@ -76,7 +57,47 @@ struct page_ {
   const struct html_page *p;
   const struct study *s;
   FILE *f, *notes;
+  struct figure fig; /* the figure being drawn: the page's and its files' */
+  int fig_open, fig_failed;
+  FILE *sink; /* where a part goes when its stream cannot be had (fig_failed says so) */
+  int files_only; /* html_figures: no page */
 };
+
+/* Figure `name` begins: its parts and keys go to the page and its files (figure.h). */
+static void fig_start_(struct page_ *w, const char *name, const char *title) {
+  char head[sizeof w->fig.title + 8];
+  snprintf(head, sizeof head, "study %.120s: %.120s", w->s->cfg.study.name, title);
+  figure_init(&w->fig, name, head);
+  w->fig_open = 1;
+  w->fig_failed = 0;
+}
+
+/* The stream the figure's next part is drawn into. */
+static FILE *fig_(struct page_ *w) {
+  struct fox_err ignore = {0};
+  FILE *f = w->fig.mem ? w->fig.mem : figure_part_begin(&w->fig, &ignore);
+  if (!f)
+    w->fig_failed = 1;
+  return f ? f : w->sink;
+}
+
+/* The part drawn on g ends: into the page, kept for the files. */
+static void fig_part_(struct page_ *w, const struct svg *g, const char *caption) {
+  struct fox_err ignore = {0};
+  if (!w->fig.mem || figure_part_end(&w->fig, w->f, g->w, g->h, caption, &ignore) != 0)
+    w->fig_failed = 1;
+}
+
+/* The figure ends: its files written (html_page.files). */
+static int fig_end_(struct page_ *w, struct fox_err *e) {
+  w->fig_open = 0;
+  if (w->fig_failed) {
+    int rc = fox_errf(e, FOX_EFAIL, "report: out of memory for figure %s", w->fig.name);
+    figure_free(&w->fig);
+    return rc;
+  }
+  return figure_write(&w->fig, w->p->files, e);
+}
 
 /* printf, escaped. */
 static void esc_(FILE *f, const char *fmt, ...) {
@@ -99,7 +120,7 @@ static void note_(struct page_ *w, const char *fmt, ...) {
   text_escape_html(w->f, buf);
   fputs("</p>\n", w->f);
   if (w->notes)
-    fprintf(w->notes, "note: report.html: %s\n", buf);
+    fprintf(w->notes, "note: %s: %s\n", w->files_only ? "plots" : "report.html", buf);
 }
 
 /* "-" for an undefined figure, as the text report. */
@@ -113,8 +134,12 @@ static const char *num_(double v, const char *fmt, char *buf, size_t n) {
   return buf;
 }
 
-/* A legend entry: the mark or line as drawn in the plots, then the text (escaped). */
-static void key_(FILE *f, const char *mark, const char *cls, const char *text) {
+/* A legend entry: the mark or line as drawn in the plots, then the text (escaped); the
+ * figure being drawn keeps it for its file. */
+static void key_(struct page_ *w, const char *mark, const char *cls, const char *text) {
+  FILE *f = w->f;
+  if (w->fig_open)
+    figure_key(&w->fig, mark[0], cls, text);
   fputs("<svg class=\"sw\" viewBox=\"0 0 12 12\" aria-hidden=\"true\">", f);
   if (mark[0] == 'o')
     fprintf(f, "<circle class=\"%s\" cx=\"6\" cy=\"6\" r=\"3.6\"/>", cls);
@@ -146,7 +171,7 @@ static int head_(struct page_ *w) {
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
         f);
   esc_(f, "foxopt report: study %s", s->cfg.study.name);
-  fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css_);
+  fprintf(f, "</title>\n<style>%s%s</style>\n</head>\n<body>\n<h1>", figure_css, css_);
   esc_(f, "foxopt report: study %s", s->cfg.study.name);
   fputs("</h1>\n<ul class=\"facts\">\n", f);
   /* The text report's header lines, word for word. */
@@ -216,9 +241,85 @@ static void table_(struct page_ *w) {
 
 /* A pbt study: the best member's schedule (its lineage of segments) and each generation's costs,
  * as the text report prints them. */
-static int pbt_(struct page_ *w) {
+/* The best member's schedule drawn: a panel for the objective and one for each parameter by
+ * generation, every segment's value a dot (an exploit's a cross), the member's lineage a red
+ * line. */
+static int schedule_(struct page_ *w, const int *ids, int n, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
+  size_t cap = (size_t)(s->n > n ? s->n : n) + 1;
+  double *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
+  if (!x || !y) {
+    free(x), free(y);
+    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  }
+  char label[FOX_NAME_LEN + 8], title[FOX_NAME_LEN + 64];
+  report_metric_label(s, s->objective, label, sizeof label);
+  fig_start_(w, "pbt_schedule", "the best member's schedule by generation");
+  fputs("<p class=\"legend\">", f);
+  key_(w, "o", "seg", "a segment");
+  key_(w, "x", "ex", "an exploit");
+  key_(w, "-", "best", "the best member's lineage");
+  fputs("</p>\n<div class=\"panels\">\n", f);
+  for (int i = -1; i < s->space.n; i++) {
+    const struct space_param *sp = i >= 0 ? &s->space.p[i] : NULL;
+    int categorical = sp && (sp->dist == FOX_DIST_CATEGORICAL || sp->dist == FOX_DIST_FIXED);
+    int log_scale = 0;
+    if (sp && !categorical) {
+      double lo, hi, step;
+      space_numeric(sp, &lo, &hi, &step, &log_scale);
+    }
+    struct svg g = {.right = 10, .top = 8, .em = 12};
+    g.x = (struct svg_axis){.lo = -0.5, .hi = s->generations - 0.5};
+    long m = 0;
+    for (int k = 0; k < s->n; k++) {
+      const struct study_trial *t = &s->trials[k];
+      double v = sp ? t->x[i] : objective_(s, t);
+      if (t->status != FOX_ST_RUNNING && isfinite(v))
+        y[m++] = v;
+    }
+    g.y.log = log_scale;
+    svg_axis_fit(&g.y, y, m, log_scale ? 1.1 : 0.06);
+    if (categorical)
+      g.y = (struct svg_axis){.lo = -0.5, .hi = sp->n_choices - 0.5};
+    snprintf(title, sizeof title, "%s by generation", sp ? sp->key : label);
+    fputs("<figure>", f);
+    svg_begin(&g, fig_(w), 300, 210, title);
+    svg_axes(&g, "generation", sp ? sp->key : label, NULL, 0);
+    for (int ex = 0; ex < 2; ex++) {
+      long q = 0;
+      for (int k = 0; k < s->n; k++) {
+        const struct study_trial *t = &s->trials[k];
+        double v = sp ? t->x[i] : objective_(s, t);
+        if (t->status != FOX_ST_RUNNING && isfinite(v) && t->exploited == ex)
+          x[q] = t->generation, y[q++] = v;
+      }
+      svg_marks(&g, x, y, q, ex ? 'x' : 'o', ex ? "ex" : "seg");
+    }
+    long q = 0;
+    for (int k = 0; k < n; k++) {
+      const struct study_trial *t = &s->trials[ids[k]];
+      x[q] = t->generation, y[q++] = sp ? t->x[i] : objective_(s, t);
+    }
+    svg_line(&g, x, y, q, "best");
+    svg_end(&g);
+    char what[FOX_NAME_LEN + 32];
+    snprintf(what, sizeof what, "%s%s", sp ? sp->key : label,
+             categorical ? " (by choice index)" : log_scale ? " (log scale)" : "");
+    fig_part_(w, &g, what);
+    fputs("<figcaption>", f);
+    text_escape_html(f, what);
+    fputs("</figcaption></figure>\n", f);
+  }
+  fputs("</div>\n", f);
+  free(x), free(y);
+  return fig_end_(w, e);
+}
+
+static int pbt_(struct page_ *w, struct fox_err *e) {
+  const struct study *s = w->s;
+  FILE *f = w->f;
+  int rc = 0;
   if (s->cfg.study.scheduler != FOX_SCHED_PBT)
     return 0;
   int *ids = malloc((size_t)s->generations * sizeof *ids);
@@ -267,8 +368,11 @@ static int pbt_(struct page_ *w) {
       fputs("</tr>\n", f);
     }
     fputs("</tbody></table></div>\n", f);
+    rc = schedule_(w, ids, n, e);
   }
   free(ids);
+  if (rc != 0)
+    return rc;
   fputs("<h3>What each generation cost</h3>\n<div class=\"scroll\"><table id=\"generations\">"
         "\n<thead><tr><th>generation</th><th>wall s</th><th>plan s</th><th>transfers</th>"
         "<th>MB moved</th><th>moving s</th><th>state s</th><th>segments s</th></tr></thead>"
@@ -286,7 +390,7 @@ static int pbt_(struct page_ *w) {
 }
 
 /* Every trial's objective by id, marked by status, and the best complete one so far as steps. */
-static int history_(struct page_ *w) {
+static int history_(struct page_ *w, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
   char label[FOX_NAME_LEN + 8];
@@ -299,7 +403,7 @@ static int history_(struct page_ *w) {
     free(x), free(y), free(bx), free(by);
     return -1;
   }
-  int count[4] = {0, 0, 0, 0}, nb = 0, max = s->cfg.study.direction == FOX_MAXIMIZE;
+  int count[4] = {0, 0, 0, 0}, nb = 0, max = s->cfg.study.direction == FOX_MAXIMIZE, rc = 0;
   double best = NAN;
   for (int i = 0; i < s->n; i++) {
     const struct study_trial *t = &s->trials[i];
@@ -333,7 +437,8 @@ static int history_(struct page_ *w) {
     fputs("<figure class=\"wide\">", f);
     char title[256];
     snprintf(title, sizeof title, "%s of each trial by id", s->metric_names[s->objective]);
-    svg_begin(&g, f, 600, 330, title);
+    fig_start_(w, "history", title);
+    svg_begin(&g, fig_(w), 600, 330, title);
     svg_axes(&g, "trial id", label, NULL, 0);
     double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
     if (!px || !py) {
@@ -352,28 +457,30 @@ static int history_(struct page_ *w) {
     free(px), free(py);
     svg_line(&g, bx, by, nb, "best");
     svg_end(&g);
+    fig_part_(w, &g, NULL);
     fputs("<figcaption class=\"legend\">", f);
     char text[128];
     snprintf(text, sizeof text, "complete (%d)", count[FOX_ST_COMPLETE]);
-    key_(f, "o", "c", text);
+    key_(w, "o", "c", text);
     if (count[FOX_ST_PRUNED]) {
       snprintf(text, sizeof text, "pruned, at its last epoch (%d)", count[FOX_ST_PRUNED]);
-      key_(f, "o", "p", text);
+      key_(w, "o", "p", text);
     }
     if (count[FOX_ST_RUNNING]) {
       snprintf(text, sizeof text, "running, at its last epoch (%d)", count[FOX_ST_RUNNING]);
-      key_(f, "x", "r", text);
+      key_(w, "x", "r", text);
     }
     if (nb > 0)
-      key_(f, "-", "best", "best complete so far");
+      key_(w, "-", "best", "best complete so far");
     esc_(f, "(%s, %s)", s->metric_names[s->objective], max ? "maximize" : "minimize");
     if (count[FOX_ST_FAILED])
       esc_(f, "; %d failed trial%s without a value", count[FOX_ST_FAILED],
            count[FOX_ST_FAILED] > 1 ? "s" : "");
     fputs("</figcaption></figure>\n", f);
+    rc = fig_end_(w, e);
   }
   free(x), free(y), free(bx), free(by);
-  return 0;
+  return rc;
 }
 
 /* "trial ID (status, N epochs): key=value, ..." for a line's hover title. */
@@ -444,7 +551,8 @@ static int curves_(struct page_ *w, struct fox_err *e) {
     svg_axis_fit(&g.y, all, m, 0.05);
     free(all);
     snprintf(title, sizeof title, "%s of each trial by epoch", s->metric_names[s->objective]);
-    svg_begin(&g, f, 600, 330, title);
+    fig_start_(w, "curves", title);
+    svg_begin(&g, fig_(w), 600, 330, title);
     svg_axes(&g, "epoch", label, NULL, 0);
     for (int k = 0; k + 1 < s->plan.n; k++) /* the rungs where the scheduler decides */
       svg_vline(&g, s->plan.epochs[k], "rung");
@@ -467,13 +575,14 @@ static int curves_(struct page_ *w, struct fox_err *e) {
         running += t->status == FOX_ST_RUNNING;
       }
     svg_end(&g);
+    fig_part_(w, &g, NULL);
     fputs("<figcaption class=\"legend\">", f);
-    key_(f, "-", "lc c", "complete");
-    key_(f, "-", "lc p", "pruned (o where it stopped)");
+    key_(w, "-", "lc c", "complete");
+    key_(w, "-", "lc p", "pruned (o where it stopped)");
     if (running)
-      key_(f, "-", "lc r", "running");
+      key_(w, "-", "lc r", "running");
     if (s->plan.n > 1)
-      key_(f, "-", "rung", "rungs");
+      key_(w, "-", "rung", "rungs");
     esc_(f, "(%s, %s; hover a line for its trial and parameters)", s->metric_names[s->objective],
          s->cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize");
     if (nt < s->n)
@@ -482,6 +591,7 @@ static int curves_(struct page_ *w, struct fox_err *e) {
       esc_(f, "; %d trial file%s missing: those trials show their rungs only", missing,
            missing > 1 ? "s" : "");
     fputs("</figcaption></figure>\n", f);
+    rc = fig_end_(w, e);
   }
   if (rc == 0 && longest <= 1 && !s->cfg.study.function && !report_curves_aggregate(s))
     note_(w, "no learning curves: with several cells (repeats x folds) and the %s aggregate, "
@@ -496,7 +606,7 @@ static int curves_(struct page_ *w, struct fox_err *e) {
 /* The timeline: each row a bar from its first segment's start to its last one's end (UTC, as
  * trials.csv's start and end), by status, at its id; several ranks' trials overlap in time. A
  * row whose repeats resumed in a later run spans the pause. */
-static int timeline_(struct page_ *w) {
+static int timeline_(struct page_ *w, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
   int nt = s->n < TIMELINE_MAX_ ? s->n : TIMELINE_MAX_, shown = 0;
@@ -525,7 +635,8 @@ static int timeline_(struct page_ *w) {
   g.x = (struct svg_axis){.lo = lo - 0.02 * (hi - lo), .hi = hi + 0.02 * (hi - lo), .time = 1};
   g.y = (struct svg_axis){.lo = -0.5, .hi = nt - 0.5};
   double h = 90 + 4.0 * nt;
-  svg_begin(&g, f, 600, h < 220 ? 220 : h > 640 ? 640 : h, "each trial's start and end (UTC)");
+  fig_start_(w, "timeline", "each trial's start and end (UTC)");
+  svg_begin(&g, fig_(w), 600, h < 220 ? 220 : h > 640 ? 640 : h, "each trial's start and end (UTC)");
   svg_axes(&g, "UTC", "trial", NULL, 0);
   int running = 0, pruned = 0, failed = 0;
   for (int k = 0; k < nt; k++) {
@@ -551,20 +662,21 @@ static int timeline_(struct page_ *w) {
     failed += t->status == FOX_ST_FAILED;
   }
   svg_end(&g);
+  fig_part_(w, &g, NULL);
   fputs("<figcaption class=\"legend\">", f);
-  key_(f, "-", "tl c", "complete");
+  key_(w, "-", "tl c", "complete");
   if (pruned)
-    key_(f, "-", "tl p", "pruned");
+    key_(w, "-", "tl p", "pruned");
   if (failed)
-    key_(f, "-", "tl f", "failed");
+    key_(w, "-", "tl f", "failed");
   if (running)
-    key_(f, "-", "tl r", "running");
+    key_(w, "-", "tl r", "running");
   esc_(f, "(from its first start to its last end: a trial resumed later spans the pause; hover "
           "a bar for its trial)");
   if (nt < s->n)
     esc_(f, "; the first %d of %d trials", nt, s->n);
   fputs("</figcaption></figure>\n", f);
-  return 0;
+  return fig_end_(w, e);
 }
 
 /* Where value v of parameter p sits on its parallel-coordinates axis, 0 (min, first choice)
@@ -586,7 +698,7 @@ static double pc_pos_(const struct space_param *p, double v) {
  * complete trial (a pruned one's value is of a smaller budget), each axis from its minimum to
  * its maximum, the best trial in red; a title on each line names the trial, its parameters and
  * its value. */
-static int parallel_(struct page_ *w) {
+static int parallel_(struct page_ *w, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
   int na = s->space.n + 1, shown = 0, best = study_best(s);
@@ -618,7 +730,8 @@ static int parallel_(struct page_ *w) {
   struct svg g = {.right = 16, .top = 16, .em = 17, .all_labels = 1};
   g.x = (struct svg_axis){.lo = -0.25, .hi = na - 0.75, .log = 0};
   g.y = (struct svg_axis){.lo = -0.04, .hi = 1.04, .log = 0};
-  svg_begin(&g, f, na * 110 > 600 ? na * 110 : 600, 330,
+  fig_start_(w, "parallel", "each complete trial's parameters and objective");
+  svg_begin(&g, fig_(w), na * 110 > 600 ? na * 110 : 600, 330,
             "each complete trial's parameters and objective");
   svg_axes(&g, NULL, "min to max of each axis", labels, na);
   for (int i = 0; i < na; i++) { /* each axis's ends */
@@ -658,15 +771,16 @@ static int parallel_(struct page_ *w) {
           svg_marks(&g, x + i, y + i, 1, 'o', k == best ? "front" : "c");
     }
   svg_end(&g);
+  fig_part_(w, &g, NULL);
   fputs("<figcaption class=\"legend\">", f);
-  key_(f, "-", "pc", "a complete trial");
+  key_(w, "-", "pc", "a complete trial");
   if (best >= 0)
-    key_(f, "-", "pc top", "the best");
+    key_(w, "-", "pc top", "the best");
   esc_(f, "(%d complete trials; an inactive parameter breaks its line; hover a line for its "
           "trial)", shown);
   fputs("</figcaption></figure>\n", f);
   free(x), free(y), free(labels);
-  return 0;
+  return fig_end_(w, e);
 }
 
 /* Parameter importance (PED-ANOVA, importance.h): a bar per parameter, largest first, for
@@ -707,9 +821,14 @@ static int importance_(struct page_ *w, struct fox_err *e) {
     struct svg g = {.right = 12, .top = 10, .em = 17, .all_labels = 1};
     g.x = (struct svg_axis){.lo = -0.6, .hi = k - 0.4};
     g.y = (struct svg_axis){.lo = 0, .hi = 1};
-    char title[160];
+    char title[160], name[FOX_NAME_LEN + 16];
     snprintf(title, sizeof title, "importance of each parameter for %s", obj);
-    svg_begin(&g, f, k * 80 > 600 ? k * 80 : 600, 300, title);
+    if (s->n_obj > 1)
+      snprintf(name, sizeof name, "importance-%s", obj);
+    else
+      snprintf(name, sizeof name, "importance");
+    fig_start_(w, name, title);
+    svg_begin(&g, fig_(w), k * 80 > 600 ? k * 80 : 600, 300, title);
     svg_axes(&g, NULL, "importance (sums to 1)", labels, k);
     for (int q = 0; q < k; q++) {
       int i = order[q];
@@ -719,6 +838,7 @@ static int importance_(struct page_ *w, struct fox_err *e) {
       svg_bar_title(&g, q - 0.35, q + 0.35, im.imp[i], "bar", tt);
     }
     svg_end(&g);
+    fig_part_(w, &g, NULL);
     fputs("<figcaption class=\"legend\">", f);
     esc_(f, "%s (%s): PED-ANOVA (Watanabe et al. 2023; Optuna's default evaluator): how far "
             "each parameter's values among the best %.0f %% of the complete trials depart from "
@@ -727,13 +847,14 @@ static int importance_(struct page_ *w, struct fox_err *e) {
          obj, s->obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize", 100 * FOX_IMP_QUANTILE,
          line);
     fputs("</figcaption></figure>\n", f);
+    FOX_TRY(fig_end_(w, e));
   }
   return 0;
 }
 
 /* One small plot per parameter: the objective against it, categories by choice, log_uniform on
  * a log axis. */
-static int params_(struct page_ *w) {
+static int params_(struct page_ *w, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
   fputs("<h2 id=\"params\">Each parameter against the objective</h2>\n", f);
@@ -752,13 +873,16 @@ static int params_(struct page_ *w) {
   int count[4] = {0, 0, 0, 0};
   for (int k = 0; k < s->n; k++)
     count[s->trials[k].status] += !isnan(objective_(s, &s->trials[k]));
+  char ftitle[FOX_NAME_LEN + 64];
+  snprintf(ftitle, sizeof ftitle, "%s against each parameter", s->metric_names[s->objective]);
+  fig_start_(w, "params", ftitle);
   fputs("<p class=\"legend\">", f);
   if (count[FOX_ST_COMPLETE])
-    key_(f, "o", "c", "complete");
+    key_(w, "o", "c", "complete");
   if (count[FOX_ST_PRUNED])
-    key_(f, "o", "p", "pruned");
+    key_(w, "o", "p", "pruned");
   if (count[FOX_ST_RUNNING])
-    key_(f, "x", "r", "running");
+    key_(w, "x", "r", "running");
   fputs("</p>\n<div class=\"panels\">\n", f);
   for (int i = 0; i < s->space.n; i++) {
     const struct space_param *sp = &s->space.p[i];
@@ -786,7 +910,7 @@ static int params_(struct page_ *w) {
     char title[FOX_NAME_LEN + 64];
     snprintf(title, sizeof title, "%s against %s", s->metric_names[s->objective], sp->key);
     fputs("<figure>", f);
-    svg_begin(&g, f, 300, 210, title);
+    svg_begin(&g, fig_(w), 300, 210, title);
     const char *labels[FOX_CHOICES_MAX];
     for (int c = 0; categorical && c < sp->n_choices; c++)
       labels[c] = sp->choice[c];
@@ -806,14 +930,17 @@ static int params_(struct page_ *w) {
       svg_marks(&g, x, y, q, order[o] == FOX_ST_RUNNING ? 'x' : 'o', mark_cls_[order[o]]);
     }
     svg_end(&g);
+    char cap[FOX_NAME_LEN + 16];
+    snprintf(cap, sizeof cap, "%s%s", sp->key,
+             categorical ? " (by choice)" : log_scale ? " (log scale)" : "");
+    fig_part_(w, &g, cap);
     fputs("<figcaption>", f);
-    text_escape_html(f, sp->key);
-    fputs(categorical ? " (by choice)" : log_scale ? " (log scale)" : "", f);
+    text_escape_html(f, cap);
     fputs("</figcaption></figure>\n", f);
   }
   fputs("</div>\n", f);
   free(x), free(y);
-  return 0;
+  return fig_end_(w, e);
 }
 
 /* The dataset's close prices over [0, end) and the bars of the evaluation split, or a reason
@@ -958,7 +1085,8 @@ static int equity_(struct page_ *w, struct fox_err *e) {
              split_name, q.n, q.nf > 1 ? ", folds dashed" : "");
     snprintf(yl, sizeof yl, "equity (initial capital %g)", q.eq[0]);
     fputs("<figure class=\"wide\">", f);
-    svg_begin(&g, f, 600, 330, title);
+    fig_start_(w, "best_equity", title);
+    svg_begin(&g, fig_(w), 600, 330, title);
     svg_axes(&g, xl, yl, NULL, 0);
     svg_hline(&g, q.eq[0], "ref");
     for (int j = 1; j < q.nf; j++)
@@ -971,16 +1099,17 @@ static int equity_(struct page_ *w, struct fox_err *e) {
       svg_line(&g, x + fb, q.eq + fb, fe - fb, "eq");
     }
     svg_end(&g);
+    fig_part_(w, &g, NULL);
     fputs("<figcaption class=\"legend\">", f);
     char text[512];
     snprintf(text, sizeof text, "trial %d (%s, %d epochs%s): total return %.3g %%%s",
              t->id, study_status_names[t->status], t->epochs,
              s->repeats > 1 ? ", repeat 0's policy" : "", 100 * ret_eq,
              q.nf > 1 ? " (mean over folds)" : "");
-    key_(f, "-", "eq", text);
+    key_(w, "-", "eq", text);
     if (close) {
       snprintf(text, sizeof text, "buy and hold: %.3g %%", 100 * ret_bh);
-      key_(f, "-", "bh", text);
+      key_(w, "-", "bh", text);
     }
     esc_(f, "%s = %.6g%s. ", s->metric_names[s->objective], t->metrics[s->objective] * scale,
          unit);
@@ -988,6 +1117,7 @@ static int equity_(struct page_ *w, struct fox_err *e) {
       esc_(f, "Buy and hold: bought at the close of each fold's first bar with its capital, "
               "no fee, no spread.");
     fputs("</figcaption></figure>\n", f);
+    rc = fig_end_(w, e);
   }
   free(close), free(ts);
   free(x), free(bh);
@@ -1009,7 +1139,7 @@ static void kv_(FILE *f, const char *key, const char *fmt, ...) {
 }
 
 /* The selection figures (report/overfit.h) and the histogram of CSCV's logits. */
-static int selection_(struct page_ *w) {
+static int selection_(struct page_ *w, struct fox_err *e) {
   const struct study *s = w->s;
   const struct overfit *o = w->p->fig;
   FILE *f = w->f;
@@ -1092,7 +1222,8 @@ static int selection_(struct page_ *w) {
   char title[256];
   snprintf(title, sizeof title, "CSCV logits over %ld splits: PBO = %.3f", p->combos, p->pbo);
   fputs("<figure class=\"wide\">", f);
-  svg_begin(&g, f, 600, 300, title);
+  fig_start_(w, "pbo_logits", title);
+  svg_begin(&g, fig_(w), 600, 300, title);
   svg_axes(&g, "logit of the out-of-sample relative rank of the in-sample best",
            "share of splits", NULL, 0);
   for (long i = 0; i < nbins; i++)
@@ -1100,13 +1231,14 @@ static int selection_(struct page_ *w) {
       svg_bar(&g, (b0 + i - 1) * width, (b0 + i) * width, share[i], "bar");
   svg_vline(&g, 0, "zero");
   svg_end(&g);
+  fig_part_(w, &g, NULL);
   fputs("<figcaption>", f);
   esc_(f, "The distribution of CSCV's logits; the mass at or left of the dashed line (logit <= "
           "0, the in-sample best at or below the out-of-sample median) is the PBO, %.3f.",
        p->pbo);
   fputs("</figcaption></figure>\n", f);
   free(share);
-  return 0;
+  return fig_end_(w, e);
 }
 
 /* The looks at the test split, and the last look's rows. */
@@ -1163,7 +1295,7 @@ static void test_(struct page_ *w) {
 }
 
 /* The non-dominated trials of a study with several objectives (report_front). */
-static int pareto_(struct page_ *w) {
+static int pareto_(struct page_ *w, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
   if (s->n_obj < 2)
@@ -1225,7 +1357,8 @@ static int pareto_(struct page_ *w) {
   snprintf(title, sizeof title, "the Pareto front of %s and %s", s->metric_names[s->obj_metric[0]],
            s->metric_names[s->obj_metric[1]]);
   fputs("<figure class=\"wide\">", f);
-  svg_begin(&g, f, 600, 330, title);
+  fig_start_(w, "pareto", title);
+  svg_begin(&g, fig_(w), 600, 330, title);
   svg_axes(&g, xl, yl, NULL, 0);
   svg_marks(&g, x, y, m, 'o', "dom");
   /* the front sorted by the first objective (ids ascending by report_front) */
@@ -1244,9 +1377,10 @@ static int pareto_(struct page_ *w) {
     svg_line(&g, x, y, q, "frontline");
   svg_marks(&g, x, y, q, 'o', "front");
   svg_end(&g);
+  fig_part_(w, &g, NULL);
   fputs("<figcaption class=\"legend\">", f);
-  key_(f, "o", "front", "on the front");
-  key_(f, "o", "dom", s->n_con > 0 ? "dominated or infeasible" : "dominated");
+  key_(w, "o", "front", "on the front");
+  key_(w, "o", "dom", s->n_con > 0 ? "dominated or infeasible" : "dominated");
   if (s->n_obj > 2)
     esc_(f, "(the first two of %d objectives)", s->n_obj);
   fputs("</figcaption></figure>\n<div class=\"scroll\"><table id=\"pareto-rows\">\n"
@@ -1284,27 +1418,32 @@ static int pareto_(struct page_ *w) {
   }
   fputs("</tbody></table></div>\n", f);
   free(ids), free(x), free(y);
-  return 0;
+  return fig_end_(w, e);
+}
+
+/* A section's status: its error, or out of memory when it failed an allocation of its own (-1,
+ * e not set). */
+static int sect_(int rc, struct fox_err *e) {
+  if (rc == 0)
+    return 0;
+  return e->code ? e->code : fox_errf(e, FOX_EFAIL, "report.html: out of memory");
 }
 
 static int body_(struct page_ *w, struct fox_err *e) {
   if (head_(w) != 0)
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   table_(w);
-  if (pbt_(w) != 0 || history_(w) != 0)
-    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
-  FOX_TRY(curves_(w, e));
-  if (timeline_(w) != 0 || parallel_(w) != 0)
-    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
-  FOX_TRY(importance_(w, e));
-  if (params_(w) != 0)
-    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
-  FOX_TRY(equity_(w, e));
-  if (selection_(w) != 0)
-    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  FOX_TRY(sect_(pbt_(w, e), e));
+  FOX_TRY(sect_(history_(w, e), e));
+  FOX_TRY(sect_(curves_(w, e), e));
+  FOX_TRY(sect_(timeline_(w, e), e));
+  FOX_TRY(sect_(parallel_(w, e), e));
+  FOX_TRY(sect_(importance_(w, e), e));
+  FOX_TRY(sect_(params_(w, e), e));
+  FOX_TRY(sect_(equity_(w, e), e));
+  FOX_TRY(sect_(selection_(w, e), e));
   test_(w);
-  if (pareto_(w) != 0)
-    return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
+  FOX_TRY(sect_(pareto_(w, e), e));
   fputs("<footer>Written by foxopt " FOXOPT_VERSION " from ", w->f);
   text_escape_html(w->f, w->p->outdir);
   fputs("/study.h5. Everything on this page is in this one file: it loads nothing.</footer>\n"
@@ -1318,6 +1457,22 @@ int html_write(const struct html_page *p, const char *path, FILE *notes, struct 
   FILE *f = fs_out_fopen(&o, path, FS_OUT_FILE, e);
   if (!f)
     return fs_out_end(&o, e->code, e);
-  struct page_ w = {p, p->s, f, notes};
-  return fs_out_fclose(&o, f, body_(&w, e), e);
+  FILE *sink = fopen("/dev/null", "w");
+  if (!sink)
+    return fs_out_fclose(&o, f, fox_errf(e, FOX_EFAIL, "/dev/null: cannot be opened"), e);
+  struct page_ w = {.p = p, .s = p->s, .f = f, .notes = notes, .sink = sink};
+  int rc = body_(&w, e);
+  fclose(sink);
+  return fs_out_fclose(&o, f, rc, e);
+}
+
+int html_figures(const struct html_page *p, FILE *notes, struct fox_err *e) {
+  FILE *sink = fopen("/dev/null", "w");
+  if (!sink)
+    return fox_errf(e, FOX_EFAIL, "/dev/null: cannot be opened");
+  /* the page's text goes nowhere; its notes name the figure files, not report.html */
+  struct page_ w = {.p = p, .s = p->s, .f = sink, .notes = notes, .sink = sink, .files_only = 1};
+  int rc = body_(&w, e);
+  fclose(sink);
+  return rc;
 }

@@ -64,11 +64,13 @@ contains "$OUT_TXT" "constraints: c0 <= 20, c1 >= 7.7"
 # The front drawn (pareto.png), in the HTML page, and through Optuna: the journal of the
 # constrained study loads with its two directions, and Optuna's best_trials (its Pareto front
 # of the feasible trials) are the report's front.
-if command -v gnuplot >/dev/null; then
-  run_rc 0 "$FOXOPT" report "$WORK/bk1" --top 3
-  check "pareto.png is a PNG" is_png "$WORK/bk1/pareto.png"
-  contains "$OUT_TXT" "wrote $WORK/bk1/pareto.png"
-fi
+run_rc 0 "$FOXOPT" report "$WORK/bk1" --top 3
+check "pareto.png is a PNG" is_png "$WORK/bk1/pareto.png"
+contains "$OUT_TXT" "wrote $WORK/bk1/pareto.png"
+contains "$OUT_TXT" "wrote $WORK/bk1/pareto.svg"
+for o in f0 f1; do # one importance figure per objective
+  check "importance-$o.svg" test -s "$WORK/bk1/importance-$o.svg"
+done
 run_rc 0 "$FOXOPT" report "$WORK/bk1" --no-plots --html
 check "report.html has the Pareto front" grep -q '<h2 id="pareto">Pareto front</h2>' "$WORK/bk1/report.html"
 for id in $want; do

@@ -324,10 +324,18 @@ gens = j["pbt_generations"]
 if len(gens) != 4 or not all(g["wall_seconds"] > 0 and g["transfers"] == 0 for g in gens):
     sys.exit(f"generations {gens}")
 PY
-if command -v gnuplot >/dev/null; then
-  run_rc 0 "$FOXOPT" report "$WORK/a"
-  check "pbt_schedule.png" is_png "$WORK/a/pbt_schedule.png"
-fi
+run_rc 0 "$FOXOPT" report "$WORK/a"
+check "pbt_schedule.png" is_png "$WORK/a/pbt_schedule.png"
+# the schedule figure: a panel for the objective and each parameter, the lineage a red line
+# through one point a generation
+"$FOX_PYTHON" - "$WORK/a/pbt_schedule.svg" "$(tail -n +2 "$WORK/a.yaml" | grep -c '^  [a-z]')" <<'PY' && ok || bad "pbt_schedule.svg"
+import re, sys
+svg = open(sys.argv[1]).read()
+panels = svg.count('<svg xmlns="http://www.w3.org/2000/svg" viewBox=')
+lines = [d for d in re.findall(r'<path class="best" d="([^"]*)"', svg) if d != "M0 6h12"]
+assert panels >= 2 and len(lines) == panels, (panels, len(lines))
+assert all(len(re.findall(r"[ML]", d)) == 4 for d in lines), lines
+PY
 h5=$("$FOX_PYTHON" -c '
 import sys, h5py
 f = h5py.File(sys.argv[1])

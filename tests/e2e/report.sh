@@ -2,7 +2,7 @@
 # foxopt report on a tiny agent study and a Branin study: the table's rows are the trials in the
 # ranking computed here from trials.csv (complete by the objective, pruned by epochs then the
 # objective, running, failed), --top limits them, --csv holds every trial in trials.csv's
-# columns, the three PNGs are real images (when gnuplot is installed), no gnuplot is a note and
+# columns, the figure files (SVG and PNG) are real images, and
 # exit 0, a missing OUTDIR is exit 3 naming it, a bad --top is exit 2.
 . "$(dirname "$0")/lib.sh"
 
@@ -126,29 +126,28 @@ for col in id status epochs val.sharpe 'val.total_return[%]' 'val.max_drawdown[%
            train.algo dqn.lr ppo.lr ppo.n_steps barrier.pt; do
   contains "$(echo "$OUT_TXT" | grep '^# id')" " $col"
 done
-check "--no-plots draws nothing" test -z "$(ls "$WORK/agent" | grep -e '\.png$' -e report.tmp)"
+check "--no-plots draws nothing" test -z "$(ls "$WORK/agent" | grep -e '\.png$' -e '\.svg$' -e report.tmp)"
 
-if command -v gnuplot >/dev/null; then
-  run_rc 0 "$FOXOPT" report "$WORK/agent"
-  for p in history best_equity params; do
-    check "agent study: $p.png is a PNG" is_png "$WORK/agent/$p.png"
-    contains "$OUT_TXT" "wrote $WORK/agent/$p.png"
+# The figures as files: NAME.svg and its PNG, from the page's own drawing (report_html.sh
+# compares them with the page); a test function has no equity, and no file for it.
+run_rc 0 "$FOXOPT" report "$WORK/agent"
+for p in history timeline parallel params best_equity; do
+  check "agent study: $p.png is a PNG" is_png "$WORK/agent/$p.png"
+  check "agent study: $p.svg is an SVG" grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' "$WORK/agent/$p.svg"
+  contains "$OUT_TXT" "wrote $WORK/agent/$p.png"
+  contains "$OUT_TXT" "wrote $WORK/agent/$p.svg"
+done
+check "no temporary left" test -z "$(ls -a "$WORK/agent" | grep -e report.tmp -e '\.tmp\.')"
+run_rc 0 "$FOXOPT" report "$WORK/branin" --top 2
+for p in history params importance; do check "branin: $p.png is a PNG" is_png "$WORK/branin/$p.png"; done
+check "branin: no best_equity file" test ! -e "$WORK/branin/best_equity.png" -a ! -e "$WORK/branin/best_equity.svg"
+check "the table all the same" test "$(echo "$OUT_TXT" | grep -v -e '^#' -e '^wrote ' | wc -l)" -eq 2
+if [ -n "${FOX_PYTHON:-}" ] && "$FOX_PYTHON" -c 'import numpy' 2>/dev/null; then
+  for p in history params; do
+    if "$FOX_PYTHON" "$(dirname "$0")/png_ink.py" "$WORK/branin/$p.png" >"$WORK/ink.txt" 2>&1; then ok
+    else bad "branin: $p.png has no plot drawn: $(cat "$WORK/ink.txt")"; fi
   done
-  check "no temporary directory left" test -z "$(ls -a "$WORK/agent" | grep report.tmp)"
-  run_rc 0 "$FOXOPT" report "$WORK/branin" --top 2
-  for p in history params; do check "branin: $p.png is a PNG" is_png "$WORK/branin/$p.png"; done
-  check "branin: no best_equity.png" test ! -e "$WORK/branin/best_equity.png"
-  contains "$ERR_TXT" "best_equity.png skipped: a test-function study has no equity curve"
-  check "no temporary directory left" test -z "$(ls -a "$WORK/branin" | grep report.tmp)"
-else
-  echo "note: gnuplot not installed; the PNG checks are skipped"
 fi
-# Without gnuplot: a note, the table all the same, exit 0.
-rm -f "$WORK"/branin/*.png
-run_rc 0 env PATH=/nonexistent "$FOXOPT" report "$WORK/branin" --top 2
-contains "$ERR_TXT" "gnuplot is not on PATH"
-check "no gnuplot: the table still" test "$(echo "$OUT_TXT" | grep -vc '^#')" -eq 2
-check "no gnuplot: no PNG" test -z "$(ls "$WORK/branin" | grep '\.png$')"
 
 # Errors: exit 3 naming the missing study, exit 2 for bad options.
 run_rc 3 "$FOXOPT" report "$WORK/nowhere"

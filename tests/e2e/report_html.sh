@@ -314,16 +314,44 @@ check "--test: the page's test rows are the 2 best ($(rows_test "$A"))" test "$(
 contains "$(grep -A1 '<h2 id="test">' "$A")" "Looked at 1 time"
 run_rc 0 "$FOXOPT" report "$WORK/agent" --html --no-plots
 check "a later page shows the last look's rows" test "$(rows_test "$A")" = "$want "
-if command -v gnuplot >/dev/null; then
-  run_rc 0 "$FOXOPT" report "$WORK/mixed" --html
-  contains "$OUT_TXT" "wrote $WORK/mixed/report.html"
-  contains "$OUT_TXT" "wrote $WORK/mixed/history.png"
-  check "no temporary directory left" test -z "$(ls -A "$WORK/mixed" | grep report.tmp)"
-fi
-# Without gnuplot: the page all the same (its plots are its own).
-rm -f "$WORK/mixed/report.html"
-run_rc 0 env PATH=/nonexistent "$FOXOPT" report "$WORK/mixed" --html
-check "no gnuplot: report.html all the same" test -s "$WORK/mixed/report.html"
+# One plotting path: report --html also writes each figure as NAME.svg and NAME.png, and every
+# plot in a file is, byte for byte, the page's inline <svg>; the file parses as XML with the
+# page's heading and legend; the PNG is that SVG drawn (ink where the plot is).
+for name in mixed agent; do
+  run_rc 0 "$FOXOPT" report "$WORK/$name" --html --top 1000
+  contains "$OUT_TXT" "wrote $WORK/$name/report.html"
+  contains "$OUT_TXT" "wrote $WORK/$name/history.png"
+  check "$name: no temporary left" test -z "$(ls -A "$WORK/$name" | grep -e report.tmp -e '\.tmp\.')"
+  if [ -n "${FOX_PYTHON:-}" ]; then
+    if "$FOX_PYTHON" - "$WORK/$name" "$FOX_SRC/tests/e2e/png_ink.py" >"$WORK/files.txt" 2>&1 <<'PY'
+import glob, os, re, subprocess, sys
+import xml.etree.ElementTree as ET
+d, ink = sys.argv[1], sys.argv[2]
+page = open(os.path.join(d, "report.html")).read()
+part = r'<svg xmlns="http://www.w3.org/2000/svg" viewBox=.*?</svg>\n'
+inline = re.findall(part, page, re.S)
+files = sorted(glob.glob(os.path.join(d, "*.svg")))
+assert len(files) >= 5, files
+parts_total = 0
+for f in files:
+    text = open(f).read()
+    ET.fromstring(text.encode())  # well-formed XML
+    parts = re.findall(part, text, re.S)
+    assert parts, f
+    for p in parts:
+        assert p in inline, (f, p[:200])
+    parts_total += len(parts)
+    png = f[:-4] + ".png"
+    assert os.path.getsize(png) > 4000, png
+    r = subprocess.run([sys.executable, ink, png, "16", "0.01"], capture_output=True, text=True)
+    assert r.returncode == 0, (png, r.stdout, r.stderr)
+# every figure of the page is in a file (the legends' swatches aside)
+assert parts_total == len(inline), (parts_total, len(inline))
+print("ok", len(files), "files", parts_total, "plots")
+PY
+    then ok; else bad "$name: the figure files: $(cat "$WORK/files.txt")"; fi
+  fi
+done
 
 # No dataset: the page says so and draws the equity alone.
 mv "$WORK/s.h5" "$WORK/s.h5.away"
