@@ -1,12 +1,14 @@
-/* The one JSON writer (src/util/json.c): odd text (quotes, backslashes, UTF-8, a byte that is
- * not UTF-8) read back as written, non-finite numbers as null or as Python's literals (which no
- * string can forge), numbers as JSON numbers of the right kind, and every failed jansson call
- * reported. */
+/* The one JSON writer (src/util/json.c) and report --json's parameters: odd text (quotes,
+ * backslashes, UTF-8, a byte that is not UTF-8) read back as written, non-finite numbers as
+ * null or as Python's literals (which no string can forge), numbers as JSON numbers of the
+ * right kind, and every failed jansson call reported. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config.h"
 #include "fox_check.h"
+#include "report/report.h"
 #include "util/json.h"
 
 /* A text that a hand-written writer gets wrong: quotes, backslashes, a JSON escape's own text,
@@ -114,10 +116,63 @@ static void failures_(void) {
   free(buf);
 }
 
+/* report --json's parameters: an integer as an integer, a float as a float, a numeric choice
+ * as its number (an integral one as an integer), a list or a word as its text, an inactive
+ * parameter absent, an odd key as written. */
+static void params_(void) {
+  static struct study s; /* only its space is read */
+  struct config base;
+  config_defaults(&base);
+  base.algo = FOX_ALGO_DQN;
+  struct fox_err e = {0};
+  int rc = space_load_text(&s.space, "parameters:\n"
+                                     "  barrier.horizon: {distribution: int_uniform, min: 10, max: 19}\n"
+                                     "  barrier.pt: {distribution: log_uniform, min: 0.1, max: 10}\n"
+                                     "  barrier.sl: {values: [.5, 1e3]}\n"
+                                     "  barrier.enforce: {values: [true, false]}\n"
+                                     "  dqn.hidden: {values: [[64, 64], [128]]}\n"
+                                     "  barrier.bonus: {distribution: uniform, min: 0, max: 4}\n",
+                           "test.yaml", &base, &e);
+  CHECK(rc == 0, "space: %s", e.msg);
+  if (rc != 0)
+    return;
+  snprintf(s.space.p[5].key, sizeof s.space.p[5].key, "%s", ODD_);
+  double x[2][6] = {{12, 0.3, 1, 0, 0, 2.0}, {19, 5, 0, 1, 1, NAN}};
+  for (int r = 0; r < 2; r++) {
+    json_t *p = report_json_params(&s, x[r], &e);
+    CHECK(e.code == 0, "params: %s", e.msg);
+    char *text;
+    json_t *back = round_trip_(p, &text);
+    json_t *h = json_object_get(back, "barrier.horizon"), *pt = json_object_get(back, "barrier.pt"),
+           *sl = json_object_get(back, "barrier.sl"), *en = json_object_get(back, "barrier.enforce"),
+           *hid = json_object_get(back, "dqn.hidden"), *odd = json_object_get(back, ODD_);
+    CHECK(json_is_integer(h) && json_integer_value(h) == (json_int_t)x[r][0], "horizon in %s",
+          text);
+    CHECK(json_is_real(pt) && json_real_value(pt) == x[r][1], "pt in %s", text);
+    if (r == 0)
+      CHECK(json_is_integer(sl) && json_integer_value(sl) == 1000, "1e3 as 1000 in %s", text);
+    else
+      CHECK(json_is_real(sl) && json_real_value(sl) == 0.5, ".5 as 0.5 in %s", text);
+    CHECK(json_is_string(en) && strcmp(json_string_value(en), r ? "false" : "true") == 0,
+          "a word as its text in %s", text);
+    CHECK(json_is_string(hid) && strcmp(json_string_value(hid), r ? "[128]" : "[64, 64]") == 0,
+          "a list as its text in %s", text);
+    if (r == 0)
+      CHECK(json_is_real(odd) && json_real_value(odd) == 2.0, "a float param as a float, its "
+            "odd key as written, in %s", text);
+    else
+      CHECK(odd == NULL, "an inactive parameter is absent: %s", text);
+    free(text);
+    json_decref(back);
+    json_decref(p);
+  }
+}
+
 int main(void) {
   strings_();
   numbers_();
   python_();
   failures_();
+  params_();
   return fox_check_done("test_json");
 }
