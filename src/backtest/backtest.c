@@ -10,6 +10,7 @@
 #include "env/experience_h5.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"
+#include "util/json.h"
 
 int backtest_read_actions(const char *path, size_t n, uint8_t *out, struct fox_err *e) {
   FOX_TRY(fs_input_check(path, "an actions CSV", FOX_EDATA, e));
@@ -142,17 +143,26 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
   return rc;
 }
 
-void backtest_print_json(FILE *f, const struct backtest_run *r) {
-  fprintf(f, "{\"split\": \"%s\", ", dataset_split_name(r->split));
-  metrics_json_fields(f, &r->mean);
-  fprintf(f, ", \"folds\": [");
+/* Every metric into o under its name, null where not finite. */
+static void metrics_json_(json_t *o, const struct metrics *m, struct fox_err *e) {
+  for (int i = 0; i < FOX_NMETRICS; i++)
+    fox_json_set(o, metrics_names[i], fox_json_num(metrics_get(m, i)), e);
+}
+
+int backtest_print_json(FILE *f, const struct backtest_run *r, struct fox_err *e) {
+  json_t *o = json_object(), *folds = json_array();
+  fox_json_set(o, "split", fox_json_str(dataset_split_name(r->split)), e);
+  metrics_json_(o, &r->mean, e);
   for (int j = 0; j < r->nfolds; j++) {
-    fprintf(f, "%s{\"begin\": %d, \"end\": %d, ", j ? ", " : "", r->folds[2 * j],
-            r->folds[2 * j + 1]);
-    metrics_json_fields(f, &r->fold_metrics[j]);
-    fputc('}', f);
+    json_t *fo = json_object();
+    fox_json_set(fo, "begin", json_integer(r->folds[2 * j]), e);
+    fox_json_set(fo, "end", json_integer(r->folds[2 * j + 1]), e);
+    metrics_json_(fo, &r->fold_metrics[j], e);
+    fox_json_push(folds, fo, e);
   }
-  fprintf(f, "]}\n");
+  fox_json_set(o, "folds", folds, e);
+  return fox_json_print(f, o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17), "backtest --json",
+                        e);
 }
 
 void backtest_print_table(FILE *f, const struct backtest_run *r) {

@@ -40,8 +40,9 @@ int backtest_run(const struct backend *be, const struct dataset *ds,
                  const struct device_dataset *dev, const struct config *cfg, int split,
                  int nfolds, const uint8_t *actions, struct backtest_run *out, struct fox_err *e);
 void backtest_free(struct backtest_run *r);
-/* One JSON object: the fold means under the metric names, "split", and "folds": [...]. */
-void backtest_print_json(FILE *f, const struct backtest_run *r);
+/* One JSON object and a newline: "split", the fold means under the metric names, and
+ * "folds": [...]; FOX_EFAIL in e when memory runs out or f cannot be written. */
+int backtest_print_json(FILE *f, const struct backtest_run *r, struct fox_err *e);
 void backtest_print_table(FILE *f, const struct backtest_run *r);
 /* EXP.h5: /backtest/{equity, position, folds} and /experience/{actions, rewards,
  * barrier_labels[, states]} as output.experience says; temporary name, then rename. */

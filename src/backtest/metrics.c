@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-#include <math.h>
-
 const char *const metrics_names[FOX_NMETRICS] = {
     "total_return", "sharpe", "sortino",       "max_drawdown", "annual_return", "calmar",
     "trades",       "win_rate", "profit_factor", "exposure",     "final_equity",  "bars"};
@@ -36,16 +34,5 @@ void metrics_mean(const struct metrics *folds, int k, struct metrics *out) {
     for (int j = 0; j < k; j++)
       s += metrics_get(&folds[j], i);
     metrics_set(out, i, s / k);
-  }
-}
-
-void metrics_json_fields(FILE *f, const struct metrics *m) {
-  for (int i = 0; i < FOX_NMETRICS; i++) {
-    double x = metrics_get(m, i);
-    fprintf(f, "%s\"%s\": ", i ? ", " : "", metrics_names[i]);
-    if (isfinite(x))
-      fprintf(f, "%.17g", x);
-    else
-      fprintf(f, "null");
   }
 }

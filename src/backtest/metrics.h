@@ -1,4 +1,4 @@
-/* Metric names, access by index, fold means, and their text and JSON forms. */
+/* Metric names, access by index and fold means (backtest.c writes them as JSON). */
 #ifndef FOX_METRICS_H
 #define FOX_METRICS_H
 
@@ -13,7 +13,5 @@ void metrics_set(struct metrics *m, int i, double x);
 /* The index of a metric name ("sharpe"), -1 when unknown. */
 int metrics_find(const char *name);
 void metrics_mean(const struct metrics *folds, int k, struct metrics *out);
-/* `"name": value` pairs, comma separated, without braces; non-finite values as null. */
-void metrics_json_fields(FILE *f, const struct metrics *m);
 
 #endif

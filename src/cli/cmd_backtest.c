@@ -194,7 +194,7 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
     rc = backtest_write_h5(&run, &cfg, out, e);
   if (rc == 0) {
     if (json)
-      backtest_print_json(stdout, &run);
+      rc = backtest_print_json(stdout, &run, e);
     else
       backtest_print_table(stdout, &run);
   }

@@ -153,55 +153,44 @@ static int parse_(int argc, char **argv, struct report_args_ *a, struct fox_err 
   return 0;
 }
 
-/* {"metric": value, ...} of one row's metrics. */
-static void jmetrics_(FILE *f, const struct study *s, const double *v, const char *prefix) {
-  fputc('{', f);
+/* {"metric": value, ...} of one row's metrics (with a prefix: {"prefix.metric": ...}). */
+static json_t *jmetrics_(const struct study *s, const double *v, const char *prefix,
+                         struct fox_err *e) {
+  json_t *o = json_object();
   for (int m = 0; m < s->n_metrics; m++) {
-    fprintf(f, "%s", m ? ", " : "");
-    if (prefix) {
-      char name[FOX_NAME_LEN + 16];
+    char name[FOX_NAME_LEN + 16];
+    if (prefix)
       snprintf(name, sizeof name, "%s.%s", prefix, metrics_names[m]);
-      report_json_str(f, name);
-    } else {
-      report_json_str(f, s->metric_names[m]);
-    }
-    fputs(": ", f);
-    report_json_num(f, v[m]);
+    fox_json_set(o, prefix ? name : s->metric_names[m], fox_json_num(v[m]), e);
   }
-  fputc('}', f);
+  return o;
 }
 
 /* The rows, and with several objectives or constraints each one's feasibility and Pareto rank
  * (rank: study_pareto_ranks, NULL without several objectives). */
-static void json_rows_(FILE *f, const struct study *s, const int *order, int k,
-                       const int *rank) {
-  fputs("\"trials\": [", f);
+static json_t *json_rows_(const struct study *s, const int *order, int k, const int *rank,
+                          struct fox_err *e) {
+  json_t *rows = json_array();
   for (int r = 0; r < k && r < s->n; r++) {
     const struct study_trial *t = &s->trials[order[r]];
-    fprintf(f, "%s{\"id\": %d, \"status\": \"%s\", \"epochs\": %d, ", r ? ", " : "", t->id,
-            study_status_names[t->status], t->epochs);
+    json_t *o = json_object();
+    fox_json_set(o, "id", json_integer(t->id), e);
+    fox_json_set(o, "status", fox_json_str(study_status_names[t->status]), e);
+    fox_json_set(o, "epochs", json_integer(t->epochs), e);
     if (s->n_obj > 1 || s->n_con > 0) {
       int fe = study_feasible(s, t);
-      fprintf(f, "\"feasible\": %s, ", fe < 0 ? "null" : fe ? "true" : "false");
+      fox_json_set(o, "feasible", fe < 0 ? json_null() : json_boolean(fe), e);
     }
-    if (rank) {
-      fputs("\"pareto_rank\": ", f);
-      if (rank[t->id] >= 0)
-        fprintf(f, "%d, ", rank[t->id]);
-      else
-        fputs("null, ", f);
-    }
-    fputs("\"params\": ", f);
-    report_json_params(f, s, t->x);
-    fputs(", \"metrics\": ", f);
-    jmetrics_(f, s, t->metrics, NULL);
-    if (s->repeats * s->folds > 1) {
-      fputs(", \"std\": ", f);
-      jmetrics_(f, s, t->spread, NULL);
-    }
-    fputc('}', f);
+    if (rank)
+      fox_json_set(o, "pareto_rank",
+                   rank[t->id] >= 0 ? json_integer(rank[t->id]) : json_null(), e);
+    fox_json_set(o, "params", report_json_params(s, t->x, e), e);
+    fox_json_set(o, "metrics", jmetrics_(s, t->metrics, NULL, e), e);
+    if (s->repeats * s->folds > 1)
+      fox_json_set(o, "std", jmetrics_(s, t->spread, NULL, e), e);
+    fox_json_push(rows, o, e);
   }
-  fputc(']', f);
+  return rows;
 }
 
 /* The test look's table: validation objective beside the test metrics. */
@@ -244,23 +233,81 @@ static void print_test_(FILE *f, const struct study *s, const struct test_row *r
           rec->n_seen, rec->n_seen > 1 ? "s" : "");
 }
 
-static void json_test_(FILE *f, const struct study *s, const struct test_row *rows, int k,
-                       const struct test_record *rec) {
-  fprintf(f, "\"test\": {\"looks\": %d, \"first_look\": \"%s\", \"last_look\": \"%s\", "
-             "\"configurations_looked_at\": %d, \"rows\": [",
-          rec->looks, rec->first, rec->last, rec->n_seen);
+static json_t *json_test_(const struct study *s, const struct test_row *rows, int k,
+                          const struct test_record *rec, struct fox_err *e) {
+  json_t *o = json_object(), *list = json_array();
+  fox_json_set(o, "looks", json_integer(rec->looks), e);
+  fox_json_set(o, "first_look", fox_json_str(rec->first), e);
+  fox_json_set(o, "last_look", fox_json_str(rec->last), e);
+  fox_json_set(o, "configurations_looked_at", json_integer(rec->n_seen), e);
   for (int r = 0; r < k; r++) {
-    fprintf(f, "%s{\"id\": %d, \"validation\": ", r ? ", " : "", rows[r].trial);
-    jmetrics_(f, s, s->trials[rows[r].trial].metrics, NULL);
-    fputs(", \"test\": ", f);
-    jmetrics_(f, s, rows[r].metrics, "test");
-    fputs(", \"psr\": ", f);
-    report_json_num(f, rows[r].psr);
-    fputs(", \"dsr\": ", f);
-    report_json_num(f, rows[r].dsr);
-    fputc('}', f);
+    json_t *w = json_object();
+    fox_json_set(w, "id", json_integer(rows[r].trial), e);
+    fox_json_set(w, "validation", jmetrics_(s, s->trials[rows[r].trial].metrics, NULL, e), e);
+    fox_json_set(w, "test", jmetrics_(s, rows[r].metrics, "test", e), e);
+    fox_json_set(w, "psr", fox_json_num(rows[r].psr), e);
+    fox_json_set(w, "dsr", fox_json_num(rows[r].dsr), e);
+    fox_json_push(list, w, e);
   }
-  fputs("]}", f);
+  fox_json_set(o, "rows", list, e);
+  return o;
+}
+
+/* The --json object: the study, its counts and objectives, the front, the best k rows, the
+ * selection figures (fig, or NULL), the test looks, pbt's schedule and this run's test rows. */
+static int json_report_(const struct study *s, const int *order, int top,
+                        const struct overfit *fig, const struct test_record *rec,
+                        const struct test_row *rows, int k, int test, struct fox_err *e) {
+  int c[4];
+  report_count(s, c);
+  const char *dir[2] = {"minimize", "maximize"};
+  json_t *j = json_object();
+  fox_json_set(j, "study", fox_json_str(s->cfg.study.name), e);
+  fox_json_set(j, "objective", fox_json_str(s->metric_names[s->objective]), e);
+  fox_json_set(j, "direction", json_string(dir[s->cfg.study.direction == FOX_MAXIMIZE]), e);
+  fox_json_set(j, "n_trials", json_integer(s->n), e);
+  fox_json_set(j, "total", json_integer(s->total), e);
+  fox_json_set(j, "complete", json_integer(c[FOX_ST_COMPLETE]), e);
+  fox_json_set(j, "pruned", json_integer(c[FOX_ST_PRUNED]), e);
+  fox_json_set(j, "failed", json_integer(c[FOX_ST_FAILED]), e);
+  fox_json_set(j, "running", json_integer(c[FOX_ST_RUNNING]), e);
+  fox_json_set(j, "repeats", json_integer(s->repeats), e);
+  fox_json_set(j, "folds", json_integer(s->folds), e);
+  fox_json_set(j, "best", json_integer(study_best(s)), e);
+  json_t *objs = json_array();
+  for (int m = 0; m < s->n_obj; m++) {
+    json_t *o = json_object();
+    fox_json_set(o, "metric", fox_json_str(s->metric_names[s->obj_metric[m]]), e);
+    fox_json_set(o, "direction", json_string(dir[s->obj_dir[m] == FOX_MAXIMIZE]), e);
+    fox_json_push(objs, o, e);
+  }
+  fox_json_set(j, "objectives", objs, e);
+  int *rank = NULL;
+  if (s->n_obj > 1 && e->code == 0) { /* the front: the feasible complete trials no other one dominates */
+    rank = malloc((size_t)(s->n ? s->n : 1) * sizeof *rank);
+    if (!rank)
+      fox_errf(e, FOX_EFAIL, "out of memory");
+    else if (study_pareto_ranks(s, rank, e) != 0) {
+      free(rank);
+      rank = NULL;
+    }
+    json_t *front = json_array();
+    for (int i = 0; rank && i < s->n; i++)
+      if (rank[i] == 0 && study_feasible(s, &s->trials[i]) == 1)
+        fox_json_push(front, json_integer(i), e);
+    fox_json_set(j, "pareto_front", front, e);
+  }
+  fox_json_set(j, "trials", json_rows_(s, order, top, rank, e), e);
+  free(rank);
+  if (fig)
+    overfit_json(j, fig, e);
+  fox_json_set(j, "test_looks", json_integer(rec->looks), e);
+  if (s->cfg.study.scheduler == FOX_SCHED_PBT)
+    pbt_report_json(j, s, e);
+  if (test)
+    fox_json_set(j, "test", json_test_(s, rows, k, rec, e), e);
+  return fox_json_print(stdout, j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17),
+                        "report --json", e);
 }
 
 /* --test: the K best complete configurations on the test split, under OUTDIR's lock. */
@@ -401,55 +448,7 @@ int cmd_report(int argc, char **argv, struct fox_err *e) {
     rc = test_(&s, &a, order, &rows, &k, &rec, e);
   FILE *out = a.json ? stderr : stdout; /* --json keeps stdout to the one object */
   if (rc == 0 && a.json) {
-    int c[4];
-    report_count(&s, c);
-    printf("{\"study\": ");
-    report_json_str(stdout, s.cfg.study.name);
-    printf(", \"objective\": ");
-    report_json_str(stdout, s.metric_names[s.objective]);
-    printf(", \"direction\": \"%s\", \"n_trials\": %d, \"total\": %d, \"complete\": %d, "
-           "\"pruned\": %d, \"failed\": %d, \"running\": %d, \"repeats\": %d, \"folds\": %d, "
-           "\"best\": %d, ",
-           s.cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize", s.n, s.total,
-           c[FOX_ST_COMPLETE], c[FOX_ST_PRUNED], c[FOX_ST_FAILED], c[FOX_ST_RUNNING], s.repeats,
-           s.folds, study_best(&s));
-    printf("\"objectives\": [");
-    for (int j = 0; j < s.n_obj; j++) {
-      printf("%s{\"metric\": ", j ? ", " : "");
-      report_json_str(stdout, s.metric_names[s.obj_metric[j]]);
-      printf(", \"direction\": \"%s\"}", s.obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize");
-    }
-    printf("], ");
-    int *rank = NULL;
-    if (s.n_obj > 1) { /* the front: the feasible complete trials no other one dominates */
-      rank = malloc((size_t)(s.n ? s.n : 1) * sizeof *rank);
-      if (!rank || study_pareto_ranks(&s, rank, e) != 0) {
-        free(rank);
-        rank = NULL;
-        rc = e->code ? e->code : fox_errf(e, FOX_EFAIL, "out of memory");
-      }
-      printf("\"pareto_front\": [");
-      for (int i = 0, nf = 0; rank && i < s.n; i++)
-        if (rank[i] == 0 && study_feasible(&s, &s.trials[i]) == 1)
-          printf("%s%d", nf++ ? ", " : "", i);
-      printf("], ");
-    }
-    json_rows_(stdout, &s, order, a.top, rank);
-    free(rank);
-    if (have_fig) {
-      printf(", ");
-      overfit_json(stdout, &o);
-    }
-    printf(", \"test_looks\": %d", rec.looks);
-    if (s.cfg.study.scheduler == FOX_SCHED_PBT) {
-      printf(", ");
-      pbt_report_json(stdout, &s);
-    }
-    if (a.test) {
-      printf(", ");
-      json_test_(stdout, &s, rows, k, &rec);
-    }
-    printf("}\n");
+    rc = json_report_(&s, order, a.top, have_fig ? &o : NULL, &rec, rows, k, a.test, e);
   } else if (rc == 0) {
     report_print_table(stdout, &s, order, a.top);
     pbt_report_print(stdout, &s);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 #include "train/solo.h"
 #include "train/trial_h5.h"
 #include "util/fsutil.h"
@@ -105,31 +106,36 @@ int cmd_train(int argc, char **argv, struct fox_err *e) {
     rc = fox_errf(e, FOX_EFAIL, "trial failed: %s (status recorded in %s)", res->reason, out);
   if (rc == 0) {
     if (json) {
-      printf("{\"status\": \"complete\", \"epochs\": %d", res->epochs_done);
+      json_t *o = json_object(), *dev_o = json_object();
+      fox_json_set(o, "status", json_string("complete"), e);
+      fox_json_set(o, "epochs", json_integer(res->epochs_done), e);
       for (int m = 0; m < FOX_NMETRICS; m++) {
-        double x = metrics_get(&res->final, m);
-        printf(", \"%s.%s\": ", dataset_split_name(cfg.eval_split), metrics_names[m]);
-        if (x == x && x - x == 0)
-          printf("%.17g", x);
-        else
-          printf("null");
+        char key[64];
+        snprintf(key, sizeof key, "%s.%s", dataset_split_name(cfg.eval_split), metrics_names[m]);
+        fox_json_set(o, key, fox_json_num(metrics_get(&res->final, m)), e);
       }
       /* What the device did (zeros on the CPU backend): the host round trips of the loop. */
       const struct backend_counts *c[2] = {&res->train_counts, &res->eval_counts};
-      printf(", \"device\": {");
-      for (int k = 0; k < 2; k++)
-        printf("\"%s\": {\"launches\": %llu, \"graph_launches\": %llu, \"copies\": %llu, "
-               "\"host_calls\": %llu, \"kernels\": %llu, \"syncs\": %llu, \"h2d_bytes\": %llu, "
-               "\"d2h_bytes\": %llu}, ",
-               k ? "eval" : "train", (unsigned long long)c[k]->launches,
-               (unsigned long long)c[k]->graph_launches, (unsigned long long)c[k]->copies,
-               (unsigned long long)counters_calls(c[k]), (unsigned long long)c[k]->nodes,
-               (unsigned long long)c[k]->syncs, (unsigned long long)c[k]->h2d_bytes,
-               (unsigned long long)c[k]->d2h_bytes);
-      printf("\"env_steps\": %ld, \"peak_bytes\": %llu, \"population\": %d, "
-             "\"graphs_captured\": %ld, \"graphs_replayed\": %ld}}\n",
-             res->transitions, (unsigned long long)counters_peak_bytes(), res->pop_members,
-             res->graphs_captured, res->graphs_replayed);
+      for (int k = 0; k < 2; k++) {
+        json_t *d = json_object();
+        fox_json_set(d, "launches", json_integer((json_int_t)c[k]->launches), e);
+        fox_json_set(d, "graph_launches", json_integer((json_int_t)c[k]->graph_launches), e);
+        fox_json_set(d, "copies", json_integer((json_int_t)c[k]->copies), e);
+        fox_json_set(d, "host_calls", json_integer((json_int_t)counters_calls(c[k])), e);
+        fox_json_set(d, "kernels", json_integer((json_int_t)c[k]->nodes), e);
+        fox_json_set(d, "syncs", json_integer((json_int_t)c[k]->syncs), e);
+        fox_json_set(d, "h2d_bytes", json_integer((json_int_t)c[k]->h2d_bytes), e);
+        fox_json_set(d, "d2h_bytes", json_integer((json_int_t)c[k]->d2h_bytes), e);
+        fox_json_set(dev_o, k ? "eval" : "train", d, e);
+      }
+      fox_json_set(dev_o, "env_steps", json_integer(res->transitions), e);
+      fox_json_set(dev_o, "peak_bytes", json_integer((json_int_t)counters_peak_bytes()), e);
+      fox_json_set(dev_o, "population", json_integer(res->pop_members), e);
+      fox_json_set(dev_o, "graphs_captured", json_integer(res->graphs_captured), e);
+      fox_json_set(dev_o, "graphs_replayed", json_integer(res->graphs_replayed), e);
+      fox_json_set(o, "device", dev_o, e);
+      rc = fox_json_print(stdout, o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17),
+                          "train --json", e);
     } else {
       printf("wrote %s\n", out);
     }

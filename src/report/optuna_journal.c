@@ -15,6 +15,7 @@
 #include "study/rankfile.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"
+#include "util/json.h"
 
 /* JournalOperation, TrialState and StudyDirection as Optuna 5 numbers them. */
 enum { OP_CREATE_STUDY_ = 0, OP_STUDY_USER_ATTR_ = 2, OP_STUDY_SYSTEM_ATTR_ = 3,
@@ -26,100 +27,14 @@ enum { OPTUNA_MINIMIZE_ = 1, OPTUNA_MAXIMIZE_ = 2 };
 /* optuna-dashboard keeps a note in study system attributes of at most this many characters. */
 #define NOTE_CHUNK_ 2045
 
+/* Every line's dump: compact, as Optuna's JournalFileBackend writes its own, ASCII only (as
+ * Python's json.dumps), keys in the order set, every double to 17 digits (which reads back to
+ * the same double). */
+#define LINE_FLAGS_ \
+  (JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 
-/* One code point of UTF-8 text: its length in bytes; a byte that starts no valid sequence
- * (overlong, surrogate, past U+10FFFF, cut short) is U+FFFD of length 1. */
-static int utf8_next_(const unsigned char *p, unsigned *cp) {
-  unsigned c = p[0], min;
-  int n;
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  if (c >= 0xC2 && c <= 0xDF)
-    n = 2, *cp = c & 0x1F, min = 0x80;
-  else if (c >= 0xE0 && c <= 0xEF)
-    n = 3, *cp = c & 0x0F, min = 0x800;
-  else if (c >= 0xF0 && c <= 0xF4)
-    n = 4, *cp = c & 0x07, min = 0x10000;
-  else
-    n = 0, min = 0;
-  for (int i = 1; i < n; i++) {
-    if ((p[i] & 0xC0) != 0x80) {
-      n = 0;
-      break;
-    }
-    *cp = (*cp << 6) | (p[i] & 0x3F);
-  }
-  if (n == 0 || *cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) {
-    *cp = 0xFFFD;
-    return 1;
-  }
-  return n;
-}
-
-/* A JSON string as Python's json.dumps writes it (ensure_ascii): every code point past ASCII
- * as \uXXXX, above U+FFFF as a surrogate pair. */
-static void jstr_(FILE *f, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  fputc('"', f);
-  while (*p) {
-    unsigned cp;
-    p += utf8_next_(p, &cp);
-    if (cp == '"' || cp == '\\')
-      fprintf(f, "\\%c", (char)cp);
-    else if (cp == '\n')
-      fputs("\\n", f);
-    else if (cp == '\r')
-      fputs("\\r", f);
-    else if (cp == '\t')
-      fputs("\\t", f);
-    else if (cp >= 0x20 && cp < 0x7F)
-      fputc((int)cp, f);
-    else if (cp < 0x10000)
-      fprintf(f, "\\u%04x", cp);
-    else
-      fprintf(f, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + (cp & 0x3FF));
-  }
-  fputc('"', f);
-}
-
-/* A float as Python's json.dumps (repr) writes one: the shortest digits that read back to the
- * same double, positional from 1e-4 to below 1e16 with ".0" on integral values, else as
- * 1e-05 / 1.5e+16; NaN and infinities as Python's literals (which
- * Optuna's reader, json.loads, takes). */
-static void jnum_(FILE *f, double v) {
-  if (isnan(v)) {
-    fputs("NaN", f);
-    return;
-  }
-  if (isinf(v)) {
-    fputs(v > 0 ? "Infinity" : "-Infinity", f);
-    return;
-  }
-  char buf[48];
-  int prec;
-  for (prec = 1; prec < 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-    if (strtod(buf, NULL) == v)
-      break;
-  }
-  snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-  int exp10 = atoi(strchr(buf, 'e') + 1);
-  if (exp10 >= -4 && exp10 < 16) /* repr's positional range */
-    snprintf(buf, sizeof buf, "%.*f", prec - 1 - exp10 > 0 ? prec - 1 - exp10 : 0, v);
-  fputs(buf, f);
-  if (!strpbrk(buf, ".e"))
-    fputs(".0", f);
-}
-
-/* null for NaN (a value foxopt does not have), the number otherwise. */
-static void jnum_null_(FILE *f, double v) {
-  if (isnan(v))
-    fputs("null", f);
-  else
-    jnum_(f, v);
-}
+/* null for NaN (a value foxopt does not have), the number otherwise (infinities as Python's). */
+static json_t *pynum_null_(double v) { return isnan(v) ? json_null() : fox_json_pynum(v); }
 
 /* "+12", "-3", "64": text that Python would read as an int. */
 static int int_text_(const char *c) {
@@ -135,49 +50,53 @@ static int int_text_(const char *c) {
 
 /* Choice j as a JSON scalar: a number where its text is one (an int where written as one),
  * true or false, else the text itself (lists such as "[64, 64]" among them). */
-static void choice_json_(FILE *f, const struct space_param *p, int j) {
+static json_t *choice_json_(const struct space_param *p, int j) {
   const char *c = p->choice[j];
   double v = p->choice_num[j];
   if (strcmp(c, "true") == 0 || strcmp(c, "false") == 0)
-    fputs(c, f);
-  else if (isfinite(v) && int_text_(c) && fabs(v) < 9007199254740992.0)
-    fprintf(f, "%.0f", v);
-  else if (isfinite(v))
-    jnum_(f, v);
-  else
-    jstr_(f, c);
+    return json_boolean(c[0] == 't');
+  if (isfinite(v) && int_text_(c) && fabs(v) < 9007199254740992.0)
+    return json_integer((json_int_t)v);
+  if (isfinite(v))
+    return fox_json_pynum(v);
+  return fox_json_str(c);
 }
 
 /* Optuna's distribution_to_json of the parameter's distribution: json.dumps (default
- * separators) of its class name and __dict__, in the order Optuna's constructors set it. */
-static void dist_json_(FILE *f, const struct space_param *p) {
+ * separators) of its class name and __dict__, in the order Optuna's constructors set it; NULL
+ * with e set when memory runs out. */
+static char *dist_json_(const struct space_param *p, struct fox_err *e) {
+  json_t *d = json_object(), *a = json_object();
   if (p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED) {
-    fputs("{\"name\": \"CategoricalDistribution\", \"attributes\": {\"choices\": [", f);
-    for (int j = 0; j < p->n_choices; j++) {
-      fputs(j ? ", " : "", f);
-      choice_json_(f, p, j);
+    fox_json_set(d, "name", json_string("CategoricalDistribution"), e);
+    json_t *choices = json_array();
+    for (int j = 0; j < p->n_choices; j++)
+      fox_json_push(choices, choice_json_(p, j), e);
+    fox_json_set(a, "choices", choices, e);
+  } else {
+    double low, high, step;
+    int lg;
+    space_numeric(p, &low, &high, &step, &lg);
+    if (p->integer) {
+      fox_json_set(d, "name", json_string("IntDistribution"), e);
+      fox_json_set(a, "log", json_boolean(lg), e);
+      fox_json_set(a, "step", json_integer((json_int_t)step), e);
+      fox_json_set(a, "low", json_integer((json_int_t)low), e);
+      fox_json_set(a, "high", json_integer((json_int_t)high), e);
+    } else {
+      fox_json_set(d, "name", json_string("FloatDistribution"), e);
+      fox_json_set(a, "step", step > 0 ? fox_json_pynum(step) : json_null(), e);
+      fox_json_set(a, "low", fox_json_pynum(low), e);
+      fox_json_set(a, "high", fox_json_pynum(high), e);
+      fox_json_set(a, "log", json_boolean(lg), e);
     }
-    fputs("]}}", f);
-    return;
   }
-  double low, high, step;
-  int lg;
-  space_numeric(p, &low, &high, &step, &lg);
-  if (p->integer) {
-    fprintf(f, "{\"name\": \"IntDistribution\", \"attributes\": {\"log\": %s, \"step\": %.0f, "
-               "\"low\": %.0f, \"high\": %.0f}}", lg ? "true" : "false", step, low, high);
-    return;
-  }
-  fputs("{\"name\": \"FloatDistribution\", \"attributes\": {\"step\": ", f);
-  if (step > 0)
-    jnum_(f, step);
-  else
-    fputs("null", f);
-  fputs(", \"low\": ", f);
-  jnum_(f, low);
-  fputs(", \"high\": ", f);
-  jnum_(f, high);
-  fprintf(f, ", \"log\": %s}}", lg ? "true" : "false");
+  fox_json_set(d, "attributes", a, e);
+  char *text = e->code ? NULL
+                       : fox_json_dumps(d, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17),
+                                        "an Optuna distribution", e);
+  json_decref(d);
+  return text;
 }
 
 /* Microseconds since the epoch as Python's datetime.isoformat(timespec="microseconds") of a
@@ -210,31 +129,21 @@ static int state_(const struct study *s, const struct study_trial *t, int last) 
   }
 }
 
-static void op_head_(FILE *f, int op) {
-  fprintf(f, "{\"op_code\":%d,\"worker_id\":\"%s\",", op, WORKER_);
+/* An operation's object, its op_code and worker first. */
+static json_t *op_(int op, struct fox_err *e) {
+  json_t *o = json_object();
+  fox_json_set(o, "op_code", json_integer(op), e);
+  fox_json_set(o, "worker_id", json_string(WORKER_), e);
+  return o;
 }
 
-/* SET_STUDY_USER_ATTR / SET_STUDY_SYSTEM_ATTR of one key; the caller writes the value and
- * closes with attr_end_. */
-static void attr_begin_(FILE *f, int op, const char *key) {
-  op_head_(f, op);
-  fprintf(f, "\"study_id\":0,\"%s\":{", op == OP_STUDY_USER_ATTR_ ? "user_attr" : "system_attr");
-  jstr_(f, key);
-  fputc(':', f);
-}
-
-static void attr_end_(FILE *f) { fputs("}}\n", f); }
-
-static void attr_str_(FILE *f, int op, const char *key, const char *v) {
-  attr_begin_(f, op, key);
-  jstr_(f, v);
-  attr_end_(f);
-}
-
-static void attr_int_(FILE *f, int op, const char *key, long long v) {
-  attr_begin_(f, op, key);
-  fprintf(f, "%lld", v);
-  attr_end_(f);
+/* SET_STUDY_USER_ATTR / SET_STUDY_SYSTEM_ATTR of one key, taking v, as one line of f. */
+static int attr_(FILE *f, int op, const char *key, json_t *v, struct fox_err *e) {
+  json_t *o = op_(op, e), *a = json_object();
+  fox_json_set(o, "study_id", json_integer(0), e);
+  fox_json_set(a, key, v, e);
+  fox_json_set(o, op == OP_STUDY_USER_ATTR_ ? "user_attr" : "system_attr", a, e);
+  return fox_json_print(f, o, LINE_FLAGS_, "the Optuna journal", e);
 }
 
 /* How the intermediate values of this study come about, for the note and the attribute. */
@@ -304,168 +213,157 @@ static char *note_(const struct study *s, const char *outdir, const char *versio
 
 /* The note in optuna-dashboard's form: dashboard:note_ver, then dashboard:note_str:K chunks of
  * at most NOTE_CHUNK_ characters (code points, as Python counts them). */
-static void note_attrs_(FILE *f, const char *note) {
-  attr_int_(f, OP_STUDY_SYSTEM_ATTR_, "dashboard:note_ver", 1);
+static int note_attrs_(FILE *f, const char *note, struct fox_err *e) {
+  FOX_TRY(attr_(f, OP_STUDY_SYSTEM_ATTR_, "dashboard:note_ver", json_integer(1), e));
   const unsigned char *p = (const unsigned char *)note;
   for (int k = 0; *p; k++) {
     const unsigned char *q = p;
     unsigned cp;
     for (int c = 0; *q && c < NOTE_CHUNK_; c++)
-      q += utf8_next_(q, &cp);
+      q += fox_utf8_next(q, &cp);
     char key[64], *chunk = strndup((const char *)p, (size_t)(q - p));
+    mallocCheck(chunk, e);
     snprintf(key, sizeof key, "dashboard:note_str:%d", k);
-    if (chunk)
-      attr_str_(f, OP_STUDY_SYSTEM_ATTR_, key, chunk);
+    int rc = attr_(f, OP_STUDY_SYSTEM_ATTR_, key, fox_json_str(chunk), e);
     free(chunk);
+    FOX_TRY(rc);
     p = q;
   }
+  return 0;
 }
 
 /* The objectives' metric names as a JSON list. */
-static void objective_names_(FILE *f, const struct study *s) {
-  for (int k = 0; k < s->n_obj; k++) {
-    fputs(k ? "," : "[", f);
-    jstr_(f, s->metric_names[s->obj_metric[k]]);
-  }
-  fputc(']', f);
+static json_t *objective_names_(const struct study *s, struct fox_err *e) {
+  json_t *a = json_array();
+  for (int k = 0; k < s->n_obj; k++)
+    fox_json_push(a, fox_json_str(s->metric_names[s->obj_metric[k]]), e);
+  return a;
 }
 
 static int study_ops_(FILE *f, const struct study *s, const char *outdir, const char *h5,
                       const int *count, long long anchor_us, struct fox_err *e) {
   const struct study_config *sc = &s->cfg.study;
-  op_head_(f, OP_CREATE_STUDY_);
-  fputs("\"study_name\":", f);
-  jstr_(f, sc->name);
-  fputs(",\"directions\":[", f);
+  json_t *o = op_(OP_CREATE_STUDY_, e), *dirs = json_array();
+  fox_json_set(o, "study_name", fox_json_str(sc->name), e);
   for (int k = 0; k < s->n_obj; k++)
-    fprintf(f, "%s%d", k ? "," : "", s->obj_dir[k] == FOX_MAXIMIZE ? OPTUNA_MAXIMIZE_
-                                                                     : OPTUNA_MINIMIZE_);
-  fputs("]}\n", f);
+    fox_json_push(dirs, json_integer(s->obj_dir[k] == FOX_MAXIMIZE ? OPTUNA_MAXIMIZE_
+                                                                   : OPTUNA_MINIMIZE_), e);
+  fox_json_set(o, "directions", dirs, e);
+  FOX_TRY(fox_json_print(f, o, LINE_FLAGS_, "the Optuna journal", e));
 
   const int U = OP_STUDY_USER_ATTR_;
   char version[64], anchor[48];
   study_version_(h5, version, sizeof version);
   iso_(anchor_us, anchor, sizeof anchor);
-  attr_str_(f, U, "foxopt.version", FOXOPT_VERSION);
+  FOX_TRY(attr_(f, U, "foxopt.version", fox_json_str(FOXOPT_VERSION), e));
   if (version[0])
-    attr_str_(f, U, "foxopt.study_version", version);
-  attr_str_(f, U, "foxopt.outdir", outdir);
-  attr_str_(f, U, "foxopt.config", s->config_text ? s->config_text : "");
+    FOX_TRY(attr_(f, U, "foxopt.study_version", fox_json_str(version), e));
+  FOX_TRY(attr_(f, U, "foxopt.outdir", fox_json_str(outdir), e));
+  FOX_TRY(attr_(f, U, "foxopt.config", fox_json_str(s->config_text ? s->config_text : ""), e));
   if (s->config_sets && s->config_sets[0])
-    attr_str_(f, U, "foxopt.config_sets", s->config_sets);
-  attr_begin_(f, U, "foxopt.objectives");
-  objective_names_(f, s);
-  attr_end_(f);
-  attr_str_(f, U, "foxopt.aggregate", config_aggregate_names[sc->aggregate]);
-  attr_int_(f, U, "foxopt.repeats", s->repeats);
-  attr_int_(f, U, "foxopt.folds", s->folds);
+    FOX_TRY(attr_(f, U, "foxopt.config_sets", fox_json_str(s->config_sets), e));
+  FOX_TRY(attr_(f, U, "foxopt.objectives", objective_names_(s, e), e));
+  FOX_TRY(attr_(f, U, "foxopt.aggregate", fox_json_str(config_aggregate_names[sc->aggregate]), e));
+  FOX_TRY(attr_(f, U, "foxopt.repeats", json_integer(s->repeats), e));
+  FOX_TRY(attr_(f, U, "foxopt.folds", json_integer(s->folds), e));
   if (s->repeats > 1) { /* every configuration's repeat r trains with seed r (as text: 64 bits) */
-    attr_begin_(f, U, "foxopt.repeat_seeds");
-    for (int r = 0; r < s->repeats; r++)
-      fprintf(f, "%s\"%llu\"", r ? "," : "[", (unsigned long long)s->rep_seed[r]);
-    fputc(']', f);
-    attr_end_(f);
+    json_t *seeds = json_array();
+    for (int r = 0; r < s->repeats; r++) {
+      char seed[24];
+      snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->rep_seed[r]);
+      fox_json_push(seeds, json_string(seed), e);
+    }
+    FOX_TRY(attr_(f, U, "foxopt.repeat_seeds", seeds, e));
   }
-  attr_str_(f, U, "foxopt.sampler", config_sampler_names[sc->sampler]);
-  attr_str_(f, U, "foxopt.scheduler", config_scheduler_names[sc->scheduler]);
-  attr_begin_(f, U, "foxopt.rungs");
+  FOX_TRY(attr_(f, U, "foxopt.sampler", fox_json_str(config_sampler_names[sc->sampler]), e));
+  FOX_TRY(attr_(f, U, "foxopt.scheduler", fox_json_str(config_scheduler_names[sc->scheduler]),
+                e));
+  json_t *rungs = json_array();
   for (int k = 0; k < s->plan.n; k++)
-    fprintf(f, "%s%d", k ? "," : "[", s->plan.epochs[k]);
-  fputc(']', f);
-  attr_end_(f);
-  attr_int_(f, U, "foxopt.trials_total", s->total);
-  attr_begin_(f, U, "foxopt.finished");
-  fputs(study_finished(s) ? "true" : "false", f);
-  attr_end_(f);
-  attr_str_(f, U, "foxopt.intermediate_values", curve_policy_(s));
+    fox_json_push(rungs, json_integer(s->plan.epochs[k]), e);
+  FOX_TRY(attr_(f, U, "foxopt.rungs", rungs, e));
+  FOX_TRY(attr_(f, U, "foxopt.trials_total", json_integer(s->total), e));
+  FOX_TRY(attr_(f, U, "foxopt.finished", json_boolean(study_finished(s)), e));
+  FOX_TRY(attr_(f, U, "foxopt.intermediate_values", fox_json_str(curve_policy_(s)), e));
   char times[256];
   snprintf(times, sizeof times, "datetime_complete = study.h5's modification time (%s); "
                                 "datetime_start = that minus the trial's seconds", anchor);
-  attr_str_(f, U, "foxopt.times", times);
+  FOX_TRY(attr_(f, U, "foxopt.times", fox_json_str(times), e));
 
   /* Study.set_metric_names' attribute: the dashboard's axis titles. */
-  attr_begin_(f, OP_STUDY_SYSTEM_ATTR_, "study:metric_names");
-  objective_names_(f, s);
-  attr_end_(f);
+  FOX_TRY(attr_(f, OP_STUDY_SYSTEM_ATTR_, "study:metric_names", objective_names_(s, e), e));
   char *note = note_(s, outdir, version, count, anchor);
   if (!note)
     return fox_errf(e, FOX_EFAIL, "out of memory");
-  note_attrs_(f, note);
+  int rc = note_attrs_(f, note, e);
   free(note);
-  return 0;
+  return rc;
 }
 
 /* The trial's user attributes: foxopt's bookkeeping and every metric; with several cells, the
  * spread of every metric and each objective's cells ([repeat][fold]). */
-static void user_attrs_(FILE *f, const struct study *s, const struct study_trial *t, int state) {
-  fprintf(f, "\"user_attrs\":{\"foxopt.id\":%d,\"foxopt.status\":", t->id);
-  jstr_(f, study_status_names[t->status]);
-  fprintf(f, ",\"foxopt.round\":%d,\"foxopt.bracket\":%d,\"foxopt.rung\":%d,\"foxopt.epochs\":%d,"
-             "\"foxopt.seed\":\"%llu\",\"foxopt.rank\":%d,\"foxopt.seconds\":",
-          t->round, t->bracket, t->rung, t->epochs, (unsigned long long)t->seed, t->rank);
-  jnum_null_(f, t->seconds);
-  if (t->reason[0]) {
-    fputs(",\"foxopt.reason\":", f);
-    jstr_(f, t->reason);
-  }
+static json_t *user_attrs_(const struct study *s, const struct study_trial *t, int state,
+                           struct fox_err *e) {
+  json_t *u = json_object();
+  char seed[24];
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)t->seed);
+  fox_json_set(u, "foxopt.id", json_integer(t->id), e);
+  fox_json_set(u, "foxopt.status", fox_json_str(study_status_names[t->status]), e);
+  fox_json_set(u, "foxopt.round", json_integer(t->round), e);
+  fox_json_set(u, "foxopt.bracket", json_integer(t->bracket), e);
+  fox_json_set(u, "foxopt.rung", json_integer(t->rung), e);
+  fox_json_set(u, "foxopt.epochs", json_integer(t->epochs), e);
+  fox_json_set(u, "foxopt.seed", json_string(seed), e);
+  fox_json_set(u, "foxopt.rank", json_integer(t->rank), e);
+  fox_json_set(u, "foxopt.seconds", pynum_null_(t->seconds), e);
+  if (t->reason[0])
+    fox_json_set(u, "foxopt.reason", fox_json_str(t->reason), e);
   if (t->member >= 0) {
-    fprintf(f, ",\"foxopt.member\":%d,\"foxopt.generation\":%d,\"foxopt.parent\":", t->member,
-            t->generation);
-    if (t->parent >= 0)
-      fprintf(f, "%d", t->parent);
-    else
-      fputs("null", f);
-    fprintf(f, ",\"foxopt.exploited\":%s", t->exploited ? "true" : "false");
+    fox_json_set(u, "foxopt.member", json_integer(t->member), e);
+    fox_json_set(u, "foxopt.generation", json_integer(t->generation), e);
+    fox_json_set(u, "foxopt.parent", t->parent >= 0 ? json_integer(t->parent) : json_null(), e);
+    fox_json_set(u, "foxopt.exploited", json_boolean(t->exploited), e);
     if (t->status == FOX_ST_COMPLETE && state == OPTUNA_PRUNED_)
-      fputs(",\"foxopt.note\":\"complete in foxopt: a pbt segment whose member went on in the "
-            "next generation (Optuna's best trial is the last generation's best, as foxopt's)\"",
-            f);
+      fox_json_set(u, "foxopt.note",
+                   json_string("complete in foxopt: a pbt segment whose member went on in the "
+                               "next generation (Optuna's best trial is the last generation's "
+                               "best, as foxopt's)"), e);
   }
   if (t->status == FOX_ST_COMPLETE && state == OPTUNA_FAIL_)
-    fputs(",\"foxopt.note\":\"complete in foxopt, but an objective is NaN: Optuna has no "
-          "complete trial without a value\"", f);
-  for (int m = 0; m < s->n_metrics; m++) {
-    if (isnan(t->metrics[m]))
-      continue;
-    fputc(',', f);
-    jstr_(f, s->metric_names[m]);
-    fputc(':', f);
-    jnum_(f, t->metrics[m]);
-  }
+    fox_json_set(u, "foxopt.note", json_string("complete in foxopt, but an objective is NaN: "
+                                               "Optuna has no complete trial without a value"),
+                 e);
+  for (int m = 0; m < s->n_metrics; m++)
+    if (!isnan(t->metrics[m]))
+      fox_json_set(u, s->metric_names[m], fox_json_pynum(t->metrics[m]), e);
   if (s->repeats * s->folds > 1) {
-    fprintf(f, ",\"foxopt.repeats\":%d,\"foxopt.folds\":%d", s->repeats, s->folds);
+    fox_json_set(u, "foxopt.repeats", json_integer(s->repeats), e);
+    fox_json_set(u, "foxopt.folds", json_integer(s->folds), e);
     for (int m = 0; m < s->n_metrics; m++) {
       if (isnan(t->spread[m]))
         continue;
       char key[FOX_NAME_LEN + 8];
       snprintf(key, sizeof key, "%s.std", s->metric_names[m]);
-      fputc(',', f);
-      jstr_(f, key);
-      fputc(':', f);
-      jnum_(f, t->spread[m]);
+      fox_json_set(u, key, fox_json_pynum(t->spread[m]), e);
     }
     for (int k = 0; k < s->n_obj; k++) {
       char key[FOX_NAME_LEN + 8];
       snprintf(key, sizeof key, "%s.cells", s->metric_names[s->obj_metric[k]]);
-      fputc(',', f);
-      jstr_(f, key);
-      fputs(":[", f);
+      json_t *cells = json_array();
       for (int r = 0; r < s->repeats; r++) {
-        fputs(r ? ",[" : "[", f);
-        for (int fo = 0; fo < s->folds; fo++) {
-          fputs(fo ? "," : "", f);
-          jnum_null_(f, study_cell(s, t, r, fo)[s->obj_metric[k]]);
-        }
-        fputc(']', f);
+        json_t *row = json_array();
+        for (int fo = 0; fo < s->folds; fo++)
+          fox_json_push(row, pynum_null_(study_cell(s, t, r, fo)[s->obj_metric[k]]), e);
+        fox_json_push(cells, row, e);
       }
-      fputc(']', f);
+      fox_json_set(u, key, cells, e);
     }
-    fputs(",\"foxopt.repeat_epochs\":", f);
+    json_t *ep = json_array();
     for (int r = 0; r < s->repeats; r++)
-      fprintf(f, "%s%d", r ? "," : "[", t->rep[r].epochs);
-    fputc(']', f);
+      fox_json_push(ep, json_integer(t->rep[r].epochs), e);
+    fox_json_set(u, "foxopt.repeat_epochs", ep, e);
   }
-  fputc('}', f);
+  return u;
 }
 
 static int trial_op_(FILE *f, const struct study *s, const char *outdir,
@@ -480,73 +378,58 @@ static int trial_op_(FILE *f, const struct study *s, const char *outdir,
   char t0[48], t1[48];
   iso_(anchor_us - llround(sec * 1e6), t0, sizeof t0);
   iso_(anchor_us, t1, sizeof t1);
-  op_head_(f, OP_CREATE_TRIAL_);
-  fprintf(f, "\"study_id\":0,\"datetime_start\":\"%s\",\"state\":%d,", t0, state);
+  json_t *o = op_(OP_CREATE_TRIAL_, e);
+  fox_json_set(o, "study_id", json_integer(0), e);
+  fox_json_set(o, "datetime_start", json_string(t0), e);
+  fox_json_set(o, "state", json_integer(state), e);
   /* A single objective is `value`, several are `values` (Optuna's create_new_trial). A pruned
    * trial's value is its last intermediate one, as Optuna's tell gives it. */
+  json_t *value = json_null(), *values = json_null();
   if (state == OPTUNA_COMPLETE_ && s->n_obj == 1) {
-    fputs("\"value\":", f);
-    jnum_(f, t->metrics[s->obj_metric[0]]);
-    fputs(",\"values\":null,", f);
+    value = fox_json_pynum(t->metrics[s->obj_metric[0]]);
   } else if (state == OPTUNA_COMPLETE_) {
-    fputs("\"value\":null,\"values\":[", f);
-    for (int k = 0; k < s->n_obj; k++) {
-      fputs(k ? "," : "", f);
-      jnum_(f, t->metrics[s->obj_metric[k]]);
-    }
-    fputs("],", f);
+    values = json_array();
+    for (int k = 0; k < s->n_obj; k++)
+      fox_json_push(values, fox_json_pynum(t->metrics[s->obj_metric[k]]), e);
   } else if (state == OPTUNA_PRUNED_ && n > 0 && !isnan(vals[n - 1])) {
-    fputs("\"value\":", f);
-    jnum_(f, vals[n - 1]);
-    fputs(",\"values\":null,", f);
-  } else {
-    fputs("\"value\":null,\"values\":null,", f);
+    value = fox_json_pynum(vals[n - 1]);
   }
+  fox_json_set(o, "value", value, e);
+  fox_json_set(o, "values", values, e);
   if (state != OPTUNA_RUNNING_)
-    fprintf(f, "\"datetime_complete\":\"%s\",", t1);
+    fox_json_set(o, "datetime_complete", json_string(t1), e);
   /* Inactive (conditional) parameters are absent, as in Optuna's define-by-run trials. */
-  fputs("\"distributions\":{", f);
-  for (int i = 0, c = 0; i < s->space.n; i++) {
+  json_t *dists = json_object(), *params = json_object();
+  for (int i = 0; i < s->space.n; i++) {
     if (isnan(t->x[i]))
       continue;
-    fputs(c++ ? "," : "", f);
-    jstr_(f, s->space.p[i].key);
-    fputc(':', f);
-    jstr_(f, dist[i]);
+    const struct space_param *p = &s->space.p[i];
+    fox_json_set(dists, p->key, fox_json_str(dist[i]), e);
+    int cat = p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED;
+    /* to_internal_repr: a choice's index, a number as Optuna's float */
+    fox_json_set(params, p->key, cat ? json_integer((int)t->x[i]) : fox_json_pynum(t->x[i]), e);
   }
-  fputs("},\"params\":{", f);
-  for (int i = 0, c = 0; i < s->space.n; i++) {
-    if (isnan(t->x[i]))
-      continue;
-    fputs(c++ ? "," : "", f);
-    jstr_(f, s->space.p[i].key);
-    fputc(':', f);
-    int cat = s->space.p[i].dist == FOX_DIST_CATEGORICAL || s->space.p[i].dist == FOX_DIST_FIXED;
-    if (cat) /* to_internal_repr: the index of the choice */
-      fprintf(f, "%d", (int)t->x[i]);
-    else
-      jnum_(f, t->x[i]);
-  }
-  fputs("},", f);
-  user_attrs_(f, s, t, state);
+  fox_json_set(o, "distributions", dists, e);
+  fox_json_set(o, "params", params, e);
+  fox_json_set(o, "user_attrs", user_attrs_(s, t, state, e), e);
   /* Constraints as Optuna's constraints_func stores them ("constraints": each <= 0 when met),
    * so that Optuna's best_trials and the dashboard leave infeasible trials off the front. */
-  fputs(",\"system_attrs\":{", f);
+  json_t *sys = json_object();
   if (s->n_con > 0 && t->status == FOX_ST_COMPLETE) {
-    fputs("\"constraints\":[", f);
-    for (int c = 0; c < s->n_con; c++) {
-      fputs(c ? "," : "", f);
-      jnum_(f, study_constraint_value(s, t, c));
-    }
-    fputc(']', f);
+    json_t *c = json_array();
+    for (int k = 0; k < s->n_con; k++)
+      fox_json_push(c, fox_json_pynum(study_constraint_value(s, t, k)), e);
+    fox_json_set(sys, "constraints", c, e);
   }
-  fputs("},\"intermediate_values\":{", f);
+  fox_json_set(o, "system_attrs", sys, e);
+  json_t *iv = json_object();
   for (int k = 0; k < n; k++) {
-    fprintf(f, "%s\"%d\":", k ? "," : "", steps[k]);
-    jnum_(f, vals[k]);
+    char step[16];
+    snprintf(step, sizeof step, "%d", steps[k]);
+    fox_json_set(iv, step, fox_json_pynum(vals[k]), e);
   }
-  fputs("}}\n", f);
-  return 0;
+  fox_json_set(o, "intermediate_values", iv, e);
+  return fox_json_print(f, o, LINE_FLAGS_, "the Optuna journal", e);
 }
 
 int optuna_journal_write(const struct study *s, const char *outdir, const char *path,
@@ -564,17 +447,9 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
   double *vals = malloc((size_t)(s->plan_epochs + 2) * sizeof *vals);
   char *dist[FOX_SPACE_MAX] = {0};
   int rc = state && steps && vals ? 0 : fox_errf(e, FOX_EFAIL, "out of memory");
-  for (int i = 0; rc == 0 && i < s->space.n; i++) {
-    size_t len;
-    FILE *m = open_memstream(&dist[i], &len);
-    if (m) {
-      dist_json_(m, &s->space.p[i]);
-      if (fclose(m) != 0)
-        dist[i] = NULL;
-    }
-    if (!m || !dist[i])
-      rc = fox_errf(e, FOX_EFAIL, "out of memory");
-  }
+  for (int i = 0; rc == 0 && i < s->space.n; i++)
+    if (!(dist[i] = dist_json_(&s->space.p[i], e)))
+      rc = e->code;
   int count[4] = {0}, last = study_last_generation(s);
   for (int i = 0; rc == 0 && i < s->n; i++) {
     state[i] = state_(s, &s->trials[i], last);

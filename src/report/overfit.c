@@ -146,56 +146,46 @@ const char *overfit_pbo_caveat(const struct overfit *o, char *buf, size_t n) {
   return buf;
 }
 
-static void jnum_(FILE *f, const char *key, double v) {
-  if (isfinite(v))
-    fprintf(f, "\"%s\": %.17g", key, v);
-  else
-    fprintf(f, "\"%s\": null", key);
-}
-
-void overfit_json(FILE *f, const struct overfit *o) {
-  jnum_(f, "dsr", o->dsr);
-  fputs(", ", f);
-  jnum_(f, "psr", o->psr);
-  fputs(", ", f);
-  jnum_(f, "min_track_record", o->min_trl);
-  fputs(", ", f);
-  jnum_(f, "pbo", o->have_pbo ? o->pbo.pbo : NAN);
+int overfit_json(json_t *j, const struct overfit *o, struct fox_err *e) {
+  fox_json_set(j, "dsr", fox_json_num(o->dsr), e);
+  fox_json_set(j, "psr", fox_json_num(o->psr), e);
+  fox_json_set(j, "min_track_record", fox_json_num(o->min_trl), e);
+  fox_json_set(j, "pbo", fox_json_num(o->have_pbo ? o->pbo.pbo : NAN), e);
   char few[256];
   if (overfit_pbo_caveat(o, few, sizeof few)[0])
-    fprintf(f, ", \"pbo_caveat\": \"%s\"", few); /* plain text: digits and words */
-  fputs(", ", f);
-  jnum_(f, "degradation_slope", o->have_pbo ? o->pbo.slope : NAN);
-  fprintf(f, ", \"n_trials_counted\": %d, \"n_with_returns\": %d, \"counted\": {\"complete\": %d, \"pruned\": %d, "
-             "\"running\": %d, \"failed\": %d}",
-          o->n_counted, o->n_returns, o->counted[FOX_ST_COMPLETE], o->counted[FOX_ST_PRUNED],
-          o->counted[FOX_ST_RUNNING], o->counted[FOX_ST_FAILED]);
-  fprintf(f, ", \"selected_trial\": %d, \"returns\": %ld, ", o->best, o->t);
-  jnum_(f, "sharpe_per_bar", o->m.sr);
-  fputs(", ", f);
-  jnum_(f, "skewness", o->m.skew);
-  fputs(", ", f);
-  jnum_(f, "kurtosis", o->m.kurt);
-  fputs(", ", f);
-  jnum_(f, "expected_max_sharpe", o->sr0);
-  fputs(", ", f);
-  jnum_(f, "sharpe_variance", o->var_sr);
-  fputs(", ", f);
-  jnum_(f, "bars_per_year", o->bars_per_year > 0 ? o->bars_per_year : NAN);
-  fprintf(f, ", \"pbo_configurations\": %d", o->n_pbo);
+    fox_json_set(j, "pbo_caveat", fox_json_str(few), e);
+  fox_json_set(j, "degradation_slope", fox_json_num(o->have_pbo ? o->pbo.slope : NAN), e);
+  fox_json_set(j, "n_trials_counted", json_integer(o->n_counted), e);
+  fox_json_set(j, "n_with_returns", json_integer(o->n_returns), e);
+  json_t *c = json_object();
+  fox_json_set(c, "complete", json_integer(o->counted[FOX_ST_COMPLETE]), e);
+  fox_json_set(c, "pruned", json_integer(o->counted[FOX_ST_PRUNED]), e);
+  fox_json_set(c, "running", json_integer(o->counted[FOX_ST_RUNNING]), e);
+  fox_json_set(c, "failed", json_integer(o->counted[FOX_ST_FAILED]), e);
+  fox_json_set(j, "counted", c, e);
+  fox_json_set(j, "selected_trial", json_integer(o->best), e);
+  fox_json_set(j, "returns", json_integer(o->t), e);
+  fox_json_set(j, "sharpe_per_bar", fox_json_num(o->m.sr), e);
+  fox_json_set(j, "skewness", fox_json_num(o->m.skew), e);
+  fox_json_set(j, "kurtosis", fox_json_num(o->m.kurt), e);
+  fox_json_set(j, "expected_max_sharpe", fox_json_num(o->sr0), e);
+  fox_json_set(j, "sharpe_variance", fox_json_num(o->var_sr), e);
+  fox_json_set(j, "bars_per_year", fox_json_num(o->bars_per_year > 0 ? o->bars_per_year : NAN), e);
+  fox_json_set(j, "pbo_configurations", json_integer(o->n_pbo), e);
+  json_t *logits = json_array();
   if (!o->have_pbo) {
-    fprintf(f, ", \"pbo_blocks\": null, \"pbo_logits\": []");
-    return;
+    fox_json_set(j, "pbo_blocks", json_null(), e);
+    fox_json_set(j, "pbo_logits", logits, e);
+    return e->code;
   }
   const struct pbo_result *p = &o->pbo;
-  fprintf(f, ", \"pbo_blocks\": %d, \"pbo_splits\": %ld, ", p->blocks, p->combos);
-  jnum_(f, "degradation_intercept", p->intercept);
-  fputs(", ", f);
-  jnum_(f, "degradation_r2", p->r2);
-  fputs(", ", f);
-  jnum_(f, "prob_oos_loss", p->prob_oos_loss);
-  fputs(", \"pbo_logits\": [", f);
-  for (long c = 0; c < p->combos; c++)
-    fprintf(f, isfinite(p->logits[c]) ? "%s%.17g" : "%snull", c ? ", " : "", p->logits[c]);
-  fputs("]", f);
+  fox_json_set(j, "pbo_blocks", json_integer(p->blocks), e);
+  fox_json_set(j, "pbo_splits", json_integer(p->combos), e);
+  fox_json_set(j, "degradation_intercept", fox_json_num(p->intercept), e);
+  fox_json_set(j, "degradation_r2", fox_json_num(p->r2), e);
+  fox_json_set(j, "prob_oos_loss", fox_json_num(p->prob_oos_loss), e);
+  for (long k = 0; k < p->combos; k++)
+    fox_json_push(logits, fox_json_num(p->logits[k]), e);
+  fox_json_set(j, "pbo_logits", logits, e);
+  return e->code;
 }

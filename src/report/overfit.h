@@ -10,6 +10,7 @@
 
 #include "report/returns.h"
 #include "report/selection.h"
+#include "util/json.h"
 
 struct overfit {
   int best;       /* the selected configuration (study_best), -1 when none completed */
@@ -41,8 +42,9 @@ void overfit_free(struct overfit *o);
 const char *overfit_pbo_caveat(const struct overfit *o, char *buf, size_t n);
 /* The lines under the report's table, each behind "# ". */
 void overfit_print(FILE *f, const struct study *s, const struct overfit *o);
-/* The JSON members (no braces): "dsr", "psr", "min_track_record", "pbo",
- * "degradation_slope", "n_trials_counted", and the details; null for an undefined figure. */
-void overfit_json(FILE *f, const struct overfit *o);
+/* The members "dsr", "psr", "min_track_record", "pbo", "degradation_slope",
+ * "n_trials_counted" and the details, into the JSON object j; null for an undefined figure.
+ * FOX_EFAIL in e when memory runs out. */
+int overfit_json(json_t *j, const struct overfit *o, struct fox_err *e);
 
 #endif

@@ -74,30 +74,39 @@ void pbt_report_print(FILE *f, const struct study *s) {
   print_costs_(f, s);
 }
 
-void pbt_report_json(FILE *f, const struct study *s) {
+int pbt_report_json(json_t *o, const struct study *s, struct fox_err *e) {
   int *ids = malloc((size_t)(s->generations > 0 ? s->generations : 1) * sizeof *ids);
-  int n = ids ? pbt_report_lineage(s, ids) : 0;
-  fputs("\"pbt_schedule\": [", f);
+  mallocCheck(ids, e);
+  int n = pbt_report_lineage(s, ids);
+  json_t *sched = json_array(), *gens = json_array();
   for (int k = 0; k < n; k++) {
     const struct study_trial *t = &s->trials[ids[k]];
-    fprintf(f, "%s{\"generation\": %d, \"member\": %d, \"trial\": %d, \"parent\": %d, "
-               "\"exploited\": %s, \"epochs\": %d, \"objective\": ",
-            k ? ", " : "", t->generation, t->member, t->id, t->parent,
-            t->exploited ? "true" : "false", t->epochs);
-    report_json_num(f, t->metrics[s->objective]);
-    fputs(", \"params\": ", f);
-    report_json_params(f, s, t->x);
-    fputc('}', f);
+    json_t *g = json_object();
+    fox_json_set(g, "generation", json_integer(t->generation), e);
+    fox_json_set(g, "member", json_integer(t->member), e);
+    fox_json_set(g, "trial", json_integer(t->id), e);
+    fox_json_set(g, "parent", json_integer(t->parent), e);
+    fox_json_set(g, "exploited", json_boolean(t->exploited), e);
+    fox_json_set(g, "epochs", json_integer(t->epochs), e);
+    fox_json_set(g, "objective", fox_json_num(t->metrics[s->objective]), e);
+    fox_json_set(g, "params", report_json_params(s, t->x, e), e);
+    fox_json_push(sched, g, e);
   }
-  fputs("], \"pbt_generations\": [", f);
   for (int g = 0; g < s->generations; g++) {
     const struct pbt_gen *x = &s->gen[g];
-    fprintf(f, "%s{\"generation\": %d, \"wall_seconds\": %.9g, \"plan_seconds\": %.9g, "
-               "\"transfers\": %d, \"transfer_bytes\": %.17g, \"transfer_seconds\": %.9g, "
-               "\"state_seconds\": %.9g, \"segment_seconds\": %.9g}",
-            g ? ", " : "", g, x->wall, x->plan, x->transfers, x->bytes, x->transfer, x->state,
-            x->segments);
+    json_t *c = json_object();
+    fox_json_set(c, "generation", json_integer(g), e);
+    fox_json_set(c, "wall_seconds", fox_json_num(x->wall), e);
+    fox_json_set(c, "plan_seconds", fox_json_num(x->plan), e);
+    fox_json_set(c, "transfers", json_integer(x->transfers), e);
+    fox_json_set(c, "transfer_bytes", fox_json_num(x->bytes), e);
+    fox_json_set(c, "transfer_seconds", fox_json_num(x->transfer), e);
+    fox_json_set(c, "state_seconds", fox_json_num(x->state), e);
+    fox_json_set(c, "segment_seconds", fox_json_num(x->segments), e);
+    fox_json_push(gens, c, e);
   }
-  fputc(']', f);
   free(ids);
+  fox_json_set(o, "pbt_schedule", sched, e);
+  fox_json_set(o, "pbt_generations", gens, e);
+  return e->code;
 }

@@ -351,60 +351,31 @@ void report_print_front(FILE *f, const struct study *s) {
   free(ids);
 }
 
-void report_json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", (unsigned char)*s);
-    else
-      fputc(*s, f);
+json_t *report_json_params(const struct study *s, const double *x, struct fox_err *e) {
+  json_t *o = json_object();
+  if (!o) {
+    fox_errf(e, FOX_EFAIL, "out of memory for a trial's parameters in JSON");
+    return NULL;
   }
-  fputc('"', f);
-}
-
-void report_json_num(FILE *f, double v) {
-  if (isfinite(v))
-    fprintf(f, "%.17g", v);
-  else
-    fputs("null", f);
-}
-
-void report_json_params(FILE *f, const struct study *s, const double *x) {
-  fputc('{', f);
-  int first = 1;
   for (int i = 0; i < s->space.n; i++) {
     if (isnan(x[i]))
       continue;
-    char v[FOX_CHOICE_LEN];
-    space_format(&s->space.p[i], x[i], v, sizeof v);
-    fputs(first ? "" : ", ", f);
-    report_json_str(f, s->space.p[i].key);
-    fputs(": ", f);
-    /* A number as a JSON number (a numeric distribution, or a choice that is one); a list or a
-     * word as the text --set takes. */
+    /* A number as a JSON number (a numeric distribution, or a choice that is one; an integer
+     * as one: 1000, not 1e+03); a list or a word as the text --set takes. */
     const struct space_param *p = &s->space.p[i];
     int categorical = p->dist == FOX_DIST_CATEGORICAL || p->dist == FOX_DIST_FIXED;
     double num = categorical ? p->choice_num[(int)x[i]] : x[i];
+    json_t *v;
     if (!isfinite(num)) {
-      report_json_str(f, v);
-    } else if (!categorical) {
-      fputs(v, f); /* space_format's shortest %g text or an integer: valid JSON */
-    } else { /* a choice's own text may be YAML's (".5", "1e3"): the number, shortest */
-      char b[40];
-      if (num == floor(num) && fabs(num) < 1e15) {
-        snprintf(b, sizeof b, "%.0f", num); /* a whole number as one: 1000, not 1e+03 */
-      } else {
-        for (int prec = 1; prec <= 17; prec++) {
-          snprintf(b, sizeof b, "%.*g", prec, num);
-          if (strtod(b, NULL) == num)
-            break;
-        }
-      }
-      fputs(b, f);
+      char text[FOX_CHOICE_LEN];
+      space_format(p, x[i], text, sizeof text);
+      v = fox_json_str(text);
+    } else if (categorical ? num == floor(num) && fabs(num) < 1e15 : p->integer) {
+      v = json_integer((json_int_t)num);
+    } else {
+      v = json_real(num);
     }
-    first = 0;
+    fox_json_set(o, p->key, v, e);
   }
-  fputc('}', f);
+  return o;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "study/study.h"
+#include "util/json.h"
 
 /* Trial indices best first: complete trials by the objective in its direction, then pruned
  * ones (most epochs first, then by the objective), then running ones likewise, failed last.
@@ -22,12 +23,10 @@ double report_metric_scale(const struct study *s, int j, const char **unit);
 /* "val.total_return[%]": a metric's column header or axis label. */
 void report_metric_label(const struct study *s, int j, char *buf, size_t n);
 
-/* A JSON string (quotes and backslashes escaped, control bytes as \u00XX) and a JSON number
- * (null when not finite), for report --json. */
-void report_json_str(FILE *f, const char *s);
-void report_json_num(FILE *f, double v);
-/* {"key": "value", ...}: the active parameters of point x, as --set takes them. */
-void report_json_params(FILE *f, const struct study *s, const double *x);
+/* {"key": value, ...}: the active parameters of point x, numbers as JSON numbers (an integer
+ * as one), lists and words as the text --set takes; for report --json. NULL, or a partial
+ * object, with e set when memory runs out. */
+json_t *report_json_params(const struct study *s, const double *x, struct fox_err *e);
 
 /* The table's columns: id, status, epochs, the objective, its std over repeats x folds (when
  * there are several), the other objectives, feasible and the constraints' metrics (with

@@ -103,6 +103,60 @@ for st in complete pruned failed; do
 done
 export_check "$WORK/agent" agent
 
+# --- Odd text and numbers: report --json and the journal through Python and Optuna ----------
+# A study name with quotes, backslashes, a JSON escape's own text, brackets and UTF-8 comes back
+# as written from both; report --json is strict JSON (no NaN or Infinity: a failed trial's
+# metrics are null), its parameters numbers of their kind (integers as ints, floats as
+# floats), lists and words as their text.
+odd='q"uote \back\slash \u0041 {[,:]} it'"'"'s füchse € 🦊'
+cat >"$WORK/odd.yaml" <<'YAML'
+study: {name: 'q"uote \back\slash \u0041 {[,:]} it''s füchse € 🦊', seed: 3, trials: 9,
+        round_size: 9, sampler: tpe, objective: {function: branin, direction: minimize},
+        scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 9, eta: 3}}
+train: {epochs: 9}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: q_uniform, min: 0, max: 15, q: 0.5}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/odd.yaml" -o "$WORK/odd"
+run_rc 0 "$FOXOPT" report "$WORK/odd" --json --no-plots --top 100
+echo "$OUT_TXT" >"$WORK/odd.json"
+run_rc 0 "$FOXOPT" report "$WORK/agent" --json --no-plots --top 100
+echo "$OUT_TXT" >"$WORK/agent.json"
+run_rc 0 "$FOXOPT" export "$WORK/odd" --optuna "$WORK/odd.log"
+"$FOX_PYTHON" - "$odd" "$WORK/odd.json" "$WORK/agent.json" "$WORK/odd.log" <<'PY' && ok || bad "odd text and numbers"
+import json, sys, optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+def strict(c):
+    raise ValueError(f"{c} is not JSON")
+name = sys.argv[1]
+assert name.count("\\") == 3 and '"' in name and "\U0001F98A" in name, name
+odd = json.loads(open(sys.argv[2], encoding="utf-8").read(), parse_constant=strict)
+assert odd["study"] == name, (odd["study"], name)
+assert len(odd["trials"]) == 9 and type(odd["best"]) is int, odd
+for t in odd["trials"]:
+    assert all(type(v) is float for v in t["params"].values()), t
+    assert all(type(v) in (int, float) for v in t["metrics"].values()), t
+ag = json.loads(open(sys.argv[3], encoding="utf-8").read(), parse_constant=strict)
+kinds = {"train.algo": str, "dqn.lr": float, "dqn.hidden": str, "dqn.batch_size": int,
+         "dqn.double": str, "ppo.lr": float, "ppo.clip": float, "ppo.n_steps": int,
+         "barrier.horizon": int, "barrier.pt": float, "env.episode_bars": int}
+failed = 0
+for t in ag["trials"]:
+    for k, v in t["params"].items():
+        assert type(v) is kinds[k], (k, v)
+    if t["status"] == "failed":
+        failed += 1
+        assert t["metrics"]["val.sharpe"] is None, t
+assert failed > 0 and ag["trials"][0]["params"]["env.episode_bars"] == 256, ag["trials"][0]
+for line in open(sys.argv[4], encoding="ascii"):
+    json.loads(line)
+st = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(sys.argv[4]))
+s = optuna.load_study(study_name=name, storage=st)
+assert s.best_trial.number == odd["best"], (s.best_trial.number, odd["best"])
+assert s.best_value == odd["trials"][0]["metrics"]["value"], (s.best_value, odd["trials"][0])
+PY
+
 # --- Repeats x folds: per-epoch means with aggregate mean, the last value with the median -----
 cat >"$WORK/rep.yaml" <<YAML
 data: {path: $WORK/s.h5}
@@ -135,11 +189,15 @@ from optuna.trial import TrialState as S
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 st = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(sys.argv[1]))
 s = optuna.load_study(study_name="f\u00fcchse \U0001F98A \ufffd", storage=st)
+cost, x1 = 'co"st\\\u00fc', 'x"1\\\u00e9'  # names with quotes, backslashes and UTF-8
 got = (s.directions, s.metric_names, [t.state for t in s.trials], s.trials[0].values,
-       s.trials[1].values, sorted(t.number for t in s.best_trials), s.trials[1].params)
-want = ([D.MINIMIZE, D.MAXIMIZE], ["value", "cost"],
+       s.trials[1].values, sorted(t.number for t in s.best_trials), s.trials[1].params,
+       s.trials[0].user_attrs[cost], s.trials[0].user_attrs["pf"], s.trials[1].user_attrs["pf"],
+       s.trials[5].user_attrs["foxopt.reason"])
+want = ([D.MINIMIZE, D.MAXIMIZE], ["value", cost],
         [S.COMPLETE, S.COMPLETE, S.FAIL, S.PRUNED, S.RUNNING, S.FAIL], [1e-05, 123456789.0],
-        [0.0001, 1e16], [0, 1], {"x0": -4.0, "x1": 2.5})
+        [0.0001, 1e16], [0, 1], {"x0": -4.0, x1: 2.5}, 123456789.0, float("inf"),
+        float("-inf"), 'diverged "quote" \\ back\nslash')
 if got != want:
     sys.exit(f"got {got}\nwant {want}")
 PY

@@ -1,6 +1,8 @@
 /* The Optuna journal of a hand-made two-objective study (what `foxopt run` cannot make yet):
  * directions, values lists, a NaN objective turned failed, pruned and running trials, number
- * and string forms as Python's json.dumps writes them, and the refusal of an unwritable file.
+ * and string forms as jansson writes them (floats to 17 digits with a point or an exponent,
+ * text as ASCII with uppercase hex escapes; Python's json.loads reads them back), and the refusal of
+ * an unwritable file.
  * With an argument the journal is left at that path (tests/e2e/export_optuna.sh loads it
  * with Optuna). */
 #include <dirent.h>
@@ -12,6 +14,12 @@
 #include "fox_check.h"
 #include "report/optuna_journal.h"
 #include "study/study_h5.h"
+
+/* Odd names: JSON's own quotes and backslashes, and UTF-8 (export_optuna.sh expects them). */
+#define COST_ "co\"st\\\xc3\xbc" /* co, quote, st, backslash, U+00FC */
+#define X1_ "x\"1\\\xc3\xa9"     /* x, quote, 1, backslash, U+00E9 */
+#define COST_JSON_ "\"co\\\"st\\\\\\u00FC\""
+#define X1_JSON_ "\"x\\\"1\\\\\\u00E9\""
 
 static const char cfg_[] =
     "study: {name: mo, seed: 1, trials: 6, round_size: 6, sampler: random,\n"
@@ -67,10 +75,13 @@ int main(int argc, char **argv) {
   CHECK(rc == 0, "%s", e.msg);
   if (rc != 0)
     return fox_check_done("test_optuna_journal");
-  /* A second metric and objective, maximised; a name with an umlaut, a fox (U+1F98A, a
-   * surrogate pair in JSON) and a byte that is not UTF-8 (U+FFFD). */
-  s.n_metrics = 2;
-  snprintf(s.metric_names[1], sizeof s.metric_names[1], "cost");
+  /* A second metric and objective, maximised, and a third metric; a study name with an umlaut,
+   * a fox (U+1F98A, a surrogate pair in JSON) and a byte that is not UTF-8 (U+FFFD); a metric
+   * and a parameter named with quotes, backslashes and UTF-8. */
+  s.n_metrics = 3;
+  snprintf(s.metric_names[1], sizeof s.metric_names[1], "%s", COST_);
+  snprintf(s.metric_names[2], sizeof s.metric_names[2], "pf"); /* infinite in trials 0 and 1 */
+  snprintf(s.space.p[1].key, sizeof s.space.p[1].key, "%s", X1_);
   s.n_obj = 2;
   s.obj_metric[0] = 0, s.obj_dir[0] = FOX_MINIMIZE;
   s.obj_metric[1] = 1, s.obj_dir[1] = FOX_MAXIMIZE;
@@ -93,11 +104,12 @@ int main(int argc, char **argv) {
     for (int m = 0; m < FOX_STUDY_METRICS; m++)
       t->metrics[m] = t->spread[m] = NAN;
     t->metrics[0] = v[i][0], t->metrics[1] = v[i][1];
+    t->metrics[2] = i == 0 ? INFINITY : i == 1 ? -INFINITY : NAN;
     t->x[0] = -5 + i;
     t->x[1] = i % 4;
     for (int r = 0; r < s.repeats; r++)
       for (int f = 0; f < s.folds; f++)
-        memcpy(study_cell(&s, t, r, f), t->metrics, 2 * sizeof(double));
+        memcpy(study_cell(&s, t, r, f), t->metrics, 3 * sizeof(double));
   }
   snprintf(s.trials[5].reason, sizeof s.trials[5].reason, "diverged \"quote\" \\ back\nslash");
   CHECK(study_save(&s, dir, &e) == 0, "study_save: %s", e.msg);
@@ -113,7 +125,7 @@ int main(int argc, char **argv) {
 
   char *l = line_(path, 0);
   CHECK(l && strcmp(l, "{\"op_code\":0,\"worker_id\":\"foxopt-export\",\"study_name\":"
-                       "\"f\\u00fcchse \\ud83e\\udd8a \\ufffd\",\"directions\":[1,2]}\n") == 0,
+                       "\"f\\u00FCchse \\uD83E\\uDD8A \\uFFFD\",\"directions\":[1,2]}\n") == 0,
         "CREATE_STUDY line: %s", l ? l : "(none)");
   free(l);
   int n = lines_(path), first = -1;
@@ -122,23 +134,24 @@ int main(int argc, char **argv) {
     if (l && strncmp(l, "{\"op_code\":4,", 13) == 0)
       first = k;
     if (l && strstr(l, "\"study:metric_names\""))
-      has_(l, "{\"study:metric_names\":[\"value\",\"cost\"]}", "metric names");
+      has_(l, "{\"study:metric_names\":[\"value\"," COST_JSON_ "]}", "metric names");
     free(l);
   }
   CHECK(first > 0 && n - first == 6, "%d lines, trials from line %d: expected 6 CREATE_TRIAL", n,
         first);
-  static const char *const want[6][3] = {
-      {"\"state\":1,\"value\":null,\"values\":[1e-05,123456789.0],", "\"cost\":123456789.0",
-       "\"params\":{\"x0\":-5.0,\"x1\":0}"},
-      {"\"state\":1,\"value\":null,\"values\":[0.0001,1e+16],",
-       "\"foxopt.seed\":\"18446744073709551614\"", "\"params\":{\"x0\":-4.0,\"x1\":1}"},
+  static const char *const want[6][4] = {
+      {"\"state\":1,\"value\":null,\"values\":[1.0000000000000001e-5,123456789.0],",
+       COST_JSON_ ":123456789.0,\"pf\":Infinity}", "\"params\":{\"x0\":-5.0," X1_JSON_ ":0}"},
+      {"\"state\":1,\"value\":null,\"values\":[0.0001,10000000000000000.0],",
+       "\"foxopt.seed\":\"18446744073709551614\"", "\"params\":{\"x0\":-4.0," X1_JSON_ ":1}",
+       "\"pf\":-Infinity}"},
       {"\"state\":3,\"value\":null,\"values\":null,",
        "\"foxopt.note\":\"complete in foxopt, but an objective is NaN",
        "\"value\":0.30000000000000004"},
       {"\"state\":2,\"value\":null,\"values\":null,", "\"intermediate_values\":{}}",
-       "\"cost\":-0.0"},
+       COST_JSON_ ":-0.0"},
       {"\"state\":0,\"value\":null,\"values\":null,\"distributions\"", "\"foxopt.rung\":-1",
-       "\"params\":{\"x0\":-1.0,\"x1\":0}"},
+       "\"params\":{\"x0\":-1.0," X1_JSON_ ":0}"},
       {"\"state\":3,", "\"foxopt.reason\":\"diverged \\\"quote\\\" \\\\ back\\nslash\"",
        "\"datetime_complete\":\""},
   };
@@ -146,10 +159,11 @@ int main(int argc, char **argv) {
     l = line_(path, first + i);
     char what[32];
     snprintf(what, sizeof what, "trial %d", i);
-    for (int j = 0; j < 3; j++)
-      has_(l, want[i][j], what);
+    for (int j = 0; j < 4; j++)
+      if (want[i][j])
+        has_(l, want[i][j], what);
     /* Optuna's distribution_to_json: json.dumps with its default separators, as a string */
-    has_(l, "\"x1\":\"{\\\"name\\\": \\\"CategoricalDistribution\\\", \\\"attributes\\\": "
+    has_(l, X1_JSON_ ":\"{\\\"name\\\": \\\"CategoricalDistribution\\\", \\\"attributes\\\": "
             "{\\\"choices\\\": [0, 2.5, 0.0001, 15]}}\"", what);
     has_(l, "\"x0\":\"{\\\"name\\\": \\\"FloatDistribution\\\", \\\"attributes\\\": {\\\"step\\\": "
             "null, \\\"low\\\": -5.0, \\\"high\\\": 10.0, \\\"log\\\": false}}\"", what);
