@@ -299,6 +299,8 @@ static int json_report_(const struct study *s, const int *order, int top,
   }
   fox_json_set(j, "trials", json_rows_(s, order, top, rank, e), e);
   free(rank);
+  if (e->code == 0)
+    report_importance_json(j, s, e);
   if (fig)
     overfit_json(j, fig, e);
   fox_json_set(j, "test_looks", json_integer(rec->looks), e);

@@ -2,6 +2,7 @@
  * Quantifying Hyperparameter Importance in Arbitrary Subspaces"), with the conditional
  * regimes and the defaults of Optuna 5.1's PedAnovaImportanceEvaluator, and its report. */
 #include "report/importance.h"
+#include "util/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -342,4 +343,37 @@ int report_print_importance(FILE *f, const struct study *s, struct fox_err *e) {
       }
   }
   return 0;
+}
+
+int report_importance_json(json_t *j, const struct study *s, struct fox_err *e) {
+  static const char *const st[] = {[FOX_IMP_DONE] = "done", [FOX_IMP_FEW] = "few",
+                                   [FOX_IMP_FLAT] = "flat", [FOX_IMP_PBT] = "pbt"};
+  json_t *list = json_array();
+  char line[256], note[96];
+  for (int k = 0; k < s->n_obj && e->code == 0; k++) {
+    struct importance im;
+    FOX_TRY(report_importance(s, k, &im, e));
+    json_t *o = json_object();
+    fox_json_set(o, "metric", fox_json_str(s->metric_names[s->obj_metric[k]]), e);
+    fox_json_set(o, "status", json_string(st[im.status]), e);
+    report_importance_status(&im, line, sizeof line);
+    fox_json_set(o, "says", fox_json_str(line), e);
+    fox_json_set(o, "n", json_integer(im.n), e);
+    fox_json_set(o, "n_top", json_integer(im.n_top), e);
+    json_t *params = json_array();
+    for (int i = 0; im.status == FOX_IMP_DONE && i < s->space.n; i++) {
+      json_t *p = json_object();
+      fox_json_set(p, "name", fox_json_str(s->space.p[i].key), e);
+      fox_json_set(p, "importance", fox_json_num(im.imp[i]), e);
+      fox_json_set(p, "rank", json_integer(im.rank[i]), e);
+      report_importance_note(&im, i, note, sizeof note);
+      fox_json_set(p, "note", fox_json_str(note), e);
+      fox_json_push(params, p, e);
+    }
+    fox_json_set(o, "params", params, e);
+    fox_json_push(list, o, e);
+    if (im.status == FOX_IMP_PBT)
+      break;
+  }
+  return fox_json_set(j, "importance", list, e);
 }

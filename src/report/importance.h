@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "search/space.h"
+#include "util/json.h"
 #include "util/error.h"
 
 struct study;
@@ -58,6 +59,10 @@ int report_importance_status(const struct importance *im, char *buf, size_t n);
 /* Parameter i's note ("" when none): why its importance is 0 whatever the data, or in how
  * many trials it was active. */
 int report_importance_note(const struct importance *im, int i, char *buf, size_t n);
+/* j["importance"]: for each objective {metric, status (done, few, flat, pbt), says (the
+ * sentence report_importance_status gives), n, n_top, params: [{name, importance, rank, note}]
+ * (empty unless done)}; errors as fox_json_set. */
+int report_importance_json(json_t *j, const struct study *s, struct fox_err *e);
 /* The "parameter importance" section of the text report: a fixed-width table (parameter,
  * importance, rank, note) per objective, or a line saying why there is none. */
 int report_print_importance(FILE *f, const struct study *s, struct fox_err *e);

@@ -13,10 +13,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#ifdef __cplusplus
-}
-#endif
-
 #endif
 
 /* One code point of UTF-8 text at p: its length in bytes; a byte that starts no valid sequence

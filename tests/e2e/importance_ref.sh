@@ -75,4 +75,32 @@ run_rc 0 "$FOXOPT" report "$WORK/bk" --no-plots
 contains "$OUT_TXT" "#   f0 (minimize): the best 6 of 60 complete trials"
 contains "$OUT_TXT" "#   f1 (minimize): the best 6 of 60 complete trials"
 check "two importance tables" test "$(grep -c '^#   parameter  ' "$WORK/out.txt")" -eq 2
+
+# report --json: the same figures, ranks and sentences as the text (its 4 decimals), a status
+# where there are none, one entry per objective.
+for d in mixed_random_200 branin_random_12 bk; do
+  run_rc 0 "$FOXOPT" report "$WORK/$d" --no-plots --json
+  printf '%s\n' "$OUT_TXT" >"$WORK/$d.json"
+  run_rc 0 "$FOXOPT" report "$WORK/$d" --no-plots
+  printf '%s\n' "$OUT_TXT" >"$WORK/$d.text"
+done
+"$FOX_PYTHON" - "$WORK" <<'PY' && ok || bad "report --json's importance"
+import json, re, sys
+w = sys.argv[1]
+j = json.load(open(f"{w}/mixed_random_200.json"))["importance"]
+text = open(f"{w}/mixed_random_200.text").read()
+rows = re.findall(r"^#   (x\d)\s+([\d.]+)\s+(\d+)", text, re.M)
+assert len(j) == 1 and j[0]["metric"] == "value" and j[0]["status"] == "done", j
+assert j[0]["n"] == 200 and j[0]["n_top"] == 20, j[0]
+got = sorted(((p["rank"], p["name"]), p["importance"]) for p in j[0]["params"])
+assert [k[1] for k, _ in got] == [r[0] for r in rows], (got, rows)
+for (k, v), r in zip(got, rows):
+    assert abs(v - float(r[1])) <= 5e-5 and k[0] == int(r[2]), (k, v, r)
+assert abs(sum(p["importance"] for p in j[0]["params"]) - 1) < 1e-12
+few = json.load(open(f"{w}/branin_random_12.json"))["importance"]
+assert few[0]["status"] == "few" and few[0]["params"] == [] and \
+    few[0]["says"].startswith("not computed: 12 complete trials"), few
+bk = json.load(open(f"{w}/bk.json"))["importance"]
+assert [o["metric"] for o in bk] == ["f0", "f1"] and all(len(o["params"]) == 2 for o in bk), bk
+PY
 done_
