@@ -199,9 +199,11 @@ static char *note_(const struct study *s, const char *outdir, const char *versio
           s->total, count[OPTUNA_COMPLETE_], count[OPTUNA_PRUNED_], count[OPTUNA_FAIL_],
           count[OPTUNA_RUNNING_], study_finished(s) ? ", finished" : ", not finished");
   fprintf(m, "- Intermediate values: %s\n", curve_policy_(s));
-  fprintf(m, "- Times: foxopt records each trial's seconds, not its clock times. Every trial "
-             "ends at study.h5's last write (%s) and starts that many seconds earlier: "
-             "durations are foxopt's, the clock times are not when the trials ran.\n", anchor);
+  fprintf(m, "- Times: each trial starts when its first segment started and completes when "
+             "its last one ended (UTC, trials.csv's start and end; a trial resumed in a later "
+             "run spans the pause). A trial without recorded times (a study.h5 from before "
+             "foxopt recorded them) ends at study.h5's last write (%s) and starts its seconds "
+             "earlier.\n", anchor);
   fprintf(m, "- foxopt's id, status, round, rung, epochs, seed, reason and every metric are "
              "each trial's user attributes (`foxopt.*`); the config is the study's.\n");
   if (fclose(m) != 0) {
@@ -286,8 +288,9 @@ static int study_ops_(FILE *f, const struct study *s, const char *outdir, const 
   FOX_TRY(attr_(f, U, "foxopt.finished", json_boolean(study_finished(s)), e));
   FOX_TRY(attr_(f, U, "foxopt.intermediate_values", fox_json_str(curve_policy_(s)), e));
   char times[256];
-  snprintf(times, sizeof times, "datetime_complete = study.h5's modification time (%s); "
-                                "datetime_start = that minus the trial's seconds", anchor);
+  snprintf(times, sizeof times, "datetime_start, datetime_complete = the trial's start and end "
+                                "(trials.csv); without them study.h5's modification time (%s) "
+                                "and that minus the trial's seconds", anchor);
   FOX_TRY(attr_(f, U, "foxopt.times", fox_json_str(times), e));
 
   /* Study.set_metric_names' attribute: the dashboard's axis titles. */
@@ -376,8 +379,13 @@ static int trial_op_(FILE *f, const struct study *s, const char *outdir,
   st->curves += from_curve;
   double sec = isfinite(t->seconds) && t->seconds > 0 ? t->seconds : 0;
   char t0[48], t1[48];
-  iso_(anchor_us - llround(sec * 1e6), t0, sizeof t0);
-  iso_(anchor_us, t1, sizeof t1);
+  if (isfinite(t->start) && isfinite(t->end)) { /* when it ran, as trials.csv says */
+    iso_(llround(t->start * 1e6), t0, sizeof t0);
+    iso_(llround(t->end * 1e6), t1, sizeof t1);
+  } else { /* a study.h5 from before foxopt recorded times, or a trial not run */
+    iso_(anchor_us - llround(sec * 1e6), t0, sizeof t0);
+    iso_(anchor_us, t1, sizeof t1);
+  }
   json_t *o = op_(OP_CREATE_TRIAL_, e);
   fox_json_set(o, "study_id", json_integer(0), e);
   fox_json_set(o, "datetime_start", json_string(t0), e);

@@ -110,6 +110,7 @@ with h5py.File(f"{outdir}/study.h5", "r") as f:
     n = len(g["id"])
     status = [text(s) for s in g["status"][:]]
     cols = {c: g[c][:] for c in ("id", "round", "rung", "epochs", "seed", "seconds", "bracket")}
+    ran = (g["start"][:], g["end"][:]) if "start" in g else None
     names = [text(s) for s in g["metrics"].attrs["names"]]
     metrics = g["metrics"][:].reshape(n, len(names))
     spread = g["spread"][:].reshape(n, len(names)) if "spread" in g else None
@@ -253,17 +254,30 @@ for i, t in enumerate(trials[:n]):
                 fail(f"{where}: {mn}.std {t.user_attrs.get(f'{mn}.std')}, study.h5 {v}")
         if t.user_attrs.get("foxopt.repeats") != R or t.user_attrs.get("foxopt.folds") != F:
             fail(f"{where}: foxopt.repeats/folds not {R}/{F}")
-    # times: every trial ends at study.h5's last write, and lasts its seconds
+    # times: when the trial ran (study.h5's /trials/start and /trials/end, to the
+    # microsecond); a trial without them ends at study.h5's last write and lasts its seconds
     start, end = t.datetime_start, t.datetime_complete
     sec = float(cols["seconds"][i])
-    if t.state == TrialState.RUNNING:
-        if end is not None:
+    if ran is not None and math.isfinite(ran[0][i]):
+        want0 = datetime.fromtimestamp(round(float(ran[0][i]) * 1e6) / 1e6)
+        want1 = datetime.fromtimestamp(round(float(ran[1][i]) * 1e6) / 1e6)
+        if start is None or abs((start - want0).total_seconds()) > 1.5e-6:
+            fail(f"{where}: datetime_start {start}, study.h5's start {want0}")
+        if t.state != TrialState.RUNNING and abs((end - want1).total_seconds()) > 1.5e-6:
+            fail(f"{where}: datetime_complete {end}, study.h5's end {want1}")
+        if t.state == TrialState.RUNNING and end is not None:
             fail(f"{where}: a running trial with datetime_complete {end}")
-        end = mtime
-    elif abs((end - mtime).total_seconds()) > 2e-6:
-        fail(f"{where}: datetime_complete {end}, study.h5 written {mtime}")
-    if start is None or abs((end - start).total_seconds() - sec) > 2e-6:
-        fail(f"{where}: from {start} to {end}, foxopt's seconds {sec}")
+        if not float(ran[1][i]) - float(ran[0][i]) >= sec - 2e-3:
+            fail(f"{where}: ran {ran[0][i]} to {ran[1][i]}, shorter than its seconds {sec}")
+    else:
+        if t.state == TrialState.RUNNING:
+            if end is not None:
+                fail(f"{where}: a running trial with datetime_complete {end}")
+            end = mtime
+        elif abs((end - mtime).total_seconds()) > 2e-6:
+            fail(f"{where}: datetime_complete {end}, study.h5 written {mtime}")
+        if start is None or abs((end - start).total_seconds() - sec) > 2e-6:
+            fail(f"{where}: from {start} to {end}, foxopt's seconds {sec}")
 
 states = {t.state for t in trials}
 need = {"branin": {TrialState.COMPLETE, TrialState.PRUNED},

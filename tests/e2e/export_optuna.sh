@@ -56,6 +56,15 @@ YAML
 run_rc 0 "$FOXOPT" run "$WORK/branin.yaml" -o "$WORK/branin"
 export_check "$WORK/branin" branin
 contains "$OUT_TXT" "27 trials (3 complete, 24 pruned, 0 failed, 0 running)"
+# A study.h5 from before foxopt recorded times: each trial ends at its last write instead.
+cp -r "$WORK/branin" "$WORK/untimed"
+"$FOX_PYTHON" - "$WORK/untimed/study.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    for k in ("trials/start", "trials/end", "trials/repeats/start", "trials/repeats/end"):
+        del f[k]
+PY
+export_check "$WORK/untimed" branin
 
 # --- Stopped mid-study: trials left running ----------------------------------------------------
 sed -e 's/name: br, seed: 3/name: brs, seed: 4, trials_per_device: 3/' \
