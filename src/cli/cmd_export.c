@@ -11,7 +11,7 @@
 #include "export/policy.h"
 #include "export/safetensors.h"
 #include "export/sidecar.h"
-#include "report/optuna_journal.h"
+#include "export/optuna_journal.h"
 #include "study/study_h5.h"
 #include "util/fsutil.h"
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fox_check.h"
-#include "report/optuna_journal.h"
+#include "export/optuna_journal.h"
 #include "study/study_h5.h"
 
 /* Odd names: JSON's own quotes and backslashes, and UTF-8 (export_optuna.sh expects them). */

@@ -1,7 +1,7 @@
 /* foxopt's study table as the operations of Optuna 5's JournalStorage
  * (optuna/storages/journal/_storage.py): CREATE_STUDY and the study's attributes, then one
  * CREATE_TRIAL per trial carrying its whole record, as Study.add_trial writes it. */
-#include "report/optuna_journal.h"
+#include "export/optuna_journal.h"
 
 #include <errno.h>
 #include <math.h>
