@@ -13,7 +13,7 @@
 
 #include "cli/cli.h"
 #include "data/dataset.h"
-#include "report/html.h"
+#include "views/html.h"
 #include "report/importance.h"
 #include "report/overfit.h"
 #include "report/pbt_report.h"

@@ -1,6 +1,6 @@
 /* foxopt report's reading of a study (DESIGN.md s3): the trials ranked best first, the Pareto
  * front of a multi-objective study, the counts by status, the units metrics are shown in, and
- * the table of the best K (fixed-width here, report/html.h's page draws the same columns). */
+ * the table of the best K (fixed-width here, views/html.h's page draws the same columns). */
 #ifndef FOX_REPORT_H
 #define FOX_REPORT_H
 

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "fox_check.h"
-#include "report/html.h"
+#include "views/html.h"
 #include "util/text.h"
 #include "report/report.h"
-#include "report/svg.h"
+#include "views/svg.h"
 #include "study/study.h"
 #include "study/work.h"
 #include "util/rng.h"

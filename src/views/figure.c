@@ -1,12 +1,12 @@
 /* A report figure drawn once (figure.h): parts captured from their SVG, copied into the page,
  * and composed into a standalone SVG file and its PNG. */
-#include "report/figure.h"
+#include "views/figure.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/raster.h"
+#include "views/raster.h"
 #include "util/fsutil.h"
 #include "util/text.h"
 

@@ -1,5 +1,5 @@
 /* Inline SVG plots: axes with nice ticks, thinned lines, marks and bars, in viewBox units. */
-#include "report/svg.h"
+#include "views/svg.h"
 
 #include <math.h>
 #include <stdlib.h>

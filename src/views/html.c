@@ -1,6 +1,6 @@
 /* The report page, section by section: the facts and the table, the history, the parameters,
  * the best equity against buy-and-hold, the selection figures, the test looks, the Pareto front. */
-#include "report/html.h"
+#include "views/html.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -12,12 +12,12 @@
 
 #include "data/dataset.h"
 #include "report/curves.h"
-#include "report/figure.h"
+#include "views/figure.h"
 #include "report/importance.h"
 #include "report/pbt_report.h"
 #include "report/report.h"
 #include "report/returns.h"
-#include "report/svg.h"
+#include "views/svg.h"
 #include "study/rankfile.h"
 #include "util/fsutil.h"
 #include "util/h5io.h"

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "report/figure.h"
+#include "views/figure.h"
 #include "report/overfit.h"
 #include "report/test_split.h"
 #include "study/study.h"

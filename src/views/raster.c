@@ -1,5 +1,5 @@
 /* raster.h through librsvg 2.46+ (rsvg_handle_render_document) and cairo's PNG writer. */
-#include "report/raster.h"
+#include "views/raster.h"
 
 #include <cairo.h>
 #include <librsvg/rsvg.h>
