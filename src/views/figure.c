@@ -98,18 +98,22 @@ void figure_free(struct figure *fg) {
 #define CAP_ 20.0  /* a part's caption */
 #define KEYS_ 28.0 /* the legend's band */
 
-/* A legend glyph at (x, y) (its centre line), as the page's key_ draws it in 12 x 12. */
+void figure_glyph(FILE *f, char mark, const char *cls) {
+  if (mark == 'o')
+    fprintf(f, "<circle class=\"%s\" cx=\"6\" cy=\"6\" r=\"3.6\"/>", cls);
+  else if (mark == 'x')
+    fprintf(f, "<path class=\"%s\" d=\"M2.5 2.5l7 7m0 -7l-7 7\"/>", cls);
+  else if (mark == '-')
+    fprintf(f, "<path class=\"%s\" d=\"M0 6h12\"/>", cls);
+  else
+    fprintf(f, "<rect class=\"%s\" x=\"1\" y=\"2\" width=\"10\" height=\"8\"/>", cls);
+}
+
+/* A legend glyph at (x, y) (its centre line), as the page's legend draws it. */
 static void glyph_(FILE *f, const struct figure_key *k, double x, double y) {
   fprintf(f, "<svg x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" viewBox=\"0 0 12 12\">",
           x, y - 6);
-  if (k->mark == 'o')
-    fprintf(f, "<circle class=\"%s\" cx=\"6\" cy=\"6\" r=\"3.6\"/>", k->cls);
-  else if (k->mark == 'x')
-    fprintf(f, "<path class=\"%s\" d=\"M2.5 2.5l7 7m0 -7l-7 7\"/>", k->cls);
-  else if (k->mark == '-')
-    fprintf(f, "<path class=\"%s\" d=\"M0 6h12\"/>", k->cls);
-  else
-    fprintf(f, "<rect class=\"%s\" x=\"1\" y=\"2\" width=\"10\" height=\"8\"/>", k->cls);
+  figure_glyph(f, k->mark, k->cls);
   fputs("</svg>", f);
 }
 

@@ -57,6 +57,9 @@ int figure_part_end(struct figure *fg, FILE *page, double w, double h, const cha
                     struct fox_err *e);
 /* A legend entry of the standalone file (the page draws its own). */
 void figure_key(struct figure *fg, char mark, const char *cls, const char *text);
+/* A legend mark in a 12 x 12 box: 'o' a circle, 'x' a cross, '-' a line, else a box, of class
+ * cls (the page's legend and the files' draw the same). */
+void figure_glyph(FILE *f, char mark, const char *cls);
 /* Writes OUTDIR/NAME.svg (and NAME.png) when o and o->outdir are set and the figure has parts,
  * each as any output (fs_out_guard: never over a file of the study; a link's target written, a
  * FIFO refused); then frees the figure. */
