@@ -369,15 +369,16 @@ static int pareto_(struct page *w, struct fox_err *e) {
   if (s->n_obj < 2)
     return 0;
   int *ids = malloc((size_t)(s->n ? s->n : 1) * sizeof *ids);
+  int *pid = malloc((size_t)(s->n ? s->n : 1) * sizeof *pid); /* each mark's trial */
   double *x = malloc((size_t)(s->n ? s->n : 1) * sizeof *x);
   double *y = malloc((size_t)(s->n ? s->n : 1) * sizeof *y);
-  if (!ids || !x || !y) {
-    free(ids), free(x), free(y);
+  if (!ids || !pid || !x || !y) {
+    free(ids), free(pid), free(x), free(y);
     return -1;
   }
   int nf = report_front(s, ids);
   if (nf < 0) {
-    free(ids), free(x), free(y);
+    free(ids), free(pid), free(x), free(y);
     return -1;
   }
   const char *unit;
@@ -410,6 +411,7 @@ static int pareto_(struct page *w, struct fox_err *e) {
     const struct study_trial *t = &s->trials[i];
     if (t->status != FOX_ST_COMPLETE || t->epochs == 0)
       continue;
+    pid[m] = i;
     x[m] = t->metrics[s->obj_metric[0]] * sx;
     y[m++] = t->metrics[s->obj_metric[1]] * sy;
   }
@@ -428,7 +430,8 @@ static int pareto_(struct page *w, struct fox_err *e) {
   page_fig_start(w, "pareto", title);
   svg_begin(&g, page_fig(w), 600, 330, title);
   svg_axes(&g, xl, yl, NULL, 0);
-  svg_marks(&g, x, y, m, 'o', "dom");
+  struct svg_titles tt = {pid, page_point_title, s};
+  svg_marks_title(&g, x, y, m, 'o', "dom", &tt);
   /* the front sorted by the first objective (ids ascending by report_front) */
   long q = 0;
   for (int i = 0; i < nf; i++) {
@@ -436,14 +439,14 @@ static int pareto_(struct page *w, struct fox_err *e) {
     double v = t->metrics[s->obj_metric[0]] * sx, u = t->metrics[s->obj_metric[1]] * sy;
     long at = q++;
     while (at > 0 && x[at - 1] > v) {
-      x[at] = x[at - 1], y[at] = y[at - 1];
+      x[at] = x[at - 1], y[at] = y[at - 1], pid[at] = pid[at - 1];
       at--;
     }
-    x[at] = v, y[at] = u;
+    x[at] = v, y[at] = u, pid[at] = ids[i];
   }
   if (s->n_obj == 2)
     svg_line(&g, x, y, q, "frontline");
-  svg_marks(&g, x, y, q, 'o', "front");
+  svg_marks_title(&g, x, y, q, 'o', "front", &tt);
   svg_end(&g);
   page_fig_part(w, &g, NULL);
   fputs("<figcaption class=\"legend\">", f);
@@ -485,7 +488,7 @@ static int pareto_(struct page *w, struct fox_err *e) {
     fputs("</tr>\n", f);
   }
   fputs("</tbody></table></div>\n", f);
-  free(ids), free(x), free(y);
+  free(ids), free(pid), free(x), free(y);
   return page_fig_end(w, e);
 }
 

@@ -102,3 +102,30 @@ double page_objective(const struct study *s, const struct study_trial *t) {
 
 const char *const page_mark_cls[4] = {[FOX_ST_COMPLETE] = "c", [FOX_ST_PRUNED] = "p",
                                          [FOX_ST_FAILED] = "", [FOX_ST_RUNNING] = "r"};
+
+void page_trial_title(const struct study *s, const struct study_trial *t, char *buf, size_t n) {
+  static const char *const st[4] = {[FOX_ST_COMPLETE] = "complete", [FOX_ST_PRUNED] = "pruned",
+                                     [FOX_ST_FAILED] = "failed", [FOX_ST_RUNNING] = "running"};
+  size_t at = (size_t)snprintf(buf, n, "trial %d (%s, %d epoch%s)", t->id, st[t->status],
+                               t->epochs, t->epochs == 1 ? "" : "s");
+  for (int i = 0; i < s->space.n && at < n; i++) {
+    char v[FOX_CHOICE_LEN];
+    space_format(&s->space.p[i], t->x[i], v, sizeof v);
+    if (v[0])
+      at += (size_t)snprintf(buf + at, n - at, "%s %s=%s", i ? "," : ":", s->space.p[i].key, v);
+  }
+}
+
+void page_point_title(const void *ctx, int id, char *buf, size_t n) {
+  const struct study *s = ctx;
+  const struct study_trial *t = &s->trials[id];
+  page_trial_title(s, t, buf, n);
+  for (int k = 0; k < s->n_obj; k++) {
+    size_t at = strlen(buf);
+    int j = s->obj_metric[k];
+    const char *unit;
+    if (at + 1 < n)
+      snprintf(buf + at, n - at, "; %s %.6g", s->metric_names[j],
+               t->metrics[j] * report_metric_scale(s, j, &unit));
+  }
+}

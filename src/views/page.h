@@ -41,6 +41,11 @@ const char *page_num(double v, const char *fmt, char *buf, size_t n);
 void page_key(struct page *w, const char *mark, const char *cls, const char *text);
 /* The objective of trial t in the units the report shows it in; NaN when it has none to draw. */
 double page_objective(const struct study *s, const struct study_trial *t);
+/* "trial ID (status, N epochs): key=value, ..." for a hover title. */
+void page_trial_title(const struct study *s, const struct study_trial *t, char *buf, size_t n);
+/* svg_titles' title of trial `id` of the study ctx: page_trial_title and its objectives'
+ * values. */
+void page_point_title(const void *ctx, int id, char *buf, size_t n);
 /* The CSS class of a trial's mark by status. */
 extern const char *const page_mark_cls[4];
 

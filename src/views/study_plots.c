@@ -21,8 +21,9 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
   FILE *f = w->f;
   size_t cap = (size_t)(s->n > n ? s->n : n) + 1;
   double *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
-  if (!x || !y) {
-    free(x), free(y);
+  int *id = malloc(cap * sizeof *id);
+  if (!x || !y || !id) {
+    free(x), free(y), free(id);
     return fox_errf(e, FOX_EFAIL, "report.html: out of memory");
   }
   char label[FOX_NAME_LEN + 8], title[FOX_NAME_LEN + 64];
@@ -58,15 +59,16 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
     fputs("<figure>", f);
     svg_begin(&g, page_fig(w), 300, 210, title);
     svg_axes(&g, "generation", sp ? sp->key : label, NULL, 0);
+    struct svg_titles tt = {id, page_point_title, s};
     for (int ex = 0; ex < 2; ex++) {
       long q = 0;
       for (int k = 0; k < s->n; k++) {
         const struct study_trial *t = &s->trials[k];
         double v = sp ? t->x[i] : page_objective(s, t);
         if (t->status != FOX_ST_RUNNING && isfinite(v) && t->exploited == ex)
-          x[q] = t->generation, y[q++] = v;
+          id[q] = k, x[q] = t->generation, y[q++] = v;
       }
-      svg_marks(&g, x, y, q, ex ? 'x' : 'o', ex ? "ex" : "seg");
+      svg_marks_title(&g, x, y, q, ex ? 'x' : 'o', ex ? "ex" : "seg", &tt);
     }
     long q = 0;
     for (int k = 0; k < n; k++) {
@@ -84,7 +86,7 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
     fputs("</figcaption></figure>\n", f);
   }
   fputs("</div>\n", f);
-  free(x), free(y);
+  free(x), free(y), free(id);
   return page_fig_end(w, e);
 }
 
@@ -140,20 +142,22 @@ int plots_history(struct page *w, struct fox_err *e) {
     svg_begin(&g, page_fig(w), 600, 330, title);
     svg_axes(&g, "trial id", label, NULL, 0);
     double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
-    if (!px || !py) {
-      free(px), free(py), free(x), free(y), free(bx), free(by);
+    int *id = malloc(n * sizeof *id);
+    if (!px || !py || !id) {
+      free(px), free(py), free(id), free(x), free(y), free(bx), free(by);
       return -1;
     }
     static const int order[3] = {FOX_ST_RUNNING, FOX_ST_PRUNED, FOX_ST_COMPLETE};
+    struct svg_titles tt = {id, page_point_title, s};
     for (int o = 0; o < 3; o++) {
       int st = order[o];
       long m = 0;
       for (int i = 0; i < s->n; i++)
         if (s->trials[i].status == st && !isnan(y[i]))
-          px[m] = x[i], py[m++] = y[i];
-      svg_marks(&g, px, py, m, st == FOX_ST_RUNNING ? 'x' : 'o', page_mark_cls[st]);
+          id[m] = i, px[m] = x[i], py[m++] = y[i];
+      svg_marks_title(&g, px, py, m, st == FOX_ST_RUNNING ? 'x' : 'o', page_mark_cls[st], &tt);
     }
-    free(px), free(py);
+    free(px), free(py), free(id);
     svg_line(&g, bx, by, nb, "best");
     svg_end(&g);
     page_fig_part(w, &g, NULL);
@@ -180,21 +184,6 @@ int plots_history(struct page *w, struct fox_err *e) {
   }
   free(x), free(y), free(bx), free(by);
   return rc;
-}
-
-/* "trial ID (status, N epochs): key=value, ..." for a line's hover title. */
-static void trial_title_(const struct study *s, const struct study_trial *t, char *buf,
-                         size_t n) {
-  static const char *const st[4] = {[FOX_ST_COMPLETE] = "complete", [FOX_ST_PRUNED] = "pruned",
-                                     [FOX_ST_FAILED] = "failed", [FOX_ST_RUNNING] = "running"};
-  size_t at = (size_t)snprintf(buf, n, "trial %d (%s, %d epoch%s)", t->id, st[t->status],
-                               t->epochs, t->epochs == 1 ? "" : "s");
-  for (int i = 0; i < s->space.n && at < n; i++) {
-    char v[FOX_CHOICE_LEN];
-    space_format(&s->space.p[i], t->x[i], v, sizeof v);
-    if (v[0])
-      at += (size_t)snprintf(buf + at, n - at, "%s %s=%s", i ? "," : ":", s->space.p[i].key, v);
-  }
 }
 
 #define CURVES_MAX_ 2000 /* lines drawn: a larger study's first ones, and the page says so */
@@ -263,7 +252,7 @@ int plots_curves(struct page *w, struct fox_err *e) {
           continue;
         char cls[8];
         snprintf(cls, sizeof cls, "lc %s", page_mark_cls[t->status]);
-        trial_title_(s, t, tt, sizeof tt);
+        page_trial_title(s, t, tt, sizeof tt);
         const double *x = xs + (size_t)i * cap, *y = ys + (size_t)i * cap;
         if (len[i] == 1) /* one point: its mark alone */
           svg_marks(&g, x, y, 1, 'o', page_mark_cls[t->status]);
@@ -349,7 +338,7 @@ int plots_timeline(struct page *w, struct fox_err *e) {
       if (!gmtime_r(&sec, &m) || !strftime(when[j], sizeof when[j], "%Y-%m-%d %H:%M:%S", &m))
         snprintf(when[j], sizeof when[j], "?");
     }
-    trial_title_(s, t, tt, sizeof tt);
+    page_trial_title(s, t, tt, sizeof tt);
     size_t at = strlen(tt);
     snprintf(tt + at, sizeof tt - at, "; %s to %s UTC, %.3g s of work", when[0], when[1] + 11,
              t->seconds);
@@ -461,7 +450,7 @@ int plots_parallel(struct page *w, struct fox_err *e) {
       for (int i = 0; i < s->space.n; i++)
         x[i] = i, y[i] = pc_pos_(&s->space.p[i], t->x[i]);
       x[na - 1] = na - 1, y[na - 1] = hi > lo ? (v - lo) / (hi - lo) : 0.5;
-      trial_title_(s, t, tt, sizeof tt);
+      page_trial_title(s, t, tt, sizeof tt);
       size_t at = strlen(tt);
       snprintf(tt + at, sizeof tt - at, "; %s %.6g", s->metric_names[s->objective], v);
       svg_line_title(&g, x, y, na, k == best ? "pc top" : "pc", tt);
@@ -563,8 +552,9 @@ int plots_params(struct page *w, struct fox_err *e) {
   }
   size_t n = (size_t)(s->n ? s->n : 1);
   double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-  if (!x || !y) {
-    free(x), free(y);
+  int *id = malloc(n * sizeof *id);
+  if (!x || !y || !id) {
+    free(x), free(y), free(id);
     return -1;
   }
   char label[FOX_NAME_LEN + 8];
@@ -618,15 +608,17 @@ int plots_params(struct page *w, struct fox_err *e) {
       svg_text(&g, (g.left + g.w - g.right) / 2, (g.top + g.h - g.bottom) / 2, "middle", "lab",
                "no trial with a value had it active");
     static const int order[3] = {FOX_ST_RUNNING, FOX_ST_PRUNED, FOX_ST_COMPLETE};
+    struct svg_titles tt = {id, page_point_title, s};
     for (int o = 0; o < 3; o++) {
       long q = 0;
       for (int k = 0; k < s->n; k++) {
         const struct study_trial *t = &s->trials[k];
         double v = page_objective(s, t);
         if (t->status == order[o] && !isnan(v) && !isnan(t->x[i]))
-          x[q] = t->x[i], y[q++] = v;
+          id[q] = k, x[q] = t->x[i], y[q++] = v;
       }
-      svg_marks(&g, x, y, q, order[o] == FOX_ST_RUNNING ? 'x' : 'o', page_mark_cls[order[o]]);
+      svg_marks_title(&g, x, y, q, order[o] == FOX_ST_RUNNING ? 'x' : 'o',
+                      page_mark_cls[order[o]], &tt);
     }
     svg_end(&g);
     char cap[FOX_NAME_LEN + 16];
@@ -638,6 +630,6 @@ int plots_params(struct page *w, struct fox_err *e) {
     fputs("</figcaption></figure>\n", f);
   }
   fputs("</div>\n", f);
-  free(x), free(y);
+  free(x), free(y), free(id);
   return page_fig_end(w, e);
 }

@@ -299,20 +299,40 @@ void svg_line_title(struct svg *g, const double *x, const double *y, long n, con
   line_(g, x, y, n, cls, title);
 }
 
-void svg_marks(struct svg *g, const double *x, const double *y, long n, char shape,
-               const char *cls) {
+static void marks_(struct svg *g, const double *x, const double *y, long n, char shape,
+                   const char *cls, const struct svg_titles *t) {
   FILE *f = g->f;
+  char buf[1200];
   fprintf(f, "<g class=\"%s\">", cls);
   for (long i = 0; i < n; i++) {
     if (!shown_(&g->x, x[i]) || !shown_(&g->y, y[i]))
       continue;
     double px = svg_px(g, x[i]), py = svg_py(g, y[i]);
     if (shape == 'x')
-      fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\"/>", px - 3, py - 3);
+      fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\"", px - 3, py - 3);
     else
-      fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.2\"/>", px, py);
+      fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.2\"", px, py);
+    if (t) { /* the point's hover title: the browser shows it, no script needed */
+      buf[0] = '\0';
+      t->title(t->ctx, t->id[i], buf, sizeof buf);
+      fputs("><title>", f);
+      text_escape_html(f, buf);
+      fputs(shape == 'x' ? "</title></path>" : "</title></circle>", f);
+    } else {
+      fputs("/>", f);
+    }
   }
   fputs("</g>\n", f);
+}
+
+void svg_marks(struct svg *g, const double *x, const double *y, long n, char shape,
+               const char *cls) {
+  marks_(g, x, y, n, shape, cls, NULL);
+}
+
+void svg_marks_title(struct svg *g, const double *x, const double *y, long n, char shape,
+                     const char *cls, const struct svg_titles *t) {
+  marks_(g, x, y, n, shape, cls, t);
 }
 
 void svg_vline(struct svg *g, double x, const char *cls) {

@@ -49,6 +49,15 @@ void svg_line_title(struct svg *g, const double *x, const double *y, long n, con
 /* A mark at each finite (x[i], y[i]): 'o' a circle (filled or not by cls), 'x' a cross. */
 void svg_marks(struct svg *g, const double *x, const double *y, long n, char shape,
                const char *cls);
+/* Hover titles of marks: mark i's is title(ctx, id[i], buf, n). */
+struct svg_titles {
+  const int *id;
+  void (*title)(const void *ctx, int id, char *buf, size_t n);
+  const void *ctx;
+};
+/* svg_marks, each mark with its hover title (SVG <title>, escaped). */
+void svg_marks_title(struct svg *g, const double *x, const double *y, long n, char shape,
+                     const char *cls, const struct svg_titles *t);
 /* A line across the plot area at data x (vertical) or y (horizontal). */
 void svg_vline(struct svg *g, double x, const char *cls);
 void svg_hline(struct svg *g, double y, const char *cls);

@@ -215,6 +215,36 @@ PY
   then ok; else bad "the timeline: $(cat "$WORK/tl.txt")"; fi
 fi
 check_page "$WORK/mixed" value minimize 40
+# Hover titles on points: the history has one mark for each trial with a value, its title
+# naming the trial, its status and parameters and the value trials.csv has (a linear y axis:
+# every mark on one line through the values); the parameters' panels likewise.
+if [ -n "${FOX_PYTHON:-}" ]; then
+  if "$FOX_PYTHON" - "$WORK/mixed/report.html" "$WORK/mixed/trials.csv" >"$WORK/pt.txt" 2>&1 <<'PY'
+import csv, re, sys
+import numpy as np
+page, table = open(sys.argv[1]).read(), list(csv.DictReader(open(sys.argv[2])))
+def marks(sec):
+    return re.findall(r'<circle cx="([-\d.]+)" cy="([-\d.]+)" r="3.2"><title>trial (\d+) '
+                      r'\((\w+), \d+ epochs?\): ([^<]*); value ([-\d.e+]+)</title></circle>', sec)
+hist = page[page.index('<h2 id="history">'):page.index('<h2 id="timeline">')]
+m = marks(hist)
+valued = [r for r in table if r["value"]]
+assert len(m) == len(valued) == 40, (len(m), len(valued))
+ys, vs = [], []
+for cx, cy, tid, status, params, v in m:
+    row = table[int(tid)]
+    assert row["status"] == status and abs(float(v) - float(row["value"])) <= 1e-5 * max(1, abs(float(v))), (tid, v, row["value"])
+    for k in ("x0", "x1", "x3"):
+        assert f"{k}={row[k]}" in params, (k, row[k], params)
+    ys.append(float(cy)); vs.append(float(row["value"]))
+b, a = np.polyfit(vs, ys, 1)
+assert b < 0 and np.abs(np.array(ys) - (a + b * np.array(vs))).max() < 0.2, "y is not the value"
+panels = page[page.index('<h2 id="params">'):]
+assert len(marks(panels)) == 5 * 40, len(marks(panels))
+print("ok")
+PY
+  then ok; else bad "the points' hover titles: $(cat "$WORK/pt.txt")"; fi
+fi
 # Parameter importance: a bar per parameter, in the text report's order, each bar's height
 # and title its figure there; the agent study (3 complete trials of 9) says why it has none.
 run_rc 0 "$FOXOPT" report "$WORK/mixed" --no-plots
