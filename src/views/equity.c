@@ -144,7 +144,7 @@ int plots_equity(struct page *w, struct fox_err *e) {
       page_note(w, "no buy-and-hold: %s", no_bh);
     struct svg g = {.right = 12, .top = 10, .em = 17};
     g.x = ts ? (struct svg_axis){.lo = x[0], .hi = x[q.n - 1], .time = 1}
-             : (struct svg_axis){.lo = 0, .hi = (double)(q.n - 1)};
+             : (struct svg_axis){.lo = 0, .hi = (double)(q.n - 1), .integer = 1};
     if (!(g.x.hi > g.x.lo))
       g.x.hi = g.x.lo + 1;
     svg_axis_fit(&g.y, q.eq, q.n, 0.04);

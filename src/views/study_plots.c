@@ -43,7 +43,7 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
       space_numeric(sp, &lo, &hi, &step, &log_scale);
     }
     struct svg g = {.right = 10, .top = 8, .em = 12};
-    g.x = (struct svg_axis){.lo = -0.5, .hi = s->generations - 0.5};
+    g.x = (struct svg_axis){.lo = -0.5, .hi = s->generations - 0.5, .integer = 1};
     long m = 0;
     for (int k = 0; k < s->n; k++) {
       const struct study_trial *t = &s->trials[k];
@@ -54,7 +54,7 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
     g.y.log = log_scale;
     svg_axis_fit(&g.y, y, m, log_scale ? 1.1 : 0.06);
     if (categorical)
-      g.y = (struct svg_axis){.lo = -0.5, .hi = sp->n_choices - 0.5};
+      g.y = (struct svg_axis){.lo = -0.5, .hi = sp->n_choices - 0.5, .integer = 1};
     snprintf(title, sizeof title, "%s by generation", sp ? sp->key : label);
     fputs("<figure>", f);
     svg_begin(&g, page_fig(w), 300, 210, title);
@@ -133,7 +133,7 @@ int plots_history(struct page *w, struct fox_err *e) {
     fputs("</p>\n", f);
   } else {
     struct svg g = {.right = 12, .top = 10, .em = 17};
-    g.x = (struct svg_axis){.lo = -0.5, .hi = s->n - 0.5, .log = 0};
+    g.x = (struct svg_axis){.lo = -0.5, .hi = s->n - 0.5, .integer = 1};
     svg_axis_fit(&g.y, y, s->n, 0.05);
     fputs("<figure class=\"wide\">", f);
     char title[256];
@@ -226,7 +226,7 @@ int plots_curves(struct page *w, struct fox_err *e) {
     report_metric_label(s, s->objective, label, sizeof label);
     fputs("<h2 id=\"curves\">Learning curves</h2>\n<figure class=\"wide\">", f);
     struct svg g = {.right = 12, .top = 10, .em = 17};
-    g.x = (struct svg_axis){.lo = 0.5, .hi = s->plan_epochs + 0.5, .log = 0};
+    g.x = (struct svg_axis){.lo = 0.5, .hi = s->plan_epochs + 0.5, .integer = 1};
     long m = 0; /* every value, packed, for the axis */
     double *all = malloc((size_t)nt * (size_t)cap * sizeof *all);
     if (!all) {
@@ -321,7 +321,7 @@ int plots_timeline(struct page *w, struct fox_err *e) {
   fputs("<h2 id=\"timeline\">Timeline</h2>\n<figure class=\"wide\">", f);
   struct svg g = {.right = 12, .top = 10, .em = 17};
   g.x = (struct svg_axis){.lo = lo - 0.02 * (hi - lo), .hi = hi + 0.02 * (hi - lo), .time = 1};
-  g.y = (struct svg_axis){.lo = -0.5, .hi = nt - 0.5};
+  g.y = (struct svg_axis){.lo = -0.5, .hi = nt - 0.5, .integer = 1};
   double h = 90 + 4.0 * nt;
   page_fig_start(w, "timeline", "each trial's start and end (UTC)");
   svg_begin(&g, page_fig(w), 600, h < 220 ? 220 : h > 640 ? 640 : h, "each trial's start and end (UTC)");

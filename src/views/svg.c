@@ -71,6 +71,8 @@ double svg_py(const struct svg *g, double y) {
 static int ticks_lin_(const struct svg_axis *a, int want, double *t, int max) {
   double raw = (a->hi - a->lo) / want, p = pow(10, floor(log10(raw))), m = raw / p;
   double step = (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+  if (a->integer && step < 1) /* epochs, generations, ids: no tick between two */
+    step = 1;
   int n = 0;
   for (double k = ceil(a->lo / step); k * step <= a->hi * (1 + 1e-12) && n < max; k++)
     t[n++] = fabs(k) < 0.5 ? 0 : k * step; /* never "-0" */

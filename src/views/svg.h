@@ -10,6 +10,7 @@ struct svg_axis {
   double lo, hi; /* the data range shown (log: lo > 0) */
   int log;
   int time; /* x only: the values are UTC seconds, ticked at round times and labelled as dates */
+  int integer; /* counts (epochs, generations, ids): ticks at whole numbers only */
 };
 
 struct svg {

@@ -436,9 +436,30 @@ static void test_time_axis(void) {
   free(a);
 }
 
+/* An axis of counts (epochs 1 .. 3) is ticked at whole numbers only; a plain one halves. */
+static void test_integer_axis(void) {
+  for (int integer = 0; integer < 2; integer++) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    struct svg g = {.right = 12, .top = 10, .em = 17};
+    g.x = (struct svg_axis){.lo = 0.5, .hi = 3.5, .integer = integer};
+    g.y = (struct svg_axis){.lo = 0, .hi = 1};
+    svg_begin(&g, f, 600, 330, "t");
+    svg_axes(&g, "epoch", NULL, NULL, 0);
+    svg_end(&g);
+    fclose(f);
+    int halves = strstr(buf, ">1.5<") != NULL || strstr(buf, ">2.5<") != NULL;
+    CHECK(strstr(buf, ">1<") && strstr(buf, ">2<") && strstr(buf, ">3<") && halves == !integer,
+          "%s axis over 0.5 .. 3.5: %s", integer ? "an integer" : "a plain", buf);
+    free(buf);
+  }
+}
+
 int main(void) {
   test_escape();
   test_time_axis();
+  test_integer_axis();
   test_pareto_by_hand();
   test_pareto_random();
   test_line();
