@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the demo: synthetic bars with a learnable edge (--kind regimes) ->
 # dataset.h5 -> what it holds -> the demo study (configs/demo.yaml: 30 DQN/PPO trials, TPE +
-# successive halving, under a minute on two cores) -> its report (table, how much is luck, PNG
-# plots) -> the best trial's policy and buy-and-hold backtested on the untouched test split.
+# successive halving, under a minute on two cores) -> its report (table, how much is luck, the
+# one-page report.html and each figure as SVG and PNG) -> the best trial's policy and buy-and-hold backtested on the untouched test split.
 # Output goes to ${FOX_DEMO_DIR:-build/demo}. On `--kind walk` (no edge) the same study should
 # not beat buy-and-hold, and the report's DSR should say that its best is luck.
 set -euo pipefail
@@ -16,7 +16,7 @@ $fox import "$out/bars.csv" -o "$out/dataset.h5"
 $fox info "$out/dataset.h5"
 rm -rf "$out/study"
 $fox run configs/demo.yaml -o "$out/study" --set data.path="$out/dataset.h5"
-$fox report "$out/study" --top 5
+$fox report "$out/study" --top 5 --html
 best=$($fox info "$out/study/study.h5" | sed -n 's/.*best *trial \([0-9]*\):.*/\1/p')
 echo "== the best trial ($best) on the held-out test split"
 $fox backtest "$out/dataset.h5" --study "$out/study" --trial "$best" --split test
@@ -27,3 +27,5 @@ awk -v n="$n" 'BEGIN { print "action"; print 1; for (i = 1; i < n; i++) print 0 
 echo "== buy-and-hold on the test split"
 $fox backtest "$out/dataset.h5" --actions "$out/buy-and-hold.csv" --split test \
   --set barrier.enforce=false
+echo "== the report to open first: $out/study/report.html (one self-contained page; each figure"
+echo "   also as $out/study/NAME.svg and NAME.png)"
