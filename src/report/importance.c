@@ -225,8 +225,12 @@ int importance_ped_anova(const struct space *sp, const double *x, int n, const d
   if (sum > 0) {
     for (int i = 0; i < np; i++)
       out->imp[i] = out->raw[i] / sum;
-  } else {
+  } else if (out->n_top == m) { /* every trial tied: nothing to separate */
     out->status = FOX_IMP_FLAT;
+  } else { /* the best differ from the rest, yet no parameter can say how: each notes why */
+    out->status = FOX_IMP_ZERO;
+    for (int i = 0; i < np; i++)
+      out->imp[i] = 0;
   }
 done:
   for (int i = 0; i < np; i++) {
@@ -278,18 +282,26 @@ static const char *why_text_(int why) {
   }
 }
 
+int report_importance_table(const struct importance *im) {
+  return im->status == FOX_IMP_DONE || im->status == FOX_IMP_ZERO;
+}
+
 int report_importance_status(const struct importance *im, char *buf, size_t n) {
   switch (im->status) {
   case FOX_IMP_PBT:
     return snprintf(buf, n, "not computed: a pbt row's result comes from its member's whole "
                             "schedule, not from the row's parameters alone");
   case FOX_IMP_FEW:
-    return snprintf(buf, n, "not computed: %d complete trial%s with a value, fewer than %d (the "
-                            "best tenth would be a single trial)",
+    return snprintf(buf, n, "not computed: %d complete trial%s with a value, fewer than %d (a "
+                            "best tenth of one or two trials decides nothing)",
                     im->n, im->n == 1 ? "" : "s", FOX_IMP_MIN_TRIALS);
   case FOX_IMP_FLAT:
     return snprintf(buf, n, "not computed: the best %d of %d complete trials are all of them "
                             "(tied values), so nothing separates them", im->n_top, im->n);
+  case FOX_IMP_ZERO:
+    return snprintf(buf, n, "the best %d of %d complete trials, but no parameter sets them apart: "
+                            "every importance is 0 (each parameter's note says why)",
+                    im->n_top, im->n);
   default:
     return snprintf(buf, n, "the best %d of %d complete trials%s", im->n_top, im->n,
                     im->n_top < FOX_IMP_MIN_TOP ? "; fewer than 5 in the top set, so the "
@@ -321,7 +333,7 @@ int report_print_importance(FILE *f, const struct study *s, struct fox_err *e) {
       fprintf(f, "#   %s\n", line);
       return 0;
     }
-    if (im.status != FOX_IMP_DONE) {
+    if (!report_importance_table(&im)) {
       fprintf(f, "#   %s: %s\n", obj, line);
       continue;
     }
@@ -347,7 +359,8 @@ int report_print_importance(FILE *f, const struct study *s, struct fox_err *e) {
 
 int report_importance_json(json_t *j, const struct study *s, struct fox_err *e) {
   static const char *const st[] = {[FOX_IMP_DONE] = "done", [FOX_IMP_FEW] = "few",
-                                   [FOX_IMP_FLAT] = "flat", [FOX_IMP_PBT] = "pbt"};
+                                   [FOX_IMP_FLAT] = "flat", [FOX_IMP_PBT] = "pbt",
+                                   [FOX_IMP_ZERO] = "zero"};
   json_t *list = json_array();
   char line[256], note[96];
   for (int k = 0; k < s->n_obj && e->code == 0; k++) {
@@ -361,7 +374,7 @@ int report_importance_json(json_t *j, const struct study *s, struct fox_err *e) 
     fox_json_set(o, "n", json_integer(im.n), e);
     fox_json_set(o, "n_top", json_integer(im.n_top), e);
     json_t *params = json_array();
-    for (int i = 0; im.status == FOX_IMP_DONE && i < s->space.n; i++) {
+    for (int i = 0; report_importance_table(&im) && i < s->space.n; i++) {
       json_t *p = json_object();
       fox_json_set(p, "name", fox_json_str(s->space.p[i].key), e);
       fox_json_set(p, "importance", fox_json_num(im.imp[i]), e);

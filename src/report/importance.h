@@ -14,7 +14,7 @@ struct study;
 
 /* gamma' of the paper (Optuna's target_quantile): the top set is the best tenth. */
 #define FOX_IMP_QUANTILE 0.1
-/* Fewer complete trials than this: not computed (the top set would hold one trial). */
+/* Fewer complete trials than this: not computed (a top set of one or two trials). */
 #define FOX_IMP_MIN_TRIALS 20
 /* A top set smaller than this gets a caveat (Optuna's note asks for at least 5). */
 #define FOX_IMP_MIN_TOP 5
@@ -24,6 +24,8 @@ enum {
   FOX_IMP_FEW,      /* fewer than FOX_IMP_MIN_TRIALS trials: imp[] NaN */
   FOX_IMP_FLAT,     /* every raw importance 0 (the top set is every trial: ties): imp[] NaN */
   FOX_IMP_PBT,      /* a pbt study (report_importance only): a row's result is its schedule's */
+  FOX_IMP_ZERO,     /* the top set is not every trial, yet every raw importance is 0 (each
+                       parameter has one value, or is rare, or never in the top set): imp[] 0 */
 };
 
 /* Why a parameter's raw importance is 0 whatever the data (0: it is not). */
@@ -53,6 +55,8 @@ int importance_ped_anova(const struct space *sp, const double *x, int n, const d
  * constraints are not looked at (as Optuna's evaluator). */
 int report_importance(const struct study *s, int j, struct importance *out, struct fox_err *e);
 
+/* Whether `im` has a figure for each parameter (DONE, or ZERO: all 0 with their notes). */
+int report_importance_table(const struct importance *im);
 /* What the figures of `im` rest on (status DONE: how many trials, and a caveat for a small top
  * set) or why there are none, in a sentence; snprintf's result. */
 int report_importance_status(const struct importance *im, char *buf, size_t n);

@@ -85,6 +85,41 @@ void figure_key(struct figure *fg, char mark, const char *cls, const char *text)
   snprintf(k->text, sizeof k->text, "%s", text);
 }
 
+void figure_note(struct figure *fg, const char *text) {
+  if (fg->n_notes < FIGURE_NOTES_MAX)
+    snprintf(fg->note[fg->n_notes++], sizeof fg->note[0], "%s", text);
+}
+
+/* The notes wrapped at about `cols` characters into lines[] (pointers into buf); their number. */
+static int wrap_(const struct figure *fg, int cols, char *buf, size_t n, const char **lines,
+                 int max) {
+  int k = 0;
+  size_t at = 0;
+  for (int i = 0; i < fg->n_notes && k < max; i++) {
+    const char *s = fg->note[i];
+    while (*s && k < max && at < n) {
+      size_t len = strlen(s), cut = len;
+      if ((int)len > cols) { /* the last space before the column, or the column */
+        cut = (size_t)cols;
+        while (cut > 0 && s[cut] != ' ')
+          cut--;
+        if (cut == 0)
+          cut = (size_t)cols;
+      }
+      if (at + cut + 1 > n)
+        break;
+      memcpy(buf + at, s, cut);
+      buf[at + cut] = '\0';
+      lines[k++] = buf + at;
+      at += cut + 1;
+      s += cut;
+      while (*s == ' ')
+        s++;
+    }
+  }
+  return k;
+}
+
 void figure_free(struct figure *fg) {
   if (fg->mem)
     fclose(fg->mem);
@@ -97,6 +132,8 @@ void figure_free(struct figure *fg) {
 #define HEAD_ 34.0 /* the title's band */
 #define CAP_ 20.0  /* a part's caption */
 #define KEYS_ 28.0 /* the legend's band */
+#define LINE_ 17.0 /* a note's line */
+#define LINES_MAX_ 12
 
 void figure_glyph(FILE *f, char mark, const char *cls) {
   if (mark == 'o')
@@ -129,7 +166,10 @@ char *figure_standalone(const struct figure *fg, size_t *len, double *w, double 
   }
   double cell_h = ch + (captions ? CAP_ : 0);
   *w = cols * cw > 480 ? cols * cw : 480;
-  *h = HEAD_ + rows * cell_h + (fg->n_keys ? KEYS_ : 0) + 6;
+  char text[FIGURE_NOTES_MAX * 340];
+  const char *lines[LINES_MAX_];
+  int nl = wrap_(fg, (int)((*w - 20) / 7.0), text, sizeof text, lines, LINES_MAX_);
+  *h = HEAD_ + rows * cell_h + (fg->n_keys ? KEYS_ : 0) + nl * LINE_ + 6;
   char *buf = NULL;
   FILE *f = open_memstream(&buf, len);
   if (!f)
@@ -158,13 +198,18 @@ char *figure_standalone(const struct figure *fg, size_t *len, double *w, double 
       fputs("</text>\n", f);
     }
   }
-  double kx = 10, ky = *h - 6 - KEYS_ / 2;
+  double kx = 10, ky = *h - 6 - nl * LINE_ - KEYS_ / 2;
   for (int i = 0; i < fg->n_keys; i++) {
     glyph_(f, &fg->key[i], kx, ky);
     fprintf(f, "<text class=\"cap\" x=\"%.1f\" y=\"%.1f\" dy=\"0.35em\">", kx + 16, ky);
     text_escape_html(f, fg->key[i].text);
     fputs("</text>\n", f);
     kx += 16 + 7.5 * (double)strlen(fg->key[i].text) + 18; /* about 0.58 em a character */
+  }
+  for (int i = 0; i < nl; i++) {
+    fprintf(f, "<text class=\"cap\" x=\"10\" y=\"%.1f\">", *h - 6 - (nl - i - 1) * LINE_ - 4);
+    text_escape_html(f, lines[i]);
+    fputs("</text>\n", f);
   }
   fputs("</svg>\n", f);
   int bad = ferror(f);

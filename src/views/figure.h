@@ -10,6 +10,7 @@
 
 #define FIGURE_PARTS_MAX 64
 #define FIGURE_KEYS_MAX 8
+#define FIGURE_NOTES_MAX 8
 
 /* Where a report's figure files go: NULL outdir for none (the page alone). */
 struct figure_out {
@@ -38,6 +39,8 @@ struct figure {
   int n_parts;
   struct figure_key key[FIGURE_KEYS_MAX];
   int n_keys;
+  char note[FIGURE_NOTES_MAX][320]; /* what the page's caption says beyond the legend */
+  int n_notes;
   FILE *mem; /* the part being drawn */
   char *buf;
   size_t len;
@@ -57,6 +60,9 @@ int figure_part_end(struct figure *fg, FILE *page, double w, double h, const cha
                     struct fox_err *e);
 /* A legend entry of the standalone file (the page draws its own). */
 void figure_key(struct figure *fg, char mark, const char *cls, const char *text);
+/* A sentence under the standalone file's legend (the page's caption says it): what was left
+ * out, how coarse the figure is. */
+void figure_note(struct figure *fg, const char *text);
 /* A legend mark in a 12 x 12 box: 'o' a circle, 'x' a cross, '-' a line, else a box, of class
  * cls (the page's legend and the files' draw the same). */
 void figure_glyph(FILE *f, char mark, const char *cls);

@@ -46,6 +46,16 @@ int page_fig_end(struct page *w, struct fox_err *e) {
 }
 
 /* printf, escaped. */
+void page_fig_note(struct page *w, const char *fmt, ...) {
+  char buf[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (w->fig_open)
+    figure_note(&w->fig, buf);
+}
+
 void page_esc(FILE *f, const char *fmt, ...) {
   char buf[2048];
   va_list ap;

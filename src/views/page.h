@@ -30,6 +30,9 @@ FILE *page_fig(struct page *w);
 void page_fig_part(struct page *w, const struct svg *g, const char *caption);
 /* The figure ends: its files written (html_page.files). */
 int page_fig_end(struct page *w, struct fox_err *e);
+/* A sentence of the figure's caption that its files must say too (what was left out, how
+ * coarse it is), printf-style. */
+void page_fig_note(struct page *w, const char *fmt, ...);
 /* printf, escaped. */
 void page_esc(FILE *f, const char *fmt, ...);
 /* What the page cannot show, in the page and on the notes. */

@@ -273,11 +273,16 @@ int plots_curves(struct page *w, struct fox_err *e) {
       page_key(w, "-", "rung", "rungs");
     page_esc(f, "(%s, %s; hover a line for its trial and parameters)", s->metric_names[s->objective],
          s->cfg.study.direction == FOX_MAXIMIZE ? "maximize" : "minimize");
-    if (nt < s->n)
+    if (nt < s->n) {
       page_esc(f, "; the first %d of %d trials", nt, s->n);
-    if (missing)
+      page_fig_note(w, "The first %d of %d trials.", nt, s->n);
+    }
+    if (missing) {
       page_esc(f, "; %d trial file%s missing: those trials show their rungs only", missing,
-           missing > 1 ? "s" : "");
+               missing > 1 ? "s" : "");
+      page_fig_note(w, "%d trial file%s missing: those trials show their rungs only.", missing,
+                    missing > 1 ? "s" : "");
+    }
     fputs("</figcaption></figure>\n", f);
     rc = page_fig_end(w, e);
   }
@@ -340,7 +345,10 @@ int plots_timeline(struct page *w, struct fox_err *e) {
     }
     page_trial_title(s, t, tt, sizeof tt);
     size_t at = strlen(tt);
-    snprintf(tt + at, sizeof tt - at, "; %s to %s UTC, %.3g s of work", when[0], when[1] + 11,
+    /* the end's date only when it is another day's; seconds of work as a plain number */
+    int same_day = strncmp(when[0], when[1], 10) == 0 && strlen(when[1]) > 11;
+    snprintf(tt + at, sizeof tt - at, "; %s to %s UTC, %.*f s of work", when[0],
+             same_day ? when[1] + 11 : when[1], t->seconds < 100 ? 3 : 0,
              t->seconds);
     char cls[16];
     snprintf(cls, sizeof cls, "tl %s", t->status == FOX_ST_FAILED ? "f" : page_mark_cls[t->status]);
@@ -361,8 +369,19 @@ int plots_timeline(struct page *w, struct fox_err *e) {
     page_key(w, "-", "tl r", "running");
   page_esc(f, "(from its first start to its last end: a trial resumed later spans the pause; hover "
           "a bar for its trial)");
-  if (nt < s->n)
+  if (nt < s->n) {
     page_esc(f, "; the first %d of %d trials", nt, s->n);
+    page_fig_note(w, "The first %d of %d trials.", nt, s->n);
+  }
+  int untimed = 0; /* run, but in a study.h5 from before times */
+  for (int k = 0; k < nt; k++)
+    untimed += !isfinite(s->trials[k].start) && s->trials[k].rep[0].rank >= 0;
+  if (untimed) {
+    page_esc(f, "; %d trial%s that ran before foxopt recorded times left out", untimed,
+             untimed > 1 ? "s" : "");
+    page_fig_note(w, "%d trial%s that ran before foxopt recorded times left out.", untimed,
+                  untimed > 1 ? "s" : "");
+  }
   fputs("</figcaption></figure>\n", f);
   return page_fig_end(w, e);
 }
@@ -488,7 +507,7 @@ int plots_importance(struct page *w, struct fox_err *e) {
     FOX_TRY(report_importance(s, j, &im, e));
     const char *obj = s->metric_names[s->obj_metric[j]];
     report_importance_status(&im, line, sizeof line);
-    if (im.status != FOX_IMP_DONE) {
+    if (!report_importance_table(&im)) {
       fputs("<p>", f);
       if (im.status != FOX_IMP_PBT)
         page_esc(f, "%s: ", obj);
@@ -516,7 +535,8 @@ int plots_importance(struct page *w, struct fox_err *e) {
     else
       snprintf(name, sizeof name, "importance");
     page_fig_start(w, name, title);
-    svg_begin(&g, page_fig(w), k * 80 > 600 ? k * 80 : 600, 300, title);
+    /* room for a label of 12 characters under each bar (svg_axes cuts longer ones) */
+    svg_begin(&g, page_fig(w), k * 130 > 600 ? k * 130 : 600, 300, title);
     svg_axes(&g, NULL, "importance (sums to 1)", labels, k);
     for (int q = 0; q < k; q++) {
       int i = order[q];
@@ -534,6 +554,12 @@ int plots_importance(struct page *w, struct fox_err *e) {
             "how much a parameter changes the objective; hover a bar for its figure.",
          obj, s->obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize", 100 * FOX_IMP_QUANTILE,
          line);
+    page_fig_note(w, "PED-ANOVA (Optuna's default evaluator) on %s: %s.", obj, line);
+    for (int q = 0; q < k; q++) {
+      report_importance_note(&im, order[q], note, sizeof note);
+      if (note[0])
+        page_fig_note(w, "%s: %s.", s->space.p[order[q]].key, note);
+    }
     fputs("</figcaption></figure>\n", f);
     FOX_TRY(page_fig_end(w, e));
   }

@@ -215,9 +215,16 @@ void svg_axes(struct svg *g, const char *xlabel, const char *ylabel, const char 
         gmtime_r(&sec, &m);
         strftime(b, sizeof b, day > 0 ? "%Y-%m-%d" : day == 0 ? "%m-%d %H:%M" : "%H:%M:%S", &m);
       }
+      /* a label that would run off the picture's edge ends (starts) at it instead */
+      double half = 0.3 * em * (double)strlen(b), tx = x;
+      const char *anchor = "middle";
+      if (x + half > g->w - 1)
+        tx = g->w - 1, anchor = "end";
+      else if (x - half < 1)
+        tx = 1, anchor = "start";
       fprintf(f, "<line class=\"gr\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-              x, y0, x, y1, x, ty, b);
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+              x, y0, x, y1, tx, ty, anchor, b);
     }
   }
   fprintf(f, "<rect class=\"fr\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x0, y1,

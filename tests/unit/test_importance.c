@@ -115,6 +115,16 @@ static void test_no_answer_(void) {
         "rare: raw %g why %d active %d", im.raw[1], im.why[1], im.n_active[1]);
   CHECK(im.raw[2] == 0 && im.why[2] == FOX_IMP_WHY_SINGLE, "one value: raw %g why %d",
         im.raw[2], im.why[2]);
+  /* the trials differ, but "x" is now one value: no parameter can separate them */
+  struct space_param *x0 = &sp.p[0];
+  x0->dist = FOX_DIST_FIXED, x0->n_choices = 1;
+  for (int k = 0; k < 40; k++)
+    x[k][0] = 0, v[k] = k < 30 ? k : NAN;
+  CHECK(importance_ped_anova(&sp, &x[0][0], 40, v, FOX_MINIMIZE, &im, &e) == 0, "%s", e.msg);
+  CHECK(im.status == FOX_IMP_ZERO && im.n == 30 && im.n_top == 3 && report_importance_table(&im),
+        "no parameter can matter: status %d, n %d, top %d", im.status, im.n, im.n_top);
+  CHECK(im.imp[0] == 0 && im.imp[1] == 0 && im.imp[2] == 0 && im.why[0] == FOX_IMP_WHY_SINGLE,
+        "all 0 with their notes: %g %g %g, why %d", im.imp[0], im.imp[1], im.imp[2], im.why[0]);
   for (int k = 0; k < 40; k++)
     v[k] = 1.5;
   CHECK(importance_ped_anova(&sp, &x[0][0], 40, v, FOX_MINIMIZE, &im, &e) == 0, "%s", e.msg);
