@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the demo: synthetic bars with a learnable edge (--kind regimes) ->
-# dataset.h5 -> what it holds -> the demo study (configs/demo.yaml: 30 DQN/PPO trials, TPE +
-# successive halving, under a minute on two cores) -> its report (table, how much is luck, the
+# dataset.h5 -> what it holds -> the demo study (configs/demo.yaml: 60 DQN/PPO trials, TPE +
+# successive halving, about half a minute on two cores) -> its report (table, how much is luck, the
 # one-page report.html and each figure as SVG and PNG) -> the best trial's policy and buy-and-hold backtested on the untouched test split.
 # Output goes to ${FOX_DEMO_DIR:-build/demo}. On `--kind walk` (no edge) the same study should
 # not beat buy-and-hold, and the report's DSR should say that its best is luck.

@@ -300,7 +300,7 @@ int report_importance_status(const struct importance *im, char *buf, size_t n) {
                             "(tied values), so nothing separates them", im->n_top, im->n);
   case FOX_IMP_ZERO:
     return snprintf(buf, n, "the best %d of %d complete trials, but no parameter sets them apart: "
-                            "every importance is 0 (each parameter's note says why)",
+                            "every importance is 0 (where Optuna would give equal shares)",
                     im->n_top, im->n);
   default:
     return snprintf(buf, n, "the best %d of %d complete trials%s", im->n_top, im->n,
@@ -312,6 +312,8 @@ int report_importance_status(const struct importance *im, char *buf, size_t n) {
 int report_importance_note(const struct importance *im, int i, char *buf, size_t n) {
   if (im->why[i] != FOX_IMP_WHY_NONE)
     return snprintf(buf, n, "%s", why_text_(im->why[i]));
+  if (im->status == FOX_IMP_ZERO || (im->status == FOX_IMP_DONE && im->raw[i] == 0))
+    return snprintf(buf, n, "spread among the best as among all");
   if (im->n_active[i] < im->n)
     return snprintf(buf, n, "active in %d trials", im->n_active[i]);
   return snprintf(buf, n, "%s", "");

@@ -88,31 +88,45 @@ void figure_key(struct figure *fg, char mark, const char *cls, const char *text)
 void figure_note(struct figure *fg, const char *text) {
   if (fg->n_notes < FIGURE_NOTES_MAX)
     snprintf(fg->note[fg->n_notes++], sizeof fg->note[0], "%s", text);
+  else
+    fg->n_dropped++;
 }
 
-/* The notes wrapped at about `cols` characters into lines[] (pointers into buf); their number. */
+/* The notes wrapped at about `cols` characters into lines[] (pointers into buf); their number;
+ * *cut_short = 1 when not all of them fitted in max lines. */
 static int wrap_(const struct figure *fg, int cols, char *buf, size_t n, const char **lines,
-                 int max) {
+                 int max, int *cut_short) {
   int k = 0;
   size_t at = 0;
-  for (int i = 0; i < fg->n_notes && k < max; i++) {
+  *cut_short = 0;
+  for (int i = 0; i < fg->n_notes; i++) {
     const char *s = fg->note[i];
-    while (*s && k < max && at < n) {
-      size_t len = strlen(s), cut = len;
-      if ((int)len > cols) { /* the last space before the column, or the column */
-        cut = (size_t)cols;
-        while (cut > 0 && s[cut] != ' ')
-          cut--;
-        if (cut == 0)
-          cut = (size_t)cols;
-      }
-      if (at + cut + 1 > n)
+    if (k >= max) {
+      *cut_short = 1;
+      break;
+    }
+    while (*s) {
+      if (k >= max || at >= n) {
+        *cut_short = 1;
         break;
-      memcpy(buf + at, s, cut);
-      buf[at + cut] = '\0';
+      }
+      size_t len = strlen(s), end = len;
+      if ((int)len > cols) { /* the last space before the column, or the column */
+        end = (size_t)cols;
+        while (end > 0 && s[end] != ' ')
+          end--;
+        if (end == 0)
+          end = (size_t)cols;
+      }
+      if (at + end + 1 > n) {
+        *cut_short = 1;
+        break;
+      }
+      memcpy(buf + at, s, end);
+      buf[at + end] = '\0';
       lines[k++] = buf + at;
-      at += cut + 1;
-      s += cut;
+      at += end + 1;
+      s += end;
       while (*s == ' ')
         s++;
     }
@@ -166,9 +180,13 @@ char *figure_standalone(const struct figure *fg, size_t *len, double *w, double 
   }
   double cell_h = ch + (captions ? CAP_ : 0);
   *w = cols * cw > 480 ? cols * cw : 480;
-  char text[FIGURE_NOTES_MAX * 340];
-  const char *lines[LINES_MAX_];
-  int nl = wrap_(fg, (int)((*w - 20) / 7.0), text, sizeof text, lines, LINES_MAX_);
+  char text[FIGURE_NOTES_MAX * 340], more[96];
+  const char *lines[LINES_MAX_ + 1];
+  int cut, nl = wrap_(fg, (int)((*w - 20) / 7.0), text, sizeof text, lines, LINES_MAX_, &cut);
+  if (cut || fg->n_dropped > 0) { /* notes not kept or not fitted: said, not lost silently */
+    snprintf(more, sizeof more, "... and more notes: report.html has them all.");
+    lines[nl++] = more;
+  }
   *h = HEAD_ + rows * cell_h + (fg->n_keys ? KEYS_ : 0) + nl * LINE_ + 6;
   char *buf = NULL;
   FILE *f = open_memstream(&buf, len);

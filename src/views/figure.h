@@ -40,7 +40,7 @@ struct figure {
   struct figure_key key[FIGURE_KEYS_MAX];
   int n_keys;
   char note[FIGURE_NOTES_MAX][320]; /* what the page's caption says beyond the legend */
-  int n_notes;
+  int n_notes, n_dropped;           /* notes past FIGURE_NOTES_MAX are counted, not kept */
   FILE *mem; /* the part being drawn */
   char *buf;
   size_t len;

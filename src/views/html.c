@@ -430,7 +430,7 @@ static int pareto_(struct page *w, struct fox_err *e) {
   page_fig_start(w, "pareto", title);
   svg_begin(&g, page_fig(w), 600, 330, title);
   svg_axes(&g, xl, yl, NULL, 0);
-  struct svg_titles tt = {pid, page_point_title, s};
+  struct svg_titles tt = {pid, page_point_title, s, PAGE_TITLES_MAX};
   svg_marks_title(&g, x, y, m, 'o', "dom", &tt);
   /* the front sorted by the first objective (ids ascending by report_front) */
   long q = 0;
@@ -452,8 +452,10 @@ static int pareto_(struct page *w, struct fox_err *e) {
   fputs("<figcaption class=\"legend\">", f);
   page_key(w, "o", "front", "on the front");
   page_key(w, "o", "dom", s->n_con > 0 ? "dominated or infeasible" : "dominated");
-  if (s->n_obj > 2)
+  if (s->n_obj > 2) {
     page_esc(f, "(the first two of %d objectives)", s->n_obj);
+    page_fig_note(w, "The first two of %d objectives.", s->n_obj);
+  }
   fputs("</figcaption></figure>\n<div class=\"scroll\"><table id=\"pareto-rows\">\n"
         "<thead><tr><th>id</th>", f);
   for (int k = 0; k < s->n_obj; k++) {

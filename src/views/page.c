@@ -45,7 +45,6 @@ int page_fig_end(struct page *w, struct fox_err *e) {
   return figure_write(&w->fig, w->p->files, e);
 }
 
-/* printf, escaped. */
 void page_fig_note(struct page *w, const char *fmt, ...) {
   char buf[320];
   va_list ap;
@@ -56,6 +55,7 @@ void page_fig_note(struct page *w, const char *fmt, ...) {
     figure_note(&w->fig, buf);
 }
 
+/* printf, escaped. */
 void page_esc(FILE *f, const char *fmt, ...) {
   char buf[2048];
   va_list ap;
@@ -126,16 +126,32 @@ void page_trial_title(const struct study *s, const struct study_trial *t, char *
   }
 }
 
-void page_point_title(const void *ctx, int id, char *buf, size_t n) {
-  const struct study *s = ctx;
-  const struct study_trial *t = &s->trials[id];
-  page_trial_title(s, t, buf, n);
+/* "; METRIC V[ UNIT]" for each objective of t, in the units the page shows them in. */
+static void objectives_(const struct study *s, const struct study_trial *t, char *buf, size_t n) {
   for (int k = 0; k < s->n_obj; k++) {
     size_t at = strlen(buf);
     int j = s->obj_metric[k];
     const char *unit;
+    double v = t->metrics[j] * report_metric_scale(s, j, &unit);
     if (at + 1 < n)
-      snprintf(buf + at, n - at, "; %s %.6g", s->metric_names[j],
-               t->metrics[j] * report_metric_scale(s, j, &unit));
+      snprintf(buf + at, n - at, "; %s %.6g%s%s", s->metric_names[j], v, unit[0] ? " " : "",
+               unit);
   }
+}
+
+void page_point_title(const void *ctx, int id, char *buf, size_t n) {
+  const struct study *s = ctx;
+  page_trial_title(s, &s->trials[id], buf, n);
+  objectives_(s, &s->trials[id], buf, n);
+}
+
+void page_panel_title(const void *ctx, int id, char *buf, size_t n) {
+  const struct page_panel *p = ctx;
+  const struct study *s = p->s;
+  const struct study_trial *t = &s->trials[id];
+  char v[FOX_CHOICE_LEN];
+  space_format(&s->space.p[p->param], t->x[p->param], v, sizeof v);
+  snprintf(buf, n, "trial %d (%s): %s=%s", t->id, study_status_names[t->status],
+           s->space.p[p->param].key, v);
+  objectives_(s, t, buf, n);
 }

@@ -47,8 +47,18 @@ double page_objective(const struct study *s, const struct study_trial *t);
 /* "trial ID (status, N epochs): key=value, ..." for a hover title. */
 void page_trial_title(const struct study *s, const struct study_trial *t, char *buf, size_t n);
 /* svg_titles' title of trial `id` of the study ctx: page_trial_title and its objectives'
- * values. */
+ * values with their units. */
 void page_point_title(const void *ctx, int id, char *buf, size_t n);
+/* The same, short, for a panel of parameter `param` (ctx a struct page_panel): the trial, its
+ * status, that parameter's value and the objectives. */
+struct page_panel {
+  const struct study *s;
+  int param;
+};
+void page_panel_title(const void *ctx, int id, char *buf, size_t n);
+/* Marks of trials from this id on have no hover title (a page of a large study stays a file
+ * to keep or mail; the learning curves and the timeline stop there too). */
+#define PAGE_TITLES_MAX 2000
 /* The CSS class of a trial's mark by status. */
 extern const char *const page_mark_cls[4];
 

@@ -59,7 +59,7 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
     fputs("<figure>", f);
     svg_begin(&g, page_fig(w), 300, 210, title);
     svg_axes(&g, "generation", sp ? sp->key : label, NULL, 0);
-    struct svg_titles tt = {id, page_point_title, s};
+    struct svg_titles tt = {id, page_point_title, s, PAGE_TITLES_MAX};
     for (int ex = 0; ex < 2; ex++) {
       long q = 0;
       for (int k = 0; k < s->n; k++) {
@@ -148,7 +148,7 @@ int plots_history(struct page *w, struct fox_err *e) {
       return -1;
     }
     static const int order[3] = {FOX_ST_RUNNING, FOX_ST_PRUNED, FOX_ST_COMPLETE};
-    struct svg_titles tt = {id, page_point_title, s};
+    struct svg_titles tt = {id, page_point_title, s, PAGE_TITLES_MAX};
     for (int o = 0; o < 3; o++) {
       int st = order[o];
       long m = 0;
@@ -176,9 +176,14 @@ int plots_history(struct page *w, struct fox_err *e) {
     if (nb > 0)
       page_key(w, "-", "best", "best complete so far");
     page_esc(f, "(%s, %s)", s->metric_names[s->objective], max ? "maximize" : "minimize");
-    if (count[FOX_ST_FAILED])
+    if (count[FOX_ST_FAILED]) {
       page_esc(f, "; %d failed trial%s without a value", count[FOX_ST_FAILED],
-           count[FOX_ST_FAILED] > 1 ? "s" : "");
+               count[FOX_ST_FAILED] > 1 ? "s" : "");
+      page_fig_note(w, "%d failed trial%s without a value.", count[FOX_ST_FAILED],
+                    count[FOX_ST_FAILED] > 1 ? "s" : "");
+    }
+    if (s->n > PAGE_TITLES_MAX)
+      page_fig_note(w, "Hover titles on the first %d trials' points.", PAGE_TITLES_MAX);
     fputs("</figcaption></figure>\n", f);
     rc = page_fig_end(w, e);
   }
@@ -493,6 +498,37 @@ int plots_parallel(struct page *w, struct fox_err *e) {
 /* Parameter importance (PED-ANOVA, importance.h): a bar per parameter, largest first, for
  * each objective; a title on each bar gives its figure, rank and note. Where there are no
  * figures, the sentence the text report gives. */
+/* The parameters' notes for the figure's files, one line a note ("a, b and 3 more: one value in
+ * its domain."), in rank order: a study of many fixed parameters keeps every line. */
+static void notes_(struct page *w, const struct study *s, const struct importance *im,
+                   const int *order, int k) {
+  int done[FOX_SPACE_MAX] = {0};
+  char note[96], other[96], keys[240];
+  for (int q = 0; q < k; q++) {
+    if (done[q] || report_importance_note(im, order[q], note, sizeof note) <= 0)
+      continue;
+    int named = 0, more = 0;
+    size_t at = 0;
+    keys[0] = '\0';
+    for (int r = q; r < k; r++) {
+      if (done[r] || (report_importance_note(im, order[r], other, sizeof other),
+                      strcmp(note, other) != 0))
+        continue;
+      done[r] = 1;
+      const char *key = s->space.p[order[r]].key;
+      if (at + strlen(key) + 3 < 160) {
+        at += (size_t)snprintf(keys + at, sizeof keys - at, "%s%s", named ? ", " : "", key);
+        named++;
+      } else {
+        more++;
+      }
+    }
+    if (more)
+      snprintf(keys + at, sizeof keys - at, " and %d more", more);
+    page_fig_note(w, "%s: %s.", keys, note);
+  }
+}
+
 int plots_importance(struct page *w, struct fox_err *e) {
   const struct study *s = w->s;
   FILE *f = w->f;
@@ -537,7 +573,8 @@ int plots_importance(struct page *w, struct fox_err *e) {
     page_fig_start(w, name, title);
     /* room for a label of 12 characters under each bar (svg_axes cuts longer ones) */
     svg_begin(&g, page_fig(w), k * 130 > 600 ? k * 130 : 600, 300, title);
-    svg_axes(&g, NULL, "importance (sums to 1)", labels, k);
+    svg_axes(&g, NULL, im.status == FOX_IMP_ZERO ? "importance (all 0)" : "importance (sums to 1)",
+             labels, k);
     for (int q = 0; q < k; q++) {
       int i = order[q];
       report_importance_note(&im, i, note, sizeof note);
@@ -555,11 +592,7 @@ int plots_importance(struct page *w, struct fox_err *e) {
          obj, s->obj_dir[j] == FOX_MAXIMIZE ? "maximize" : "minimize", 100 * FOX_IMP_QUANTILE,
          line);
     page_fig_note(w, "PED-ANOVA (Optuna's default evaluator) on %s: %s.", obj, line);
-    for (int q = 0; q < k; q++) {
-      report_importance_note(&im, order[q], note, sizeof note);
-      if (note[0])
-        page_fig_note(w, "%s: %s.", s->space.p[order[q]].key, note);
-    }
+    notes_(w, s, &im, order, k);
     fputs("</figcaption></figure>\n", f);
     FOX_TRY(page_fig_end(w, e));
   }
@@ -634,7 +667,8 @@ int plots_params(struct page *w, struct fox_err *e) {
       svg_text(&g, (g.left + g.w - g.right) / 2, (g.top + g.h - g.bottom) / 2, "middle", "lab",
                "no trial with a value had it active");
     static const int order[3] = {FOX_ST_RUNNING, FOX_ST_PRUNED, FOX_ST_COMPLETE};
-    struct svg_titles tt = {id, page_point_title, s};
+    struct page_panel panel = {s, i};
+    struct svg_titles tt = {id, page_panel_title, &panel, PAGE_TITLES_MAX};
     for (int o = 0; o < 3; o++) {
       long q = 0;
       for (int k = 0; k < s->n; k++) {

@@ -321,7 +321,7 @@ static void marks_(struct svg *g, const double *x, const double *y, long n, char
       fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\"", px - 3, py - 3);
     else
       fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.2\"", px, py);
-    if (t) { /* the point's hover title: the browser shows it, no script needed */
+    if (t && t->id[i] < t->max) { /* its hover title: the browser shows it, no script needed */
       buf[0] = '\0';
       t->title(t->ctx, t->id[i], buf, sizeof buf);
       fputs("><title>", f);

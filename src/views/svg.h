@@ -50,11 +50,12 @@ void svg_line_title(struct svg *g, const double *x, const double *y, long n, con
 /* A mark at each finite (x[i], y[i]): 'o' a circle (filled or not by cls), 'x' a cross. */
 void svg_marks(struct svg *g, const double *x, const double *y, long n, char shape,
                const char *cls);
-/* Hover titles of marks: mark i's is title(ctx, id[i], buf, n). */
+/* Hover titles of marks: mark i's is title(ctx, id[i], buf, n), for id[i] < max only. */
 struct svg_titles {
   const int *id;
   void (*title)(const void *ctx, int id, char *buf, size_t n);
   const void *ctx;
+  int max;
 };
 /* svg_marks, each mark with its hover title (SVG <title>, escaped). */
 void svg_marks_title(struct svg *g, const double *x, const double *y, long n, char shape,

@@ -170,6 +170,27 @@ print("ok", len(lines), "lines")
 PY
   then ok; else bad "learning curves: $(cat "$WORK/lc.txt")"; fi
 fi
+# A large study's page stays a file to keep: the points of the first 2,000 trials have titles,
+# the rest are marks alone (as the learning curves and the timeline stop at 2,000).
+cat >"$WORK/big.yaml" <<YAML
+study: {name: big, seed: 3, trials: 2050, sampler: random,
+        objective: {function: branin, direction: minimize}}
+parameters:
+  x0: {distribution: uniform, min: -5, max: 10}
+  x1: {distribution: uniform, min: 0, max: 15}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/big.yaml" -o "$WORK/big"
+run_rc 0 "$FOXOPT" report "$WORK/big" --html --no-plots
+if [ -n "${FOX_PYTHON:-}" ]; then
+  "$FOX_PYTHON" - "$WORK/big/report.html" <<'PY' && ok || bad "a large study's hover titles"
+import re, sys
+page = open(sys.argv[1]).read()
+hist = page[page.index('<h2 id="history">'):page.index('<h2 id="timeline">')]
+titled = [int(t) for t in re.findall(r'r="3.2"><title>trial (\d+) ', hist)]
+bare = len(re.findall(r'r="3.2"/>', hist))
+assert sorted(titled) == list(range(2000)) and bare == 50, (len(titled), bare)
+PY
+fi
 # The timeline: a bar for each trial that ran, from trials.csv's start to its end (UTC, which
 # study.h5's /trials/start and /trials/end and the repeats' spans agree with), at its id, by
 # status; a linear time axis (every bar end on one line through the CSV's times).
@@ -239,8 +260,14 @@ for cx, cy, tid, status, params, v in m:
     ys.append(float(cy)); vs.append(float(row["value"]))
 b, a = np.polyfit(vs, ys, 1)
 assert b < 0 and np.abs(np.array(ys) - (a + b * np.array(vs))).max() < 0.2, "y is not the value"
+# a panel's titles are short: the trial, its status, that panel's parameter, the value
 panels = page[page.index('<h2 id="params">'):]
-assert len(marks(panels)) == 5 * 40, len(marks(panels))
+short = re.findall(r'<circle cx="[-\d.]+" cy="[-\d.]+" r="3.2"><title>trial (\d+) \((\w+)\): '
+                   r'(x\d)=([^;<]*); value ([-\d.e+]+)</title></circle>', panels)
+assert len(short) == 5 * 40, len(short)
+for tid, status, k, v, val in short:
+    row = table[int(tid)]
+    assert row["status"] == status and row[k] == v, (tid, k, v, row[k])
 print("ok")
 PY
   then ok; else bad "the points' hover titles: $(cat "$WORK/pt.txt")"; fi

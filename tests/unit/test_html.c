@@ -14,6 +14,7 @@
 #include "views/html.h"
 #include "util/text.h"
 #include "report/report.h"
+#include "views/figure.h"
 #include "views/svg.h"
 #include "study/study.h"
 #include "study/work.h"
@@ -456,8 +457,39 @@ static void test_integer_axis(void) {
   }
 }
 
+/* A figure's standalone file: the heading, the part, the legend and the notes, escaped; notes
+ * past what it keeps are said to be on the page, not dropped silently. */
+static void test_figure_file(void) {
+  struct figure fg;
+  struct fox_err e = {0};
+  figure_init(&fg, "t", "a <b> & c");
+  FILE *f = figure_part_begin(&fg, &e);
+  CHECK(f != NULL, "%s", e.msg);
+  fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 300 200\"></svg>\n", f);
+  CHECK(figure_part_end(&fg, NULL, 300, 200, "x0 (log scale)", &e) == 0, "%s", e.msg);
+  figure_key(&fg, 'o', "c", "complete");
+  for (int i = 0; i < 3; i++)
+    figure_note(&fg, "a note & one more");
+  size_t n = 0;
+  double w, h;
+  char *svg = figure_standalone(&fg, &n, &w, &h);
+  CHECK(svg && strstr(svg, ">a &lt;b&gt; &amp; c<") && strstr(svg, ">x0 (log scale)<") &&
+            strstr(svg, ">complete<") && strstr(svg, ">a note &amp; one more<") &&
+            !strstr(svg, "more notes") && w == 480 && h > 200,
+        "the file: %s", svg ? svg : "(none)");
+  free(svg);
+  for (int i = 0; i < 12; i++)
+    figure_note(&fg, "another note");
+  svg = figure_standalone(&fg, &n, &w, &h);
+  CHECK(svg && strstr(svg, "and more notes: report.html has them all"), "notes cut: %s",
+        svg ? svg : "(none)");
+  free(svg);
+  figure_free(&fg);
+}
+
 int main(void) {
   test_escape();
+  test_figure_file();
   test_time_axis();
   test_integer_axis();
   test_pareto_by_hand();

@@ -125,6 +125,20 @@ static void test_no_answer_(void) {
         "no parameter can matter: status %d, n %d, top %d", im.status, im.n, im.n_top);
   CHECK(im.imp[0] == 0 && im.imp[1] == 0 && im.imp[2] == 0 && im.why[0] == FOX_IMP_WHY_SINGLE,
         "all 0 with their notes: %g %g %g, why %d", im.imp[0], im.imp[1], im.imp[2], im.why[0]);
+  /* a parameter spread among the best as among all (its divergence 0) says so too */
+  struct space sc = {0};
+  struct space_param *c = param_(&sc, "c", FOX_DIST_CATEGORICAL, 0, 0);
+  c->n_choices = 2;
+  param_(&sc, "f", FOX_DIST_FIXED, 0, 0)->n_choices = 1;
+  double xc[20][2], vc[20];
+  for (int k = 0; k < 20; k++)
+    xc[k][0] = k % 2, xc[k][1] = 0, vc[k] = k;
+  CHECK(importance_ped_anova(&sc, &xc[0][0], 20, vc, FOX_MINIMIZE, &im, &e) == 0, "%s", e.msg);
+  char note[96];
+  report_importance_note(&im, 0, note, sizeof note);
+  CHECK(im.status == FOX_IMP_ZERO && im.why[0] == FOX_IMP_WHY_NONE &&
+            strcmp(note, "spread among the best as among all") == 0,
+        "c: status %d why %d note '%s'", im.status, im.why[0], note);
   for (int k = 0; k < 40; k++)
     v[k] = 1.5;
   CHECK(importance_ped_anova(&sp, &x[0][0], 40, v, FOX_MINIMIZE, &im, &e) == 0, "%s", e.msg);
