@@ -245,7 +245,12 @@ static int put_(const struct figure_out *o, const char *name, const char *ext, c
   if (snprintf(path, sizeof path, "%s/%s.%s", o->outdir, name, ext) >= (int)sizeof path)
     return fox_errf(e, FOX_EUSAGE, "%s: path too long", o->outdir);
   FOX_TRY(fs_out_guard(path, e));
-  FOX_TRY(fs_write_file(path, buf, len, e));
+  int rc = fs_write_file(path, buf, len, e);
+  if (rc == FOX_EFAIL) { /* a study one may read but not write (a colleague's, a read-only copy) */
+    size_t at = strlen(e->msg);
+    snprintf(e->msg + at, sizeof e->msg - at, " (--no-plots leaves the figure files out)");
+  }
+  FOX_TRY(rc);
   if (o->out)
     fprintf(o->out, "wrote %s\n", path);
   return 0;

@@ -447,6 +447,11 @@ if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
   contains "$ERR_TXT" "$A: cannot be written"
   check "unwritable OUTDIR: the old report.html kept" cmp -s "$A" "$WORK/page.before"
   check "unwritable OUTDIR: no temporary left" test -z "$(ls -A "$WORK/agent" | grep '\.tmp\.')"
+  # the figure files: exit 1 naming the first, and how to do without them; --no-plots reads it
+  run_rc 1 "${as_user[@]}" "$FOXOPT" report "$WORK/agent"
+  contains "$ERR_TXT" "history.svg: cannot be written"
+  contains "$ERR_TXT" "(--no-plots leaves the figure files out)"
+  run_rc 0 "${as_user[@]}" "$FOXOPT" report "$WORK/agent" --no-plots
 else
   echo "note: root without setpriv: the unwritable OUTDIR check is skipped"
 fi
