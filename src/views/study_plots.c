@@ -441,7 +441,8 @@ int plots_parallel(struct page *w, struct fox_err *e) {
   /* every axis named: wider with many, the page scales it down */
   struct svg g = {.right = 16, .top = 16, .em = 17, .all_labels = 1};
   g.x = (struct svg_axis){.lo = -0.25, .hi = na - 0.75, .log = 0};
-  g.y = (struct svg_axis){.lo = -0.04, .hi = 1.04, .log = 0};
+  /* room inside the frame for each axis's end labels, above and below the lines */
+  g.y = (struct svg_axis){.lo = -0.1, .hi = 1.1, .log = 0};
   page_fig_start(w, "parallel", "each complete trial's parameters and objective");
   svg_begin(&g, page_fig(w), na * 110 > 600 ? na * 110 : 600, 330,
             "each complete trial's parameters and objective");
