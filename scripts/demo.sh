@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the demo: synthetic bars with a learnable edge (--kind regimes) ->
 # dataset.h5 -> what it holds -> the demo study (configs/demo.yaml: 60 DQN/PPO trials, TPE +
-# successive halving, about half a minute on two cores) -> its report (table, how much is luck, the
-# one-page report.html and each figure as SVG and PNG) -> the best trial's policy and buy-and-hold backtested on the untouched test split.
+# successive halving, about half a minute on two cores) -> its report (table, how much is luck,
+# the one-page report.html and each figure as SVG and PNG) -> the best trial's policy and
+# buy-and-hold (backtest --buy-and-hold) on the untouched test split.
 # Output goes to ${FOX_DEMO_DIR:-build/demo}. On `--kind walk` (no edge) the same study should
 # not beat buy-and-hold, and the report's DSR should say that its best is luck.
 set -euo pipefail
@@ -20,12 +21,8 @@ $fox report "$out/study" --top 5 --html
 best=$($fox info "$out/study/study.h5" | sed -n 's/.*best *trial \([0-9]*\):.*/\1/p')
 echo "== the best trial ($best) on the held-out test split"
 $fox backtest "$out/dataset.h5" --study "$out/study" --trial "$best" --split test
-# Buy-and-hold on the same bars and market: buy at the first bar, never sell (the barriers would
-# close the position after barrier.horizon bars, so they are off here); closed on the last bar.
-n=$($fox info "$out/dataset.h5" | sed -n 's/^ *test *\[.*) *\([0-9]*\) bars.*/\1/p')
-awk -v n="$n" 'BEGIN { print "action"; print 1; for (i = 1; i < n; i++) print 0 }' >"$out/buy-and-hold.csv"
+# Buy-and-hold on the same bars and market: bought at the first open, held to the last close.
 echo "== buy-and-hold on the test split"
-$fox backtest "$out/dataset.h5" --actions "$out/buy-and-hold.csv" --split test \
-  --set barrier.enforce=false
+$fox backtest "$out/dataset.h5" --buy-and-hold --split test
 echo "== the report to open first: $out/study/report.html (one self-contained page; each figure"
 echo "   also as $out/study/NAME.svg and NAME.png)"

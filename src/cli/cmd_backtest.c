@@ -14,6 +14,9 @@
 static const struct cli_opt opts_[] = {
     {"--actions", "ACTIONS.csv", "the actions to run: one 0 hold / 1 buy / 2 sell per bar of the "
                                  "split, optional header `action`"},
+    {"--buy-and-hold", NULL, "the benchmark: buy at each fold's first open, hold to its last "
+                             "close (barrier.enforce off: a barrier never closes it); the "
+                             "market's spread and fee as any trade's"},
     {"--policy", "T.h5", "the greedy policy of a trained trial (foxopt train), with the trial's "
                          "market settings; reproduces its recorded metrics"},
     {"--study", "OUTDIR", "with --trial ID: the policy of trial ID of the study in OUTDIR "
@@ -43,7 +46,7 @@ static const char *const keys_[] = {"market.", "barrier.", "output.", NULL};
 const struct cli_cmd cli_cmd_backtest = {
     .name = "backtest",
     .summary = "metrics of an action sequence over a split (walk-forward folds)",
-    .synopsis = "DATA.h5 (--actions ACTIONS.csv | --policy TRIAL.h5 |\n"
+    .synopsis = "DATA.h5 (--actions ACTIONS.csv | --buy-and-hold | --policy TRIAL.h5 |\n"
                 "         --study OUTDIR --trial ID [--repeat R])\n"
                 "[--split val|test|train] [--folds K]\n"
                 "[--set market.KEY=V]... [--set barrier.KEY=V]...\n"
@@ -53,7 +56,10 @@ const struct cli_cmd cli_cmd_backtest = {
         "Runs the actions (one 0 hold / 1 buy / 2 sell per bar of the split, optional header\n"
         "`action`; action i is decided after bar i's close and executes at the next open) through\n"
         "the market of docs/market.md and prints total_return, sharpe, sortino, max_drawdown,\n"
-        "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.",
+        "annual_return, calmar, trades, win_rate, profit_factor, exposure, final_equity, bars.\n"
+        "--buy-and-hold runs the benchmark a policy has to beat: a BUY after each fold's first\n"
+        "bar, held to the fold's last close, at the market's spread and fee, with the barriers\n"
+        "off (barrier.enforce=false: a time-out would otherwise sell after barrier.horizon bars).",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 bad input (file and line named)",
     .set_keys = keys_,
@@ -61,11 +67,29 @@ const struct cli_cmd cli_cmd_backtest = {
 };
 
 
+/* Buy-and-hold as actions: a BUY decided after each fold's first bar (it executes at the next
+ * open), then nothing; the backtest closes the position at the fold's last close. Barriers
+ * would end the hold after barrier.horizon bars, so they only label here. */
+static int hold_actions_(const struct dataset *ds, int split, size_t n, int folds,
+                         struct config *cfg, uint8_t *actions, struct fox_err *e) {
+  if (folds < 1 || n / (size_t)folds < 2)
+    return fox_errf(e, FOX_EUSAGE, "%d folds: the %s split has %zu bars, each fold needs >= 2",
+                    folds, dataset_split_name(split), n);
+  memset(actions, 0, n);
+  for (int j = 0; j < folds; j++) {
+    int64_t b, end;
+    backtest_fold_bounds(ds->split[split][0], n, folds, j, &b, &end);
+    actions[b - ds->split[split][0]] = 1;
+  }
+  cfg->market.enforce = 0;
+  return 0;
+}
+
 int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   const char *data = NULL, *actions_path = NULL, *out = NULL, *backend = NULL;
   const char *split_name = NULL, *policy = NULL, *study = NULL, *sets[256];
   long long trial_id = -1, repeat = 0;
-  int json = 0, nset = 0;
+  int json = 0, nset = 0, hold = 0;
   long long folds = 0; /* 0: not given */
   struct config cfg;
   config_defaults(&cfg);
@@ -74,6 +98,8 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
     const char *a = argv[i], *v;
     if (strcmp(a, "--json") == 0) {
       json = 1;
+    } else if (strcmp(a, "--buy-and-hold") == 0) {
+      hold = 1;
     } else if (strcmp(a, "--actions") == 0 || strcmp(a, "--split") == 0 ||
                strcmp(a, "--folds") == 0 || strcmp(a, "--set") == 0 ||
                strcmp(a, "--output") == 0 || strcmp(a, "--backend") == 0 ||
@@ -114,10 +140,10 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
   }
   if (!study != (trial_id < 0))
     return fox_errf(e, FOX_EUSAGE, "--study OUTDIR and --trial ID go together");
-  if (!data || !!actions_path + !!policy + !!study != 1)
+  if (!data || !!actions_path + hold + !!policy + !!study != 1)
     return fox_errf(e, FOX_EUSAGE,
-                    "DATA.h5 and one of --actions FILE, --policy TRIAL.h5 or --study "
-                    "OUTDIR --trial ID are required (foxopt help backtest)");
+                    "DATA.h5 and one of --actions FILE, --buy-and-hold, --policy TRIAL.h5 or "
+                    "--study OUTDIR --trial ID are required (foxopt help backtest)");
   if (repeat && !study)
     return fox_errf(e, FOX_EUSAGE, "--repeat goes with --study OUTDIR --trial ID");
   /* A policy runs where it was trained unless told otherwise: the same arithmetic gives the
@@ -182,6 +208,8 @@ int cmd_backtest(int argc, char **argv, struct fox_err *e) {
                   split_name, n);
   if (rc == 0 && actions_path)
     rc = backtest_read_actions(actions_path, n, actions, e);
+  if (rc == 0 && hold)
+    rc = hold_actions_(&ds, split, n, (int)folds, &cfg, actions, e);
   if (rc == 0 && out) /* every input is open by now: none of them may be the output */
     rc = fs_out_guard(out, e);
   if (rc == 0 && (rc = be->dataset_upload(&ds, &dev, e)) == 0)

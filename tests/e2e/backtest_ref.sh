@@ -27,6 +27,33 @@ scenario() { # scenario DATA.h5 SPLIT SEED FOLDS [--set k=v]...
 "$FOXOPT" synth -o "$WORK/s.csv" --bars 40000 --seed 9 >/dev/null
 "$FOXOPT" import "$WORK/s.csv" -o "$WORK/s.h5" >/dev/null
 scenario "$WORK/s.h5" val 1 1
+# --buy-and-hold: a BUY after each fold's first bar and nothing else (read back from the
+# experience file), the barriers off whatever --set says, and the reference's market and metrics
+# on those actions agree.
+for folds in 1 3; do
+  run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --buy-and-hold --split test --folds "$folds" \
+    --backend "$backend" --json --output "$WORK/bh.h5" --set output.experience=full \
+    --set barrier.enforce=true
+  echo "$OUT_TXT" >"$WORK/bh.json"
+  "$FOX_PYTHON" - "$WORK/bh.h5" "$WORK/bh.json" "$WORK/bh.csv" "$folds" <<'PY' && ok || bad "buy-and-hold's actions ($folds folds)"
+import json, sys
+import h5py, numpy as np
+a = h5py.File(sys.argv[1], "r")["experience/actions"][:].astype(int).ravel()
+j = json.load(open(sys.argv[2]))
+starts = [f["begin"] for f in j["folds"]]
+assert len(starts) == int(sys.argv[4]), starts
+first = starts[0]
+want = np.zeros_like(a)
+want[[b - first for b in starts]] = 1
+assert (a == want).all(), (np.nonzero(a)[0][:10], starts)
+assert all(f["trades"] == 1 and f["exposure"] > 0.99 for f in j["folds"]), j["folds"]
+open(sys.argv[3], "w").write("action\n" + "\n".join(map(str, a)) + "\n")
+PY
+  run_rc 0 "$FOX_PYTHON" "$REF" check --h5 "$WORK/s.h5" --actions "$WORK/bh.csv" --split test \
+    --folds "$folds" --got-json "$WORK/bh.json" --got-exp "$WORK/bh.h5" --set barrier.enforce=false
+done
+run_rc 2 "$FOXOPT" backtest "$WORK/s.h5" --buy-and-hold --actions "$WORK/bh.csv"
+contains "$ERR_TXT" "one of --actions FILE, --buy-and-hold, --policy TRIAL.h5"
 scenario "$WORK/s.h5" test 2 5 --set market.spread=0 --set market.fee=0 --set barrier.horizon=15
 scenario "$WORK/s.h5" train 3 7 --set barrier.enforce=false --set barrier.bonus=0.01 \
   --set market.fee=0.001 --set market.cash_reserve=0
