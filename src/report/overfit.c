@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "report/report.h"
 
 int overfit_compute(const struct study *s, const struct return_matrix *m, int blocks,
                     struct overfit *o, struct fox_err *e) {
@@ -63,16 +64,6 @@ void overfit_free(struct overfit *o) {
   memset(o, 0, sizeof *o);
 }
 
-/* A number for the text: "-" when undefined. */
-static const char *num_(double v, const char *fmt, char *buf, size_t n) {
-  if (isnan(v))
-    snprintf(buf, n, "-");
-  else if (isinf(v))
-    snprintf(buf, n, v > 0 ? "inf" : "-inf");
-  else
-    snprintf(buf, n, fmt, v);
-  return buf;
-}
 
 void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
   char a[64], b[64], c[64], d[64];
@@ -99,23 +90,23 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
     fprintf(f, "#   trial %d on %ld %s returns%s: per-bar sharpe %s (annualised %s), skewness "
                "%s, kurtosis %s\n",
             o->best, o->t, split, s->folds > 1 ? " (within its folds)" : "",
-            num_(o->m.sr, "%.4g", a, sizeof a), num_(o->m.sr * ann, "%.4g", b, sizeof b),
-            num_(o->m.skew, "%.4g", c, sizeof c), num_(o->m.kurt, "%.4g", d, sizeof d));
+            report_num(o->m.sr, "%.4g", a, sizeof a), report_num(o->m.sr * ann, "%.4g", b, sizeof b),
+            report_num(o->m.skew, "%.4g", c, sizeof c), report_num(o->m.kurt, "%.4g", d, sizeof d));
     fprintf(f, "#   PSR(0) = %s: the probability that its true Sharpe is above 0, were it the "
-               "only configuration tried\n", num_(o->psr, "%.4f", a, sizeof a));
+               "only configuration tried\n", report_num(o->psr, "%.4f", a, sizeof a));
     fprintf(f, "#   DSR = %s: the same against SR*_0 = %s per bar (annualised %s), the "
                "expected best Sharpe of %d configurations with no edge (cross-trial variance "
                "%s)\n",
-            num_(o->dsr, "%.4f", a, sizeof a), num_(o->sr0, "%.4g", b, sizeof b),
-            num_(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
-            num_(o->var_sr, "%.3g", d, sizeof d));
+            report_num(o->dsr, "%.4f", a, sizeof a), report_num(o->sr0, "%.4g", b, sizeof b),
+            report_num(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
+            report_num(o->var_sr, "%.3g", d, sizeof d));
     if (o->bars_per_year > 0 && isfinite(o->min_trl))
       fprintf(f, "#   minimum track record for Sharpe > 0 at 95 %%: %s bars (%s years)\n",
-              num_(o->min_trl, "%.0f", a, sizeof a),
-              num_(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
+              report_num(o->min_trl, "%.0f", a, sizeof a),
+              report_num(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
     else
       fprintf(f, "#   minimum track record for Sharpe > 0 at 95 %%: %s bars%s\n",
-              num_(o->min_trl, "%.0f", a, sizeof a),
+              report_num(o->min_trl, "%.0f", a, sizeof a),
               isinf(o->min_trl) ? " (its Sharpe is not above 0: no length is enough)" : "");
   }
   if (!o->have_pbo) {
@@ -127,14 +118,14 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
   fprintf(f, "#   PBO = %s by CSCV over %d complete configurations: %d blocks of %ld returns "
              "(%ld oldest dropped), all %ld splits; the share where the in-sample best ranks at "
              "or below the out-of-sample median\n",
-          num_(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks, p->block_rows,
+          report_num(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks, p->block_rows,
           p->dropped_rows, p->combos);
   if (overfit_pbo_caveat(o, few, sizeof few)[0])
     fprintf(f, "#   PBO caveat: %s\n", few);
   fprintf(f, "#   degradation: out-of-sample Sharpe = %s + %s x in-sample Sharpe of the "
              "in-sample best (r2 %s); P(out-of-sample loss) = %s\n",
-          num_(p->intercept, "%.4g", a, sizeof a), num_(p->slope, "%.4g", b, sizeof b),
-          num_(p->r2, "%.3g", c, sizeof c), num_(p->prob_oos_loss, "%.4f", d, sizeof d));
+          report_num(p->intercept, "%.4g", a, sizeof a), report_num(p->slope, "%.4g", b, sizeof b),
+          report_num(p->r2, "%.3g", c, sizeof c), report_num(p->prob_oos_loss, "%.4f", d, sizeof d));
 }
 
 const char *overfit_pbo_caveat(const struct overfit *o, char *buf, size_t n) {

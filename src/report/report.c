@@ -79,6 +79,16 @@ void report_count(const struct study *s, int counts[4]) {
 
 static int agent_study_(const struct study *s) { return s->cfg.study.function == 0; }
 
+const char *report_num(double v, const char *fmt, char *buf, size_t n) {
+  if (isnan(v))
+    snprintf(buf, n, "-");
+  else if (isinf(v))
+    snprintf(buf, n, v > 0 ? "inf" : "-inf");
+  else
+    snprintf(buf, n, fmt, v);
+  return buf;
+}
+
 double report_metric_scale(const struct study *s, int j, const char **unit) {
   static const char *const percent[] = {"total_return", "max_drawdown", "annual_return",
                                         "win_rate", "exposure", NULL};

@@ -20,6 +20,9 @@ void report_count(const struct study *s, int counts[4]);
 /* How metric j is shown: the factor its value is multiplied by and the unit it is then in
  * ("%" for returns, drawdowns and shares; "" when it has none). */
 double report_metric_scale(const struct study *s, int j, const char **unit);
+/* v by fmt into buf, "-" when undefined and "inf"/"-inf" when infinite (the text report's and
+ * the page's figures); buf. */
+const char *report_num(double v, const char *fmt, char *buf, size_t n);
 /* "val.total_return[%]": a metric's column header or axis label. */
 void report_metric_label(const struct study *s, int j, char *buf, size_t n);
 

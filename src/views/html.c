@@ -161,7 +161,7 @@ static int pbt_(struct page *w, struct fox_err *e) {
         fputs("-", f);
       fprintf(f, "</td><td class=\"l\">%s</td><td>%d</td><td>%s</td>",
               t->exploited ? "yes" : "no", t->epochs,
-              page_num(t->metrics[s->objective] * scale, "%.6g", buf, sizeof buf));
+              report_num(t->metrics[s->objective] * scale, "%.6g", buf, sizeof buf));
       for (int i = 0; i < s->space.n; i++) {
         char v[FOX_CHOICE_LEN];
         space_format(&s->space.p[i], t->x[i], v, sizeof v);
@@ -227,22 +227,22 @@ static int selection_(struct page *w, struct fox_err *e) {
   } else {
     kv_(f, "selected", "trial %d on %ld %s returns%s: per-bar Sharpe %s (annualised %s), "
         "skewness %s, kurtosis %s", o->best, o->t, split,
-        s->folds > 1 ? " (within its folds)" : "", page_num(o->m.sr, "%.4g", a, sizeof a),
-        page_num(o->m.sr * ann, "%.4g", b, sizeof b), page_num(o->m.skew, "%.4g", c, sizeof c),
-        page_num(o->m.kurt, "%.4g", d, sizeof d));
+        s->folds > 1 ? " (within its folds)" : "", report_num(o->m.sr, "%.4g", a, sizeof a),
+        report_num(o->m.sr * ann, "%.4g", b, sizeof b), report_num(o->m.skew, "%.4g", c, sizeof c),
+        report_num(o->m.kurt, "%.4g", d, sizeof d));
     kv_(f, "PSR(0)", "%s: the probability that its true Sharpe is above 0, were it the only "
-        "configuration tried", page_num(o->psr, "%.4f", a, sizeof a));
+        "configuration tried", report_num(o->psr, "%.4f", a, sizeof a));
     kv_(f, "DSR", "%s: the same against SR*_0 = %s per bar (annualised %s), the expected best "
         "Sharpe of N = %d configurations with no edge (cross-trial variance %s)",
-        page_num(o->dsr, "%.4f", a, sizeof a), page_num(o->sr0, "%.4g", b, sizeof b),
-        page_num(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
-        page_num(o->var_sr, "%.3g", d, sizeof d));
+        report_num(o->dsr, "%.4f", a, sizeof a), report_num(o->sr0, "%.4g", b, sizeof b),
+        report_num(o->sr0 * ann, "%.4g", c, sizeof c), o->n_counted,
+        report_num(o->var_sr, "%.3g", d, sizeof d));
     if (o->bars_per_year > 0 && isfinite(o->min_trl))
       kv_(f, "MinTRL", "%s bars (%s years) for Sharpe > 0 at 95 %%",
-          page_num(o->min_trl, "%.0f", a, sizeof a),
-          page_num(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
+          report_num(o->min_trl, "%.0f", a, sizeof a),
+          report_num(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
     else
-      kv_(f, "MinTRL", "%s bars for Sharpe > 0 at 95 %%%s", page_num(o->min_trl, "%.0f", a, sizeof a),
+      kv_(f, "MinTRL", "%s bars for Sharpe > 0 at 95 %%%s", report_num(o->min_trl, "%.0f", a, sizeof a),
           isinf(o->min_trl) ? " (its Sharpe is not above 0: no length is enough)" : "");
   }
   if (!o->have_pbo) {
@@ -253,15 +253,15 @@ static int selection_(struct page *w, struct fox_err *e) {
   const struct pbo_result *p = &o->pbo;
   kv_(f, "PBO", "%s by CSCV over %d complete configurations: %d blocks of %ld returns (%ld oldest "
       "dropped), all %ld splits; the share where the in-sample best ranks at or below the "
-      "out-of-sample median", page_num(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks,
+      "out-of-sample median", report_num(p->pbo, "%.4f", a, sizeof a), o->n_pbo, p->blocks,
       p->block_rows, p->dropped_rows, p->combos);
   char few[256];
   if (overfit_pbo_caveat(o, few, sizeof few)[0])
     kv_(f, "caveat", "%s", few);
   kv_(f, "degradation", "out-of-sample Sharpe = %s + %s x in-sample Sharpe of the in-sample best "
-      "(r2 %s); P(out-of-sample loss) = %s", page_num(p->intercept, "%.4g", a, sizeof a),
-      page_num(p->slope, "%.4g", b, sizeof b), page_num(p->r2, "%.3g", c, sizeof c),
-      page_num(p->prob_oos_loss, "%.4f", d, sizeof d));
+      "(r2 %s); P(out-of-sample loss) = %s", report_num(p->intercept, "%.4g", a, sizeof a),
+      report_num(p->slope, "%.4g", b, sizeof b), report_num(p->r2, "%.3g", c, sizeof c),
+      report_num(p->prob_oos_loss, "%.4f", d, sizeof d));
   fputs("</dl>\n", f);
   /* The histogram: about 40 bins over the logits' range, never narrower than 0.01, each
    * (b w - w, b w] so that 0 is an edge: the bars left of it are exactly the PBO's mass. */
@@ -346,14 +346,14 @@ static void test_(struct page *w) {
     double sv = report_metric_scale(s, s->objective, &unit);
     double val = t->trial >= 0 && t->trial < s->n ? s->trials[t->trial].metrics[s->objective]
                                                   : NAN;
-    fprintf(f, "<tr><td>%d</td><td>%s</td>", t->trial, page_num(val * sv, "%.6g", a, sizeof a));
+    fprintf(f, "<tr><td>%d</td><td>%s</td>", t->trial, report_num(val * sv, "%.6g", a, sizeof a));
     for (int i = 0; i < 4; i++) {
       int j = metrics_find(key[i]);
-      fprintf(f, "<td>%s</td>", page_num(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g",
+      fprintf(f, "<td>%s</td>", report_num(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g",
                                      a, sizeof a));
     }
-    fprintf(f, "<td>%s</td>", page_num(t->psr, "%.4f", a, sizeof a));
-    fprintf(f, "<td>%s</td></tr>\n", page_num(t->dsr, "%.4f", a, sizeof a));
+    fprintf(f, "<td>%s</td>", report_num(t->psr, "%.4f", a, sizeof a));
+    fprintf(f, "<td>%s</td></tr>\n", report_num(t->dsr, "%.4f", a, sizeof a));
   }
   fputs("</tbody></table></div>\n<p class=\"legend\">", f);
   page_esc(f, "test DSR: against the expected best Sharpe of the %d configuration%s ever looked at on "
@@ -477,7 +477,7 @@ static int pareto_(struct page *w, struct fox_err *e) {
     for (int k = 0; k < s->n_obj; k++) {
       char a[64];
       int j = s->obj_metric[k];
-      fprintf(f, "<td>%s</td>", page_num(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g", a,
+      fprintf(f, "<td>%s</td>", report_num(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g", a,
                                      sizeof a));
     }
     for (int i = 0; i < s->space.n; i++) {

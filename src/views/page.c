@@ -35,6 +35,13 @@ void page_fig_part(struct page *w, const struct svg *g, const char *caption) {
 }
 
 /* The figure ends: its files written (html_page.files). */
+void page_panel_end(struct page *w, const struct svg *g, const char *caption) {
+  page_fig_part(w, g, caption);
+  fputs("<figcaption>", w->f);
+  text_escape_html(w->f, caption);
+  fputs("</figcaption></figure>\n", w->f);
+}
+
 int page_fig_end(struct page *w, struct fox_err *e) {
   w->fig_open = 0;
   if (w->fig_failed) {
@@ -77,17 +84,6 @@ void page_note(struct page *w, const char *fmt, ...) {
   fputs("</p>\n", w->f);
   if (w->notes)
     fprintf(w->notes, "note: %s: %s\n", w->files_only ? "plots" : "report.html", buf);
-}
-
-/* "-" for an undefined figure, as the text report. */
-const char *page_num(double v, const char *fmt, char *buf, size_t n) {
-  if (isnan(v))
-    snprintf(buf, n, "-");
-  else if (isinf(v))
-    snprintf(buf, n, v > 0 ? "inf" : "-inf");
-  else
-    snprintf(buf, n, fmt, v);
-  return buf;
 }
 
 /* A legend entry: the mark or line as drawn in the plots, then the text (escaped); the

@@ -28,6 +28,9 @@ void page_fig_start(struct page *w, const char *name, const char *title);
 FILE *page_fig(struct page *w);
 /* The part drawn on g ends: into the page, kept for the files (`caption` under it there). */
 void page_fig_part(struct page *w, const struct svg *g, const char *caption);
+/* A panel of a figure of panels ends: the part drawn on g, then its caption (escaped) under it
+ * on the page and in the file, and the page's <figure> closed. */
+void page_panel_end(struct page *w, const struct svg *g, const char *caption);
 /* The figure ends: its files written (html_page.files). */
 int page_fig_end(struct page *w, struct fox_err *e);
 /* A sentence of the figure's caption that its files must say too (what was left out, how
@@ -37,8 +40,6 @@ void page_fig_note(struct page *w, const char *fmt, ...);
 void page_esc(FILE *f, const char *fmt, ...);
 /* What the page cannot show, in the page and on the notes. */
 void page_note(struct page *w, const char *fmt, ...);
-/* "-" for an undefined figure, as the text report. */
-const char *page_num(double v, const char *fmt, char *buf, size_t n);
 /* A legend entry: the mark ('o', 'x', '-', or a box) as the plots draw it, then the text
  * (escaped); the figure being drawn keeps it for its file. */
 void page_key(struct page *w, const char *mark, const char *cls, const char *text);

@@ -80,10 +80,7 @@ int plots_schedule(struct page *w, const int *ids, int n, struct fox_err *e) {
     char what[FOX_NAME_LEN + 32];
     snprintf(what, sizeof what, "%s%s", sp ? sp->key : label,
              categorical ? " (by choice index)" : log_scale ? " (log scale)" : "");
-    page_fig_part(w, &g, what);
-    fputs("<figcaption>", f);
-    text_escape_html(f, what);
-    fputs("</figcaption></figure>\n", f);
+    page_panel_end(w, &g, what);
   }
   fputs("</div>\n", f);
   free(x), free(y), free(id);
@@ -685,10 +682,7 @@ int plots_params(struct page *w, struct fox_err *e) {
     char cap[FOX_NAME_LEN + 16];
     snprintf(cap, sizeof cap, "%s%s", sp->key,
              categorical ? " (by choice)" : log_scale ? " (log scale)" : "");
-    page_fig_part(w, &g, cap);
-    fputs("<figcaption>", f);
-    text_escape_html(f, cap);
-    fputs("</figcaption></figure>\n", f);
+    page_panel_end(w, &g, cap);
   }
   fputs("</div>\n", f);
   free(x), free(y), free(id);
