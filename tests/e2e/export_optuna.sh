@@ -44,8 +44,10 @@ export_check() {
 }
 
 # --- Branin: TPE and successive halving over 1, 3, 9 epochs -----------------------------------
-cat >"$WORK/branin.yaml" <<YAML
-study: {name: br, seed: 3, trials: 27, round_size: 9, sampler: tpe,
+# branin_yaml NAME TRIALS: the study on stdout (NAME a YAML scalar, quoted as it needs).
+branin_yaml() {
+  cat <<YAML
+study: {name: $1, seed: 3, trials: $2, round_size: 9, sampler: tpe,
         objective: {function: branin, direction: minimize},
         scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 9, eta: 3}}
 train: {epochs: 9}
@@ -53,6 +55,8 @@ parameters:
   x0: {distribution: uniform, min: -5, max: 10}
   x1: {distribution: q_uniform, min: 0, max: 15, q: 0.5}
 YAML
+}
+branin_yaml br 27 >"$WORK/branin.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/branin.yaml" -o "$WORK/branin"
 export_check "$WORK/branin" branin
 contains "$OUT_TXT" "27 trials (3 complete, 24 pruned, 0 failed, 0 running)"
@@ -118,15 +122,7 @@ export_check "$WORK/agent" agent
 # metrics are null), its parameters numbers of their kind (integers as ints, floats as
 # floats), lists and words as their text.
 odd='q"uote \back\slash \u0041 {[,:]} it'"'"'s füchse € 🦊'
-cat >"$WORK/odd.yaml" <<'YAML'
-study: {name: 'q"uote \back\slash \u0041 {[,:]} it''s füchse € 🦊', seed: 3, trials: 9,
-        round_size: 9, sampler: tpe, objective: {function: branin, direction: minimize},
-        scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 9, eta: 3}}
-train: {epochs: 9}
-parameters:
-  x0: {distribution: uniform, min: -5, max: 10}
-  x1: {distribution: q_uniform, min: 0, max: 15, q: 0.5}
-YAML
+branin_yaml "'q\"uote \\back\\slash \\u0041 {[,:]} it''s füchse € 🦊'" 9 >"$WORK/odd.yaml"
 run_rc 0 "$FOXOPT" run "$WORK/odd.yaml" -o "$WORK/odd"
 run_rc 0 "$FOXOPT" report "$WORK/odd" --json --no-plots --top 100
 echo "$OUT_TXT" >"$WORK/odd.json"
