@@ -1,6 +1,6 @@
 /* A population's DQN update on the device (src/backend/pop_ops.h): every member's gradient
- * update in 2 x hidden layers + 3 launches, one thread per output element, whatever the
- * population's size. The members' arrays stay where their agents made them; a table in device
+ * update in 2 x hidden layers + 3 launches, whatever the population's size; the dot products'
+ * threads each compute a register tile of outputs (pop_kernels.h). The members' arrays stay where their agents made them; a table in device
  * memory holds each one's pointers and own numbers, and a thread finds its member from its
  * index. Each element is summed by one thread in a fixed order and no thread reads another
  * member's memory, so a member's floats do not depend on the population (a GPU gives the same
@@ -88,53 +88,73 @@ struct pdqn_table {
  * for Double DQN. The activations are feature-major (pop_kernels.h), the target's b rows and
  * the online network's 2b apart (its buffers hold 2b rows: dqn_create), the same for every
  * update whether Double or not. */
-__device__ static inline int rows_(const struct pdqn_shape *sh) { return sh->b * (2 + sh->dbl); }
 #define TSTRIDE_(sh) ((size_t)(sh).b)
 #define OSTRIDE_(sh) (2 * (size_t)(sh).b)
 
-/* Hidden layer l < L - 1 of every member: output unit j of row r (a warp: consecutive rows of
- * one unit, the weight row broadcast, the inputs coalesced). Layer 0 reads its row from
- * the dataset and the ring (dqn_replay_get's gather, sample for the clock's update count); the
- * thread of unit 0 of an online row writes it to the batch (s rows with their action, reward
- * and terminal), which the backward of layer 0 reads. */
+/* A forward launch's threads a member: the target's rows (b: s') in tiles, then the online
+ * network's (b, or 2b for Double DQN: s then s'), of a layer of o units. */
+FOX_HD static inline size_t pdqn_fwd_per_(const struct pdqn_shape *sh, int o) {
+  return pop_fwd_threads(sh->b, o) + pop_fwd_threads(sh->b * (1 + sh->dbl), o);
+}
+
+/* Hidden layer l < L - 1 of every member, a tile of rows x units a thread (pop_fwd_at: a
+ * warp's consecutive rows, the weights broadcast, the inputs coalesced), the target's rows
+ * and the online network's in tiles of their own. Layer 0 reads its rows from the dataset
+ * and the ring (dqn_replay_get's gather, sample for the clock's update count); the thread
+ * of an online row's unit 0 writes it to the batch (s rows with their action, reward and
+ * terminal), which the backward of layer 0 reads. */
 __global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh, int l) {
-  int in = sh.dims[l], o = sh.dims[l + 1], R = rows_(&sh);
-  size_t per = (size_t)R * o;
+  int in = sh.dims[l], o = sh.dims[l + 1];
+  size_t tgt_threads = pop_fwd_threads(sh.b, o), per = pdqn_fwd_per_(&sh, o);
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
-  int j = (int)(idx % per / R), r = (int)(idx % R);
-  int tgt = r < sh.b, row = tgt ? r : r - sh.b; /* online rows: s then s' */
+  size_t t = idx % per;
+  int tgt = t < tgt_threads;
+  /* Rows of the segment: the target's s' [0, b); the online network's s [0, b), s' [b, 2b). */
+  struct pop_fwd f = tgt ? pop_fwd_at(t, sh.b, o)
+                         : pop_fwd_at(t - tgt_threads, sh.b * (1 + sh.dbl), o);
   size_t stride = tgt ? TSTRIDE_(sh) : OSTRIDE_(sh);
-  const float *W = (tgt ? p->tw : p->w) + sh.off[l], *wj = W + (size_t)j * in;
-  float s = 0.0f;
+  const float *W = (tgt ? p->tw : p->w) + sh.off[l];
+  float s[POP_TILE][POP_TILE] = {{0.0f}};
   if (l == 0) {
-    int i = row % sh.b, next = tgt || row >= sh.b;
-    size_t k = (size_t)dqn_replay_index(p->seed, (uint64_t)p->clk->updates, (uint64_t)i,
-                                        (uint64_t)p->clk->size);
     int nf = p->rb.nfeat; /* in = nf + 3 */
-    const float *x = p->data + ((size_t)p->rb.bar[k] + (size_t)next) * (size_t)nf;
-    const float *pf = p->rb.pf + 6 * k + 3 * (size_t)next;
-    for (int f = 0; f < nf; f++)
-      s += wj[f] * x[f];
-    for (int f = 0; f < 3; f++)
-      s += wj[nf + f] * pf[f];
-    if (j == 0 && !tgt) {
-      float *bs = p->bs + (size_t)row * (size_t)in;
-      for (int f = 0; f < nf; f++)
-        bs[f] = x[f];
-      for (int f = 0; f < 3; f++)
-        bs[nf + f] = pf[f];
-      if (row < sh.b) {
-        p->ba[row] = p->rb.a[k];
-        p->br[row] = p->rb.r[k];
-        p->bterm[row] = p->rb.term[k];
-      }
+    const float *x[POP_TILE], *pf[POP_TILE];
+    size_t k[POP_TILE];
+    for (int q = 0; q < POP_TILE; q++) {
+      int row = f.r[q], i = row % sh.b, next = tgt || row >= sh.b;
+      k[q] = (size_t)dqn_replay_index(p->seed, (uint64_t)p->clk->updates, (uint64_t)i,
+                                      (uint64_t)p->clk->size);
+      x[q] = p->data + ((size_t)p->rb.bar[k[q]] + (size_t)next) * (size_t)nf;
+      pf[q] = p->rb.pf + 6 * k[q] + 3 * (size_t)next;
     }
+    const float *w[POP_TILE], *wp[POP_TILE];
+    for (int u = 0; u < POP_TILE; u++)
+      w[u] = W + (size_t)f.j[u] * in, wp[u] = w[u] + nf;
+    pop_tile(s, w, 1, x, 1, nf);
+    pop_tile(s, wp, 1, pf, 1, 3);
+    if (!tgt && f.j0 == 0)
+      for (int q = 0; q < POP_TILE; q++) {
+        int row = f.r[q];
+        if (!pop_fwd_own(&f, q, 0))
+          continue;
+        float *bs = p->bs + (size_t)row * (size_t)in;
+        for (int c = 0; c < nf; c++)
+          bs[c] = x[q][c];
+        for (int c = 0; c < 3; c++)
+          bs[nf + c] = pf[q][c];
+        if (row < sh.b) {
+          p->ba[row] = p->rb.a[k[q]];
+          p->br[row] = p->rb.r[k[q]];
+          p->bterm[row] = p->rb.term[k[q]];
+        }
+      }
   } else {
-    s = pop_dot(wj, (tgt ? p->tg_act : p->on_act)[l] + row, stride, in);
+    const float *act = (tgt ? p->tg_act : p->on_act)[l], *x[POP_TILE];
+    for (int q = 0; q < POP_TILE; q++)
+      x[q] = act + f.r[q];
+    pop_fwd_sum(&f, W, in, x, stride, s);
   }
-  float *y = (tgt ? p->tg_act : p->on_act)[l + 1];
-  y[(size_t)j * stride + row] = fox_act(sh.act, s + W[(size_t)o * in + j]);
+  pop_fwd_put(&f, W, in, sh.act, s, (tgt ? p->tg_act : p->on_act)[l + 1], stride);
 }
 
 /* Q-values [3] from a head's outputs (the dueling head's 4, or the 3 themselves). */
@@ -182,39 +202,42 @@ __global__ void pdqn_head_loss_kernel(const struct pdqn_member *tab, struct pdqn
     dl[f] = pop_delta(Wo, d, in, out, f, h[(size_t)f * os], sh.act);
 }
 
+/* A backward launch's threads a member at hidden layer l: the head's gradients (l = L - 2),
+ * the layer's, the deltas below (l >= 1), each in its tiles. */
+FOX_HD static inline size_t pdqn_back_per_(const struct pdqn_shape *sh, int l) {
+  int L = sh->L, in = sh->dims[l], o = sh->dims[l + 1];
+  return (l == L - 2 ? pop_grad_threads(sh->dims[L - 1], sh->out) : 0) +
+         pop_grad_threads(in, o) + (l >= 1 ? pop_delta_threads(sh->b, in) : 0);
+}
+
 /* Hidden layer l of every member: its gradients from its delta and input (layer 0's: the
- * batch's s rows), the delta of layer l - 1 (l >= 1); with l = L - 2, the head's gradients
+ * batch's s rows), the deltas of layer l - 1 (l >= 1); with l = L - 2, the head's gradients
  * too. */
 __global__ void pdqn_backward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh,
                                      int l) {
   int L = sh.L, in = sh.dims[l], o = sh.dims[l + 1], b = sh.b;
   int hin = sh.dims[L - 1];
-  size_t head = l == L - 2 ? (size_t)sh.out * hin + sh.out : 0;
-  size_t grads = (size_t)o * in + o, below = l >= 1 ? (size_t)b * in : 0;
-  size_t per = head + grads + below;
+  size_t head = l == L - 2 ? pop_grad_threads(hin, sh.out) : 0;
+  size_t grads = pop_grad_threads(in, o), per = pdqn_back_per_(&sh, l);
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
   size_t e = idx % per;
   size_t os = OSTRIDE_(sh);
   if (e < head) {
-    pop_grad_elem(p->dout, p->on_act[L - 1], 1, os, b, hin, sh.out, e, p->g + sh.off[L - 1]);
+    pop_grad_tile(p->dout, p->on_act[L - 1], 1, os, b, hin, sh.out, e, p->g + sh.off[L - 1]);
     return;
   }
   e -= head;
   const float *d = p->delta[l % 2];
   if (e < grads) {
     if (l == 0)
-      pop_grad_elem(d, p->bs, (size_t)in, 1, b, in, o, e, p->g + sh.off[0]);
+      pop_grad_tile(d, p->bs, (size_t)in, 1, b, in, o, e, p->g + sh.off[0]);
     else
-      pop_grad_elem(d, p->on_act[l], 1, os, b, in, o, e, p->g + sh.off[l]);
+      pop_grad_tile(d, p->on_act[l], 1, os, b, in, o, e, p->g + sh.off[l]);
     return;
   }
-  e -= grads;
-  /* The delta below, input f of row i (a warp: consecutive inputs, the weights coalesced, the
-   * delta row broadcast). */
-  int i = (int)(e / in), f = (int)(e % in);
-  p->delta[(l - 1) % 2][(size_t)i * in + f] = pop_delta(
-      p->w + sh.off[l], d + (size_t)i * o, in, o, f, p->on_act[l][(size_t)f * os + i], sh.act);
+  pop_delta_tile(p->w + sh.off[l], d, b, in, o, p->on_act[l], 1, os, sh.act, e - grads,
+                 p->delta[(l - 1) % 2]);
 }
 
 /* Lane k of every member's squared gradient norm; the member's last lane to finish adds the
@@ -252,20 +275,22 @@ __global__ void pdqn_adam_kernel(const struct pdqn_member *tab, struct pdqn_shap
     p->tw[i] = opt_blend_elem(p->tw[i], p->w[i], (float)p->tau);
 }
 
-/* Acting, hidden layer l < L - 1 of every member: unit j of environment i's row, from the
- * states the member acts on (buffer `flip`) or the layer below. */
+/* Acting, hidden layer l < L - 1 of every member, a tile of environments' rows x units a
+ * thread, from the states the member acts on (buffer `flip`, row-major as the environments
+ * give them) or the layer below (feature-major). */
 __global__ void pdqn_act_forward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh,
                                         int l, int flip) {
   int in = sh.dims[l], o = sh.dims[l + 1];
-  size_t per = (size_t)sh.N * o;
+  size_t per = pop_fwd_threads(sh.N, o);
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
-  int j = (int)(idx % per / sh.N), i = (int)(idx % sh.N);
-  const float *W = p->w + sh.off[l], *wj = W + (size_t)j * in;
-  /* The states row-major (as the environments give them), the activations feature-major. */
-  float s = l == 0 ? pop_dot(wj, p->states[flip] + (size_t)i * in, 1, in)
-                   : pop_dot(wj, p->on_act[l] + i, (size_t)sh.N, in);
-  p->on_act[l + 1][(size_t)j * sh.N + i] = fox_act(sh.act, s + W[(size_t)o * in + j]);
+  struct pop_fwd f = pop_fwd_at(idx % per, sh.N, o);
+  const float *W = p->w + sh.off[l], *x[POP_TILE];
+  for (int q = 0; q < POP_TILE; q++)
+    x[q] = l == 0 ? p->states[flip] + (size_t)f.r[q] * in : p->on_act[l] + f.r[q];
+  float s[POP_TILE][POP_TILE] = {{0.0f}};
+  pop_fwd_sum(&f, W, in, x, l == 0 ? 1 : (size_t)sh.N, s);
+  pop_fwd_put(&f, W, in, sh.act, s, p->on_act[l + 1], (size_t)sh.N);
 }
 
 /* Acting, environment i of every member: the head, the (dueling) Q-values, epsilon-greedy at
@@ -310,8 +335,8 @@ int pop_dqn_act(void *table, const float *states, struct fox_err *e) {
   if (flip < 0)
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
-    POP_LAUNCH_(&t->hdr, pdqn_act_forward_kernel, (size_t)sh->n * sh->N * sh->dims[l + 1], TAB_(t),
-                *sh, l, flip);
+    POP_LAUNCH_(&t->hdr, pdqn_act_forward_kernel,
+                (size_t)sh->n * pop_fwd_threads(sh->N, sh->dims[l + 1]), TAB_(t), *sh, l, flip);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&t->hdr, pdqn_act_head_kernel, (size_t)sh->n * sh->N, TAB_(t), *sh);
@@ -334,17 +359,14 @@ int pop_dqn_update(void *table, struct fox_err *e) {
   const struct pdqn_shape *sh = &t->sh;
   size_t n = (size_t)sh->n;
   for (int l = 0; l < sh->L - 1; l++) {
-    POP_LAUNCH_(&t->hdr, pdqn_forward_kernel, n * (size_t)sh->b * (2 + sh->dbl) * sh->dims[l + 1],
-                TAB_(t), *sh, l);
+    POP_LAUNCH_(&t->hdr, pdqn_forward_kernel, n * pdqn_fwd_per_(sh, sh->dims[l + 1]), TAB_(t),
+                *sh, l);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&t->hdr, pdqn_head_loss_kernel, n * sh->b, TAB_(t), *sh);
   cudaCheckLaunch(e);
   for (int l = sh->L - 2; l >= 0; l--) {
-    size_t per = (size_t)sh->dims[l + 1] * (sh->dims[l] + 1) +
-                 (l >= 1 ? (size_t)sh->b * sh->dims[l] : 0) +
-                 (l == sh->L - 2 ? (size_t)sh->out * (sh->dims[sh->L - 1] + 1) : 0);
-    POP_LAUNCH_(&t->hdr, pdqn_backward_kernel, n * per, TAB_(t), *sh, l);
+    POP_LAUNCH_(&t->hdr, pdqn_backward_kernel, n * pdqn_back_per_(sh, l), TAB_(t), *sh, l);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&t->hdr, pdqn_clip_kernel, n * FOX_SQ_LANES, TAB_(t), *sh);

@@ -126,26 +126,6 @@ __device__ static inline void pop_head(const float *W, const float *h, size_t st
     y[o] = pop_dot(W + (size_t)o * in, h, stride, in) + W[(size_t)out * in + o];
 }
 
-/* dW [o, in] = sum over the batch of d [b, o] (row-major) x [b, in] (x_i[f] at x[i * xr +
- * f * xf]: a batch row-major, activations feature-major), db [o] = sum of d: element `e` of
- * the in * o + o, unit j fastest (a warp: consecutive units of one input, d coalesced, x
- * broadcast); written to g as mlp_layout.h keeps it. */
-__device__ static inline void pop_grad_elem(const float *d, const float *x, size_t xr, size_t xf,
-                                            int b, int in, int o, size_t e, float *g) {
-  float s = 0.0f;
-  if (e < (size_t)o * in) {
-    int f = (int)(e / o), j = (int)(e % o);
-    for (int i = 0; i < b; i++)
-      s += d[(size_t)i * o + j] * x[(size_t)i * xr + (size_t)f * xf];
-    g[(size_t)j * in + f] = s;
-  } else {
-    int j = (int)(e - (size_t)o * in);
-    for (int i = 0; i < b; i++)
-      s += d[(size_t)i * o + j];
-    g[(size_t)o * in + j] = s;
-  }
-}
-
 /* The delta of input f of a row below a layer of o outputs: the activation's backward at the
  * row's h of that input, of sum over j of W [j, f] d [j] (W [o, in] row-major, d the row's
  * delta [o]). */
@@ -155,6 +135,145 @@ __device__ static inline float pop_delta(const float *W, const float *d, int in,
   for (int j = 0; j < o; j++)
     s += W[(size_t)j * in + f] * d[j];
   return fox_act_back(act, h, s);
+}
+
+/* Register tiles. The GEMMs' threads each compute a POP_TILE x POP_TILE block of outputs, so
+ * that each value a thread loads serves POP_TILE multiply-adds instead of one: 2 x POP_TILE
+ * loads a step for POP_TILE^2 of them, against 2 loads for 1 (pop_dot). On a GPU the loads,
+ * not the arithmetic, bound a dot kernel that reads from L1 without shared memory (128 bytes a
+ * clock an SM against 128 multiply-adds: bench_device_model's model). Each output is still one
+ * thread's sum over its terms in order, so its bits are pop_dot's: the tile changes which
+ * thread computes an output, not how. Out-of-range rows or units of an edge tile read a valid
+ * one in their place (clamped) and are not stored, so the loops keep their constant bounds (the
+ * tile stays in registers). */
+#define POP_TILE 4
+
+FOX_HD static inline int pop_cdiv(int a, int b) { return (a + b - 1) / b; }
+FOX_HD static inline int pop_min(int a, int b) { return a < b ? a : b; }
+
+/* s[q][u] += a[u][k * as] b[q][k * bs] for k < n, in order. */
+__device__ static inline void pop_tile(float s[POP_TILE][POP_TILE], const float *const *a,
+                                       size_t as, const float *const *b, size_t bs, int n) {
+  for (int k = 0; k < n; k++) {
+    float av[POP_TILE], bv[POP_TILE];
+    for (int u = 0; u < POP_TILE; u++)
+      av[u] = a[u][(size_t)k * as];
+    for (int q = 0; q < POP_TILE; q++)
+      bv[q] = b[q][(size_t)k * bs];
+    for (int q = 0; q < POP_TILE; q++)
+      for (int u = 0; u < POP_TILE; u++)
+        s[q][u] += av[u] * bv[q];
+  }
+}
+
+/* A forward's tiles over R rows and o units: thread t takes rows t % RS + q RS (RS =
+ * ceil(R / POP_TILE): a warp's consecutive threads read consecutive rows, each load
+ * coalesced) and units (t / RS) POP_TILE + u (a weight row each, broadcast to the warp). */
+struct pop_fwd {
+  int r[POP_TILE], j[POP_TILE]; /* clamped into [0, R) and [0, o) */
+  int r0, j0, rs;               /* the first row and unit, the rows' step */
+  int R, o;
+};
+FOX_HD static inline size_t pop_fwd_threads(int R, int o) {
+  return (size_t)pop_cdiv(R, POP_TILE) * (size_t)pop_cdiv(o, POP_TILE);
+}
+FOX_HD static inline struct pop_fwd pop_fwd_at(size_t t, int R, int o) {
+  struct pop_fwd f;
+  f.rs = pop_cdiv(R, POP_TILE);
+  f.r0 = (int)(t % (size_t)f.rs), f.j0 = (int)(t / (size_t)f.rs) * POP_TILE;
+  f.R = R, f.o = o;
+  for (int q = 0; q < POP_TILE; q++) {
+    f.r[q] = pop_min(f.r0 + q * f.rs, R - 1);
+    f.j[q] = pop_min(f.j0 + q, o - 1);
+  }
+  return f;
+}
+/* Whether row q and unit u of the tile are its own (not an edge's stand-in). */
+FOX_HD static inline int pop_fwd_own(const struct pop_fwd *f, int q, int u) {
+  return f->r0 + q * f->rs < f->R && f->j0 + u < f->o;
+}
+/* The tile's sums s[q][u] = sum over f < in of W[j_u, f] x_q[f * xs], x_q the tile's rows
+ * (x[q]: row q's first element). */
+__device__ static inline void pop_fwd_sum(const struct pop_fwd *f, const float *W, int in,
+                                          const float *const *x, size_t xs,
+                                          float s[POP_TILE][POP_TILE]) {
+  const float *w[POP_TILE];
+  for (int u = 0; u < POP_TILE; u++)
+    w[u] = W + (size_t)f->j[u] * in;
+  pop_tile(s, w, 1, x, xs, in);
+}
+/* Stores the tile's own outputs y[j * ys + r] = act(s[q][u] + b[j]) (W's bias after its
+ * weights), feature-major. */
+__device__ static inline void pop_fwd_put(const struct pop_fwd *f, const float *W, int in,
+                                          int act, float s[POP_TILE][POP_TILE], float *y,
+                                          size_t ys) {
+  const float *bias = W + (size_t)f->o * in;
+  for (int q = 0; q < POP_TILE; q++)
+    for (int u = 0; u < POP_TILE; u++)
+      if (pop_fwd_own(f, q, u))
+        y[(size_t)f->j[u] * ys + f->r[q]] = fox_act(act, s[q][u] + bias[f->j[u]]);
+}
+
+/* A layer's gradients: dW [o, in] = sum over the batch of d [b, o] (row-major) x [b, in]
+ * (x_i[f] at x[i * xr + f * xf]: a batch row-major, activations feature-major), db [o] = sum
+ * of d, written to g as mlp_layout.h keeps them; thread t of pop_grad_threads(in, o): a tile
+ * of units t % JS + u JS (JS = ceil(o / POP_TILE): a warp's loads of d coalesced) and inputs
+ * (t / JS) POP_TILE + v (x broadcast), then o threads of one bias each. */
+FOX_HD static inline size_t pop_grad_threads(int in, int o) {
+  return (size_t)pop_cdiv(o, POP_TILE) * (size_t)pop_cdiv(in, POP_TILE) + (size_t)o;
+}
+__device__ static inline void pop_grad_tile(const float *d, const float *x, size_t xr,
+                                            size_t xf, int b, int in, int o, size_t t,
+                                            float *g) {
+  int js = pop_cdiv(o, POP_TILE);
+  size_t tiles = (size_t)js * (size_t)pop_cdiv(in, POP_TILE);
+  if (t >= tiles) {
+    int j = (int)(t - tiles);
+    float s = 0.0f;
+    for (int i = 0; i < b; i++)
+      s += d[(size_t)i * o + j];
+    g[(size_t)o * in + j] = s;
+    return;
+  }
+  int jt = (int)(t % (size_t)js), f0 = (int)(t / (size_t)js) * POP_TILE;
+  const float *a[POP_TILE], *xv[POP_TILE];
+  for (int u = 0; u < POP_TILE; u++)
+    a[u] = d + pop_min(jt + u * js, o - 1);
+  for (int v = 0; v < POP_TILE; v++)
+    xv[v] = x + (size_t)pop_min(f0 + v, in - 1) * xf;
+  float s[POP_TILE][POP_TILE] = {{0.0f}};
+  pop_tile(s, a, (size_t)o, xv, xr, b);
+  for (int v = 0; v < POP_TILE; v++)
+    for (int u = 0; u < POP_TILE; u++)
+      if (jt + u * js < o && f0 + v < in)
+        g[(size_t)(jt + u * js) * in + f0 + v] = s[v][u];
+}
+
+/* The deltas below a layer of o outputs: out [i, f] (row-major, rows < b) = the activation's
+ * backward at h_i[f] (h[i * hr + f * hf]) of sum over j of W [j, f] d [i, j] (d row-major);
+ * thread t of pop_delta_threads(b, in): a tile of inputs t % FS + v FS (FS = ceil(in /
+ * POP_TILE): W's loads coalesced) and rows (t / FS) POP_TILE + q (d broadcast). */
+FOX_HD static inline size_t pop_delta_threads(int b, int in) {
+  return (size_t)pop_cdiv(b, POP_TILE) * (size_t)pop_cdiv(in, POP_TILE);
+}
+__device__ static inline void pop_delta_tile(const float *W, const float *d, int b, int in,
+                                             int o, const float *h, size_t hr, size_t hf,
+                                             int act, size_t t, float *out) {
+  int fs = pop_cdiv(in, POP_TILE);
+  int ft = (int)(t % (size_t)fs), i0 = (int)(t / (size_t)fs) * POP_TILE;
+  const float *a[POP_TILE], *dv[POP_TILE];
+  for (int v = 0; v < POP_TILE; v++)
+    a[v] = W + pop_min(ft + v * fs, in - 1);
+  for (int q = 0; q < POP_TILE; q++)
+    dv[q] = d + (size_t)pop_min(i0 + q, b - 1) * o;
+  float s[POP_TILE][POP_TILE] = {{0.0f}};
+  pop_tile(s, a, (size_t)in, dv, 1, o);
+  for (int q = 0; q < POP_TILE; q++)
+    for (int v = 0; v < POP_TILE; v++) {
+      int i = i0 + q, f = ft + v * fs;
+      if (i < b && f < in)
+        out[(size_t)i * in + f] = fox_act_back(act, h[(size_t)i * hr + (size_t)f * hf], s[q][v]);
+    }
 }
 
 #endif

@@ -6,8 +6,8 @@
  * first gathering its rows from the rollout at the permutation's entries; the advantages'
  * statistics; the heads, the loss and the last hidden layer's deltas; backward; the lanes of
  * the clip over both networks, whose last thread sums the loss and prepares Adam; Adam),
- * however many members. One thread an output element, its terms summed in order
- * (pop_kernels.h): a member's floats are those of its step alone. The per-element arithmetic
+ * however many members. Each output is one thread's sum of its terms in order, a register
+ * tile of outputs a thread (pop_kernels.h): a member's floats are those of its step alone. The per-element arithmetic
  * is ppo_step.h's, act_step.h's and opt_step.h's. */
 #include <stddef.h>
 #include <stdlib.h>
@@ -62,24 +62,26 @@ struct pppo_table {
 
 #define TAB_(t) ((const struct pppo_member *)(t)->hdr.dev)
 
-/* Hidden layer l < L - 1: unit j of environment i's row, of the actor and the critic (nets 2)
- * or the critic alone (nets 1), from the states acted on (src 0: buffer flip) or the next
- * states (src 1) or the layer below. */
+/* Hidden layer l < L - 1, a tile of environments' rows x units a thread (pop_fwd_at), of the
+ * actor and the critic (nets 2, each in tiles of its own) or the critic alone (nets 1), from
+ * the states acted on (src 0: buffer flip) or the next states (src 1), row-major as the
+ * environments give them, or the layer below (feature-major). */
 __global__ void pppo_forward_kernel(const struct pppo_member *tab, struct pppo_shape sh, int l,
                                     int nets, int src, int flip) {
   int in = sh.dims[l], o = sh.dims[l + 1];
-  size_t per = (size_t)nets * sh.N * o;
+  size_t one = pop_fwd_threads(sh.N, o), per = (size_t)nets * one;
   POP_THREAD_((size_t)sh.n * per);
   const struct pppo_member *p = &tab[idx / per];
   size_t r = idx % per;
-  int net = nets == 2 ? (int)(r / ((size_t)sh.N * o)) : 1;
-  int j = (int)(r % ((size_t)sh.N * o) / sh.N), i = (int)(r % sh.N);
-  const float *W = p->w[net] + sh.off[l], *wj = W + (size_t)j * in;
-  /* The states row-major (as the environments give them), the activations feature-major. */
-  const float *x = src ? p->next_states : p->states[flip];
-  float s = l > 0 ? pop_dot(wj, p->act[net][l] + i, (size_t)sh.N, in)
-                  : pop_dot(wj, x + (size_t)i * in, 1, in);
-  p->act[net][l + 1][(size_t)j * sh.N + i] = fox_act(sh.act, s + W[(size_t)o * in + j]);
+  int net = nets == 2 ? (int)(r / one) : 1;
+  struct pop_fwd f = pop_fwd_at(r % one, sh.N, o);
+  const float *W = p->w[net] + sh.off[l], *x[POP_TILE];
+  const float *st = src ? p->next_states : p->states[flip];
+  for (int q = 0; q < POP_TILE; q++)
+    x[q] = l > 0 ? p->act[net][l] + f.r[q] : st + (size_t)f.r[q] * in;
+  float s[POP_TILE][POP_TILE] = {{0.0f}};
+  pop_fwd_sum(&f, W, in, x, l > 0 ? (size_t)sh.N : 1, s);
+  pop_fwd_put(&f, W, in, sh.act, s, p->act[net][l + 1], (size_t)sh.N);
 }
 
 /* Acting, environment i of every member at rollout step t: the actor's logits, an action
@@ -133,33 +135,38 @@ __global__ void pppo_gae_kernel(const struct pppo_member *tab, struct pppo_shape
               p->lambda, p->ro.adv, p->ro.ret);
 }
 
-/* A minibatch's hidden layer l of both networks: unit j of row r (a warp: consecutive rows of
- * one unit), activations feature-major with stride m. Layer 0 reads rollout row k, the
- * permutation's entry `start + r` of epoch `ep` (ppo_perm_at, as ppo_permute_kernel: each
- * entry is independent), and the actor's unit-0 thread gathers the row into the minibatch
- * (ppo_gather_at), which the statistics, the loss and layer 0's gradients read. */
+/* A minibatch's hidden layer l of both networks, a tile of rows x units a thread (each
+ * network in tiles of its own), activations feature-major with stride m. Layer 0 reads
+ * rollout row k, the permutation's entry `start + r` of epoch `ep` (ppo_perm_at, as
+ * ppo_permute_kernel: each entry is independent), and the actor's threads of unit 0 gather
+ * their rows into the minibatch (ppo_gather_at), which the statistics, the loss and layer 0's
+ * gradients read. */
 __global__ void pppo_mb_forward_kernel(const struct pppo_member *tab, struct pppo_shape sh,
                                        int l, int start, int ep) {
   int in = sh.dims[l], o = sh.dims[l + 1], m = sh.m;
-  size_t per = 2 * (size_t)m * o;
+  size_t one = pop_fwd_threads(m, o), per = 2 * one;
   POP_THREAD_((size_t)sh.n * per);
   const struct pppo_member *p = &tab[idx / per];
   size_t r = idx % per;
-  int net = (int)(r / ((size_t)m * o));
-  int j = (int)(r % ((size_t)m * o) / m), row = (int)(r % m);
-  const float *W = p->w[net] + sh.off[l], *wj = W + (size_t)j * in;
-  float s;
+  int net = (int)(r / one);
+  struct pop_fwd f = pop_fwd_at(r % one, m, o);
+  const float *W = p->w[net] + sh.off[l], *x[POP_TILE];
   if (l == 0) {
     uint32_t n = (uint32_t)sh.n_steps * (uint32_t)sh.N;
     uint64_t round = (uint64_t)p->clk->updates * (uint64_t)sh.epochs + (uint64_t)ep;
-    size_t k = ppo_perm_at((uint32_t)(start + row), n, p->seed, round);
-    s = pop_dot(wj, p->ro.obs + k * (size_t)in, 1, in);
-    if (net == 0 && j == 0)
-      ppo_gather_at(&p->ro, k, row, &p->mb);
+    for (int q = 0; q < POP_TILE; q++) {
+      size_t k = ppo_perm_at((uint32_t)(start + f.r[q]), n, p->seed, round);
+      x[q] = p->ro.obs + k * (size_t)in;
+      if (net == 0 && pop_fwd_own(&f, q, 0))
+        ppo_gather_at(&p->ro, k, f.r[q], &p->mb);
+    }
   } else {
-    s = pop_dot(wj, p->act[net][l] + row, (size_t)m, in);
+    for (int q = 0; q < POP_TILE; q++)
+      x[q] = p->act[net][l] + f.r[q];
   }
-  p->act[net][l + 1][(size_t)j * m + row] = fox_act(sh.act, s + W[(size_t)o * in + j]);
+  float s[POP_TILE][POP_TILE] = {{0.0f}};
+  pop_fwd_sum(&f, W, in, x, l == 0 ? 1 : (size_t)m, s);
+  pop_fwd_put(&f, W, in, sh.act, s, p->act[net][l + 1], (size_t)m);
 }
 
 /* The minibatch's advantages' mean and std, one thread a member (ppo_adv_stats, in order). */
@@ -194,29 +201,33 @@ __global__ void pppo_head_loss_kernel(const struct pppo_member *tab, struct pppo
 }
 
 /* One network's share of a backward launch at hidden layer l: the head's gradients (l = L -
- * 2), the layer's, the delta below (l >= 1). */
-__device__ static inline size_t pppo_back_per_(const struct pppo_shape *sh, int l, int out) {
+ * 2), the layer's, the deltas below (l >= 1), each in its tiles. */
+FOX_HD static inline size_t pppo_back_per_(const struct pppo_shape *sh, int l, int out) {
   int L = sh->L, in = sh->dims[l], o = sh->dims[l + 1], hin = sh->dims[L - 1];
-  return (l == L - 2 ? (size_t)out * hin + out : 0) + (size_t)o * in + o +
-         (l >= 1 ? (size_t)sh->m * in : 0);
+  return (l == L - 2 ? pop_grad_threads(hin, out) : 0) + pop_grad_threads(in, o) +
+         (l >= 1 ? pop_delta_threads(sh->m, in) : 0);
+}
+/* A backward launch's threads a member: the actor's share (3 logits), then the critic's. */
+FOX_HD static inline size_t pppo_back_threads_(const struct pppo_shape *sh, int l) {
+  return pppo_back_per_(sh, l, 3) + pppo_back_per_(sh, l, 1);
 }
 
 /* Hidden layer l of both networks of every member: the gradients from its delta and input
- * (layer 0's: the minibatch's rows), the delta of layer l - 1; with l = L - 2, the heads'
+ * (layer 0's: the minibatch's rows), the deltas of layer l - 1; with l = L - 2, the heads'
  * gradients too (from the loss's dlogits and dvalues). */
 __global__ void pppo_backward_kernel(const struct pppo_member *tab, struct pppo_shape sh,
                                      int l) {
   int L = sh.L, in = sh.dims[l], o = sh.dims[l + 1], m = sh.m, hin = sh.dims[L - 1];
-  size_t per0 = pppo_back_per_(&sh, l, 3), per = per0 + pppo_back_per_(&sh, l, 1);
+  size_t per0 = pppo_back_per_(&sh, l, 3), per = pppo_back_threads_(&sh, l);
   POP_THREAD_((size_t)sh.n * per);
   const struct pppo_member *p = &tab[idx / per];
   size_t e = idx % per;
   int net = e >= per0, out = net ? 1 : 3;
   e -= net ? per0 : 0;
-  size_t head = l == L - 2 ? (size_t)out * hin + out : 0, grads = (size_t)o * in + o;
+  size_t head = l == L - 2 ? pop_grad_threads(hin, out) : 0, grads = pop_grad_threads(in, o);
   float *g = p->g[net];
   if (e < head) {
-    pop_grad_elem(net ? p->mb.dvalues : p->mb.dlogits, p->act[net][L - 1], 1, (size_t)m, m,
+    pop_grad_tile(net ? p->mb.dvalues : p->mb.dlogits, p->act[net][L - 1], 1, (size_t)m, m,
                   hin, out, e, g + sh.off[L - 1]);
     return;
   }
@@ -224,16 +235,13 @@ __global__ void pppo_backward_kernel(const struct pppo_member *tab, struct pppo_
   const float *d = p->delta[net][l % 2];
   if (e < grads) {
     if (l == 0)
-      pop_grad_elem(d, p->mb.obs, (size_t)in, 1, m, in, o, e, g);
+      pop_grad_tile(d, p->mb.obs, (size_t)in, 1, m, in, o, e, g);
     else
-      pop_grad_elem(d, p->act[net][l], 1, (size_t)m, m, in, o, e, g + sh.off[l]);
+      pop_grad_tile(d, p->act[net][l], 1, (size_t)m, m, in, o, e, g + sh.off[l]);
     return;
   }
-  e -= grads;
-  int i = (int)(e / in), f = (int)(e % in);
-  p->delta[net][(l - 1) % 2][(size_t)i * in + f] =
-      pop_delta(p->w[net] + sh.off[l], d + (size_t)i * o, in, o, f,
-                p->act[net][l][(size_t)f * m + i], sh.act);
+  pop_delta_tile(p->w[net] + sh.off[l], d, m, in, o, p->act[net][l], 1, (size_t)m, sh.act,
+                 e - grads, p->delta[net][(l - 1) % 2]);
 }
 
 /* Lane k of every member's squared gradient norm over both networks (the actor's lane, then
@@ -285,8 +293,9 @@ int pop_ppo_act(void *table, const float *states, int t, struct fox_err *e) {
   if (flip < 0)
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
-    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel, (size_t)sh->n * 2 * sh->N * sh->dims[l + 1],
-                TAB_(tb), *sh, l, 2, 0, flip);
+    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel,
+                (size_t)sh->n * 2 * pop_fwd_threads(sh->N, sh->dims[l + 1]), TAB_(tb), *sh, l, 2,
+                0, flip);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&tb->hdr, pppo_act_head_kernel, (size_t)sh->n * sh->N, TAB_(tb), *sh, flip, t);
@@ -298,8 +307,9 @@ int pop_ppo_observe(void *table, int t, struct fox_err *e) {
   struct pppo_table *tb = (struct pppo_table *)table;
   const struct pppo_shape *sh = &tb->sh;
   for (int l = 0; l < sh->L - 1; l++) {
-    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel, (size_t)sh->n * sh->N * sh->dims[l + 1], TAB_(tb),
-                *sh, l, 1, 1, 0);
+    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel,
+                (size_t)sh->n * pop_fwd_threads(sh->N, sh->dims[l + 1]), TAB_(tb), *sh, l, 1, 1,
+                0);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&tb->hdr, pppo_observe_head_kernel, (size_t)sh->n * sh->N, TAB_(tb), *sh, t);
@@ -315,8 +325,8 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
   if (flip < 0)
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
-    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel, n * sh->N * sh->dims[l + 1], TAB_(tb), *sh, l, 1, 0,
-                flip);
+    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel, n * pop_fwd_threads(sh->N, sh->dims[l + 1]),
+                TAB_(tb), *sh, l, 1, 0, flip);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&tb->hdr, pppo_gae_kernel, n * sh->N, TAB_(tb), *sh);
@@ -326,8 +336,9 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
   for (int ep = 0; ep < sh->epochs; ep++)
     for (int b = 0; b < mbs; b++) {
       for (int l = 0; l < sh->L - 1; l++) {
-        POP_LAUNCH_(&tb->hdr, pppo_mb_forward_kernel, n * 2 * m * sh->dims[l + 1], TAB_(tb), *sh,
-                    l, b * sh->m, ep);
+        POP_LAUNCH_(&tb->hdr, pppo_mb_forward_kernel,
+                    n * 2 * pop_fwd_threads(sh->m, sh->dims[l + 1]), TAB_(tb), *sh, l, b * sh->m,
+                    ep);
         cudaCheckLaunch(e);
       }
       POP_LAUNCH_(&tb->hdr, pppo_stats_kernel, n, TAB_(tb), *sh);
@@ -335,10 +346,8 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
       POP_LAUNCH_(&tb->hdr, pppo_head_loss_kernel, n * m, TAB_(tb), *sh);
       cudaCheckLaunch(e);
       for (int l = sh->L - 2; l >= 0; l--) {
-        size_t per = 2 * ((size_t)sh->dims[l + 1] * (sh->dims[l] + 1) +
-                          (l >= 1 ? m * sh->dims[l] : 0)) +
-                     (l == sh->L - 2 ? 4 * ((size_t)sh->dims[sh->L - 1] + 1) : 0);
-        POP_LAUNCH_(&tb->hdr, pppo_backward_kernel, n * per, TAB_(tb), *sh, l);
+        POP_LAUNCH_(&tb->hdr, pppo_backward_kernel, n * pppo_back_threads_(sh, l), TAB_(tb),
+                    *sh, l);
         cudaCheckLaunch(e);
       }
       POP_LAUNCH_(&tb->hdr, pppo_clip_kernel, n * FOX_SQ_LANES, TAB_(tb), *sh,

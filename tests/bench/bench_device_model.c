@@ -54,6 +54,19 @@ static const struct device_fig_ devices_[] = {
 };
 #define NDEV ((int)(sizeof devices_ / sizeof *devices_))
 #define GEMM_EFF 0.5
+
+/* The fraction of the FP32 peak a dot kernel reaches whose threads each compute a t x t tile of
+ * outputs from L1 (t = 1: one output). A step of its sums loads 2t values (a warp's load is one
+ * L1 wavefront, one a clock an SM: 128 B against 4 warps' FMA instructions a clock) for t^2
+ * multiply-adds, and issues 2t + t^2 instructions (4 a clock an SM): max(2t, t^2 / 4,
+ * (2t + t^2) / 4) clocks against t^2 / 4 at the peak; taken at 80% of that. t = 1 gives 1/10
+ * (the model's figure before the tiles), t = 4 gives 0.4. A prediction: it assumes enough
+ * warps to hide L1's latency (the tiled launches at the defaults are 8-16 warps an SM on an L4
+ * for 5 members, each thread with 16 independent sums). */
+static double dot_eff_(int t) {
+  double clocks = fmax(2.0 * t, fmax(t * t / 4.0, (2.0 * t + t * t) / 4.0));
+  return 0.8 * (t * t / 4.0) / clocks;
+}
 #define BW_EFF 0.6
 #define EVAL_BAR_US 1.0 /* the greedy policy's bar: 3 layers and the portfolio, 4 barriers */
 
@@ -65,13 +78,16 @@ static const struct device_fig_ devices_[] = {
  * 128 terms a gradient or delta, the head 3 rows x 3 outputs x 128 and a delta row; their bytes
  * are the launch's distinct bytes over its threads (a weight row or an input row is read by
  * the threads of a row or a unit: from L1/L2, not DRAM). Their dot products run from L1 without
- * shared-memory tiling (two loads a multiply-add), so at DOT_EFF of the FP32 peak: a
- * prediction (an L1 of 128 B/clock/SM against 2 x 64 FP32 FMA/clock/SM gives 1/8; taken as
- * 1/10), where cuBLAS's GEMMs get GEMM_EFF. */
-#define DOT_EFF 0.1
+ * shared memory; the GEMMs' threads each compute a register tile of TILE x TILE outputs
+ * (pop_kernels.h's POP_TILE), the heads and the clip's lanes one output a thread: dot_eff_.
+ * The tiled kernels' figures a thread are the untiled launches' totals over the tiled launches'
+ * threads (the emulation's counts: forward 1/16 of the threads, backward 1/14.3 for DQN and
+ * 1/15.75 for PPO, whose bias sums stay one a thread). */
+#define TILE 4
 static const struct {
   const char *name;
-  double bytes, flops, eff; /* eff: of the FP32 peak its flops reach (0: GEMM_EFF) */
+  double bytes, flops;
+  int tile; /* a dot kernel's tile (dot_eff_); 0: GEMM_EFF, its flops small */
 } per_thread_[] = {
     {"fused_experience_kernel", 1000, 0}, {"env_reset_kernel", 700, 0},
     {"dqn_explore_kernel", 13, 0},        {"replay_insert_kernel", 60, 0},
@@ -88,34 +104,36 @@ static const struct {
     {"ppo_loss_sum_kernel", 20500, 0},    {"ppo_tick_kernel", 8, 0},
     /* forward: layer 0's 384 rows gathered (78 KB of dataset rows, the ring's 5 KB), both
      * networks' weights (56 KB), 197 KB out, the batch kept (29 KB): 367 KB over 49,152
-     * threads, 7.5 B; layer 1's 197 KB in, 132 KB of weights, 197 KB out: 10.7 B; mean 9 */
-    {"pdqn_forward_kernel", 9, 182, DOT_EFF},
-    {"pdqn_head_loss_kernel", 2100, 3100, DOT_EFF},
+     * outputs, 7.5 B; layer 1's 197 KB in, 132 KB of weights, 197 KB out: 10.7 B; mean 9 an
+     * output, 16 outputs a thread */
+    {"pdqn_forward_kernel", 144, 2912, TILE},
+    {"pdqn_head_loss_kernel", 2100, 3100, 1},
     /* backward: layer 1's delta, activations and weights read (260 KB), gradients and the
-     * delta below written (133 KB) over 33,283 threads; layer 0's 121 KB over 7,040: 12.8 B */
-    {"pdqn_backward_kernel", 13, 256, DOT_EFF},
-    {"pdqn_clip_kernel", 380, 190, DOT_EFF},
+     * delta below written (133 KB) over 33,283 outputs; layer 0's 121 KB over 7,040: 12.8 B
+     * an output, 14.3 outputs a thread */
+    {"pdqn_backward_kernel", 186, 3668, TILE},
+    {"pdqn_clip_kernel", 380, 190, 1},
     /* Adam: w, g, m, v read and w, m, v written; the target's blend (8 B) once in 1,000 */
     {"pdqn_adam_kernel", 28, 12, 0},
-    {"pdqn_act_forward_kernel", 12, 182, DOT_EFF},
-    {"pdqn_act_head_kernel", 600, 800, DOT_EFF},
+    {"pdqn_act_forward_kernel", 192, 2912, TILE},
+    {"pdqn_act_head_kernel", 600, 800, 1},
     {"pdqn_store_kernel", 500, 0, 0},
     {"pop_env_step_kernel", 1000, 0, 0},  /* the fused experience step's, a member's */
     /* PPO at the defaults (54-64-64, actor and critic, 64 environments): forward 54 or 64
      * inputs; the heads 4 rows x 64 (acting: the state copied into the rollout, 432 B) or 1. */
-    {"pppo_forward_kernel", 8, 118, DOT_EFF},
-    {"pppo_act_head_kernel", 470, 520, DOT_EFF},
-    {"pppo_observe_head_kernel", 30, 130, DOT_EFF},
+    {"pppo_forward_kernel", 128, 1888, TILE},
+    {"pppo_act_head_kernel", 470, 520, 1},
+    {"pppo_observe_head_kernel", 30, 130, 1},
     /* The update (minibatch 2048 of 8192, 4 epochs): GAE 128 steps an environment; forward as
      * acting's; the statistics two passes over 2048 advantages a member; the heads and loss
      * 2 x 64 inputs and the last deltas of a row; backward's mean over its launches (a weight
      * gradient sums 2048 rows, a delta 64 units); the clip's lanes over 15,620 gradients. */
     {"pppo_gae_kernel", 2200, 900, 0},
-    {"pppo_mb_forward_kernel", 12, 118, DOT_EFF},
+    {"pppo_mb_forward_kernel", 192, 1888, TILE},
     {"pppo_stats_kernel", 16400, 8200, 0},
-    {"pppo_head_loss_kernel", 1100, 1130, DOT_EFF},
-    {"pppo_backward_kernel", 8, 350, DOT_EFF},
-    {"pppo_clip_kernel", 250, 122, DOT_EFF},
+    {"pppo_head_loss_kernel", 1100, 1130, 1},
+    {"pppo_backward_kernel", 126, 5513, TILE},
+    {"pppo_clip_kernel", 250, 122, 1},
     {"pppo_adam_kernel", 36, 12, 0},
 };
 
@@ -198,8 +216,8 @@ static int window_(struct group_ *g, int chunks, struct rate_ *r, struct fox_err
         if (!strcmp(per_thread_[j].name, ks[i].name)) {
           k->bytes = k->threads * per_thread_[j].bytes;
           k->flops = k->threads * per_thread_[j].flops;
-          if (per_thread_[j].eff > 0)
-            k->eff = per_thread_[j].eff;
+          if (per_thread_[j].tile > 0)
+            k->eff = dot_eff_(per_thread_[j].tile);
         }
   }
 #endif

@@ -268,8 +268,9 @@ static void refused_(void) {
  * the population's kernels (DQN: acting, storing and updates; PPO: acting, observing and
  * updates; both: the environments' steps) against the same trial made member by member with
  * the agent's own operations (the backend without its `pops`): the same weights and losses to float rounding, over 50 DQN updates of
- * each head (plain, Double, dueling; ReLU and tanh; 1 and 3 hidden layers) and 2 PPO rollouts
- * with their updates (minibatches that leave a row out, and smaller than the environments),
+ * each head (plain, Double, dueling; ReLU and tanh; 1 and 3 hidden layers; widths and batches
+ * off the register tiles' multiple of 4, so that edge tiles clamp) and 2 PPO rollouts with
+ * their updates (minibatches that leave a row out, and smaller than the environments),
  * with the members' own numbers. Rounding differs (the population's dot
  * products are its own, the member's cuBLAS's), so within 2e-5 relative; a wrong term is far
  * outside (a dropped feature or a changed discount fails every variant). */
@@ -300,14 +301,15 @@ static void fused_(void) {
   struct backend generic = *be_;
   generic.pops = NULL;
   static const char *const names[] = {"plain", "double, one coin, uniform warm-up", "dueling",
-                                      "tanh, 1 layer", "3 layers, dueling double"};
-  for (int s = 0; s < 5; s++)
+                                      "tanh, 1 layer", "3 layers, dueling double",
+                                      "widths 7, 10, batch 13, double"};
+  for (int s = 0; s < 6; s++)
     for (int v = 0; v < 6; v++) {
       struct config c;
       variant_(&c, FOX_ALGO_DQN, v);
       c.epochs = 1;
       c.steps_per_epoch = 360; /* 50 updates after learning_starts 160 */
-      c.dqn.double_q = s == 1 || s == 4;
+      c.dqn.double_q = s == 1 || s == 4 || s == 5;
       c.dqn.dueling = s == 2 || s == 4;
       c.dqn.eps_per_env = s != 1;
       c.dqn.uniform_warmup = s == 1;
@@ -318,6 +320,10 @@ static void fused_(void) {
       if (s == 4) {
         c.dqn.n_hidden = 3;
         c.dqn.hidden[2] = 8;
+      }
+      if (s == 5) {
+        c.dqn.hidden[0] = 7, c.dqn.hidden[1] = 10;
+        c.dqn.batch_size = 13;
       }
       struct outcome_ f, g;
       fused_run_(be_, &c, &f);
@@ -335,8 +341,9 @@ static void fused_(void) {
   /* PPO: acting, observing and the updates through the population's kernels. */
   static const char *const pnames[] = {"relu, 2 layers", "tanh, 1 layer", "3 layers",
                                        "7 minibatches (a row left out)",
-                                       "60 minibatches (2 rows, fewer than the environments)"};
-  for (int s = 0; s < 5; s++)
+                                       "60 minibatches (2 rows, fewer than the environments)",
+                                       "widths 7, 10, 9 minibatches of 13 rows"};
+  for (int s = 0; s < 6; s++)
     for (int v = 0; v < VARIANTS; v++) {
       struct config c;
       variant_(&c, FOX_ALGO_PPO, v);
@@ -354,6 +361,10 @@ static void fused_(void) {
         c.ppo.minibatches = 7;
       if (s == 4)
         c.ppo.minibatches = 60;
+      if (s == 5) {
+        c.ppo.hidden[0] = 7, c.ppo.hidden[1] = 10;
+        c.ppo.minibatches = 9;
+      }
       struct outcome_ f, g;
       fused_run_(be_, &c, &f);
       fused_run_(&generic, &c, &g);
