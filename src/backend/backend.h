@@ -19,7 +19,9 @@ struct device_dataset {
   size_t n;
   int ncol;        /* the dataset's feature columns */
   int nfeat;       /* the state's features (the dataset's selection) */
-  float *features; /* raw [n, ncol], exactly the f32 of dataset.h5 */
+  float *features; /* raw [n, ncol], exactly the f32 of dataset.h5: the CPU backend's
+                    * dataset_upload only (the CUDA backend passes them through the device
+                    * in slabs and keeps the states: NULL) */
   float *prices;   /* [n, 4] open, high, low, close */
   float *states;   /* [n, nfeat] the selected features, normalised (norm_step.h) */
   float *norm;     /* mean[nfeat] then std[nfeat] of the selected columns */
@@ -67,7 +69,8 @@ struct backend {
   int (*mem_copy)(void *dst, const void *src, size_t bytes, struct fox_err *e);
   int (*mem_zero)(void *p, size_t bytes, struct fox_err *e);
   int (*dataset_upload)(const struct dataset *ds, struct device_dataset *dev, struct fox_err *e);
-  /* Copies back to host arrays ([n*ncol], [n*4], [n*nfeat]); any may be NULL. */
+  /* Copies back to host arrays ([n*ncol], [n*4], [n*nfeat]); any may be NULL; features fails
+   * where the backend keeps none (features NULL). */
   int (*dataset_download)(const struct device_dataset *dev, float *features, float *prices,
                           float *states, struct fox_err *e);
   void (*dataset_release)(struct device_dataset *dev);
