@@ -1,15 +1,16 @@
 /* A population's DQN update on the device (src/backend/pop_ops.h): every member's gradient
  * update in 2 x hidden layers + 3 launches, whatever the population's size; the dot products'
- * threads each compute a register tile of outputs (pop_kernels.h). The members' arrays stay where their agents made them; a table in device
- * memory holds each one's pointers and own numbers, and a thread finds its member from its
- * index. Each element is summed by one thread in a fixed order and no thread reads another
+ * threads each compute a register tile of outputs (pop_kernels.h). The members' arrays stay
+ * where their agents made them; a table in device memory holds each one's pointers and own
+ * numbers, and a thread finds its member from its index. Each element is summed by one thread
+ * in a fixed order and no thread reads another
  * member's memory, so a member's floats do not depend on the population (a GPU gives the same
  * bits for it alone or among 63 others). The per-element arithmetic is the step headers'
  * (dqn_step.h, act_step.h, opt_step.h); the dot products are this file's, as cuBLAS's are
  * cuBLAS's. The launches:
  *   forward of each hidden layer, for the target on s' and the online network on s (and s' for
  *     Double DQN) together; the first gathers its input from the ring as it goes (no batch
- *     copy) and one thread a row keeps the batch for the backward;
+ *     copy) and the threads of unit 0 keep their rows of the batch for the backward;
  *   the head, the (dueling) Q-values, Huber and dLoss/dQ, and the delta of the last hidden
  *     layer (a thread per sample: 3 or 4 outputs);
  *   backward of each hidden layer (its weight and bias gradients, the delta below it), the

@@ -1,9 +1,10 @@
 /* What the population kernels share (kernels/pop_dqn.cu, pop_ppo.cu; src/backend/pop_ops.h):
  * the table every population keeps on the device (one entry a member: its arrays and own
  * numbers), a thread's place in a launch over every member's items, and the dot products that
- * are these kernels' GEMMs (one thread an output element, its terms summed in order: the same
- * floats for a member alone or among others; no shared memory, so the layouts below keep a
- * warp's loads coalesced or broadcast). */
+ * are these kernels' GEMMs (each output one thread's sum of its terms in order, a register tile
+ * of outputs a thread: the same floats for a member alone or among others; no shared memory,
+ * so the layouts below keep a warp's loads coalesced, or broadcast where the warp's threads
+ * share a tile's rows or units). */
 #ifndef FOX_POP_KERNELS_H
 #define FOX_POP_KERNELS_H
 
@@ -168,7 +169,8 @@ __device__ static inline void pop_tile(float s[POP_TILE][POP_TILE], const float 
 
 /* A forward's tiles over R rows and o units: thread t takes rows t % RS + q RS (RS =
  * ceil(R / POP_TILE): a warp's consecutive threads read consecutive rows, each load
- * coalesced) and units (t / RS) POP_TILE + u (a weight row each, broadcast to the warp). */
+ * coalesced) and units (t / RS) POP_TILE + u (a weight row each, broadcast to the warp when
+ * RS >= 32; with fewer rows a warp spans 2 or more unit tiles). */
 struct pop_fwd {
   int r[POP_TILE], j[POP_TILE]; /* clamped into [0, R) and [0, o) */
   int r0, j0, rs;               /* the first row and unit, the rows' step */
@@ -218,7 +220,7 @@ __device__ static inline void pop_fwd_put(const struct pop_fwd *f, const float *
  * (x_i[f] at x[i * xr + f * xf]: a batch row-major, activations feature-major), db [o] = sum
  * of d, written to g as mlp_layout.h keeps them; thread t of pop_grad_threads(in, o): a tile
  * of units t % JS + u JS (JS = ceil(o / POP_TILE): a warp's loads of d coalesced) and inputs
- * (t / JS) POP_TILE + v (x broadcast), then o threads of one bias each. */
+ * (t / JS) POP_TILE + v (x broadcast when JS >= 32), then o threads of one bias each. */
 FOX_HD static inline size_t pop_grad_threads(int in, int o) {
   return (size_t)pop_cdiv(o, POP_TILE) * (size_t)pop_cdiv(in, POP_TILE) + (size_t)o;
 }

@@ -7,8 +7,8 @@
  * statistics; the heads, the loss and the last hidden layer's deltas; backward; the lanes of
  * the clip over both networks, whose last thread sums the loss and prepares Adam; Adam),
  * however many members. Each output is one thread's sum of its terms in order, a register
- * tile of outputs a thread (pop_kernels.h): a member's floats are those of its step alone. The per-element arithmetic
- * is ppo_step.h's, act_step.h's and opt_step.h's. */
+ * tile of outputs a thread (pop_kernels.h): a member's floats are those of its step alone.
+ * The per-element arithmetic is ppo_step.h's, act_step.h's and opt_step.h's. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +157,7 @@ __global__ void pppo_mb_forward_kernel(const struct pppo_member *tab, struct ppp
     for (int q = 0; q < POP_TILE; q++) {
       size_t k = ppo_perm_at((uint32_t)(start + f.r[q]), n, p->seed, round);
       x[q] = p->ro.obs + k * (size_t)in;
-      if (net == 0 && pop_fwd_own(&f, q, 0))
+      if (net == 0 && f.j0 == 0 && pop_fwd_own(&f, q, 0)) /* once a row */
         ppo_gather_at(&p->ro, k, f.r[q], &p->mb);
     }
   } else {

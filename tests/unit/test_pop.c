@@ -302,7 +302,7 @@ static void fused_(void) {
   generic.pops = NULL;
   static const char *const names[] = {"plain", "double, one coin, uniform warm-up", "dueling",
                                       "tanh, 1 layer", "3 layers, dueling double",
-                                      "widths 7, 10, batch 13, double"};
+                                      "widths 7, 10, batch 13, double, 7 environments"};
   for (int s = 0; s < 6; s++)
     for (int v = 0; v < 6; v++) {
       struct config c;
@@ -321,9 +321,10 @@ static void fused_(void) {
         c.dqn.n_hidden = 3;
         c.dqn.hidden[2] = 8;
       }
-      if (s == 5) {
+      if (s == 5) { /* and 7 environments: the acting forward's edge rows */
         c.dqn.hidden[0] = 7, c.dqn.hidden[1] = 10;
         c.dqn.batch_size = 13;
+        c.num_envs = 7;
       }
       struct outcome_ f, g;
       fused_run_(be_, &c, &f);
@@ -342,7 +343,7 @@ static void fused_(void) {
   static const char *const pnames[] = {"relu, 2 layers", "tanh, 1 layer", "3 layers",
                                        "7 minibatches (a row left out)",
                                        "60 minibatches (2 rows, fewer than the environments)",
-                                       "widths 7, 10, 9 minibatches of 13 rows"};
+                                       "widths 7, 10, 7 environments, 9 minibatches of 11 rows"};
   for (int s = 0; s < 6; s++)
     for (int v = 0; v < VARIANTS; v++) {
       struct config c;
@@ -361,9 +362,11 @@ static void fused_(void) {
         c.ppo.minibatches = 7;
       if (s == 4)
         c.ppo.minibatches = 60;
-      if (s == 5) {
+      if (s == 5) { /* 7 environments: 105 rows a rollout, 9 minibatches of 11 */
         c.ppo.hidden[0] = 7, c.ppo.hidden[1] = 10;
         c.ppo.minibatches = 9;
+        c.num_envs = 7;
+        c.steps_per_epoch = 210;
       }
       struct outcome_ f, g;
       fused_run_(be_, &c, &f);
