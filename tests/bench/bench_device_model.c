@@ -56,15 +56,20 @@ static const struct device_fig_ devices_[] = {
 #define GEMM_EFF 0.5
 
 /* The fraction of the FP32 peak a dot kernel reaches whose threads each compute a t x t tile of
- * outputs from L1 (t = 1: one output). A step of its sums loads 2t values (a warp's load is one
- * L1 wavefront, one a clock an SM: 128 B against 4 warps' FMA instructions a clock) for t^2
- * multiply-adds, and issues 2t + t^2 instructions (4 a clock an SM): max(2t, t^2 / 4,
- * (2t + t^2) / 4) clocks against t^2 / 4 at the peak; taken at 80% of that. t = 1 gives 1/10
- * (the model's figure before the tiles), t = 4 gives 0.4. A prediction: it assumes enough
- * warps to hide L1's latency (the tiled launches at the defaults are 8-16 warps an SM on an L4
- * for 5 members, each thread with 16 independent sums). */
+ * outputs from L1 (t = 1: one output). The population kernels build with --fmad=false (their
+ * floats are the CPU's), so a multiply-add is two instructions, and the peak counts an FMA as
+ * two flops. A step of a tile's sums loads 2t values (a warp's load is one L1 wavefront, one
+ * a clock an SM: 128 B) and issues 2t^2 arithmetic instructions (4 warps' a clock an SM) among
+ * 2t + 2t^2 in all (4 issued a clock an SM): max(2t, 2t^2 / 4, (2t + 2t^2) / 4) clocks
+ * against t^2 / 4 at the FMA peak; taken at 80% of that. t = 1 gives 1/10 (the model's figure
+ * before the tiles), t = 4 gives 0.32. A prediction, and an optimistic one where a launch is
+ * small: it assumes enough warps to hide L1's latency. For 5 members on an L4 (58 SMs) the
+ * update's forward is 8 warps an SM, its backward 6 (layer 1) and 1.6 (layer 0), PPO's
+ * minibatch launches about 44, the acting forward 1.4 (that one is at the per-kernel floor
+ * anyway); each thread has 16 independent sums. A warp's broadcast load is one wavefront only
+ * where its threads share a tile (RS, JS or FS >= 32), two at the PPO defaults' 64 units. */
 static double dot_eff_(int t) {
-  double clocks = fmax(2.0 * t, fmax(t * t / 4.0, (2.0 * t + t * t) / 4.0));
+  double clocks = fmax(2.0 * t, fmax(2.0 * t * t / 4.0, (2.0 * t + 2.0 * t * t) / 4.0));
   return 0.8 * (t * t / 4.0) / clocks;
 }
 #define BW_EFF 0.6
