@@ -126,13 +126,11 @@ FOX_HD static inline void dqn_replay_put(const struct replay_dev *rb, size_t k, 
   rb->term[k] = done == FOX_DONE_TERMINAL; /* a truncation bootstraps */
 }
 
-/* Row i of a batch of b for gradient update `update`: s into bs[i], s' into bs[b + i], both
- * rebuilt from the dataset's normalised rows and the stored portfolio features. */
-FOX_HD static inline void dqn_replay_get(const struct replay_dev *rb, size_t size,
-                                         const float *data_states, uint64_t seed,
-                                         uint64_t update, int b, int i, float *bs, uint8_t *ba,
-                                         float *br, uint8_t *bterm) {
-  size_t k = (size_t)dqn_replay_index(seed, update, (uint64_t)i, size);
+/* Row i of a batch of b from ring entry k: s into bs[i], s' into bs[b + i], both rebuilt from
+ * the dataset's normalised rows and the stored portfolio features. */
+FOX_HD static inline void dqn_replay_get_at(const struct replay_dev *rb, size_t k,
+                                            const float *data_states, int b, int i, float *bs,
+                                            uint8_t *ba, float *br, uint8_t *bterm) {
   size_t bar = (size_t)rb->bar[k];
   int nf = rb->nfeat, dim = nf + FOX_NPORTFOLIO;
   float *s = bs + (size_t)i * dim, *s2 = bs + (size_t)(b + i) * dim;
@@ -148,6 +146,16 @@ FOX_HD static inline void dqn_replay_get(const struct replay_dev *rb, size_t siz
   ba[i] = rb->a[k];
   br[i] = rb->r[k];
   bterm[i] = rb->term[k];
+}
+
+/* Row i of a batch of b for gradient update `update`: the ring's entry the update draws for
+ * it (dqn_replay_index), as dqn_replay_get_at. */
+FOX_HD static inline void dqn_replay_get(const struct replay_dev *rb, size_t size,
+                                         const float *data_states, uint64_t seed,
+                                         uint64_t update, int b, int i, float *bs, uint8_t *ba,
+                                         float *br, uint8_t *bterm) {
+  size_t k = (size_t)dqn_replay_index(seed, update, (uint64_t)i, size);
+  dqn_replay_get_at(rb, k, data_states, b, i, bs, ba, br, bterm);
 }
 
 /* Sample i of an update: the target, Huber on the taken action's Q (q_next_online NULL: plain
