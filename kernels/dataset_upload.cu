@@ -78,9 +78,7 @@ static int slab_(const struct dataset *ds, struct device_dataset *dev, float *ra
   FOX_LAUNCH(sigma_column_kernel, (unsigned)((rows + threads - 1) / threads), threads, 0, 0, raw,
              dev->ncol, dev->sigma + r0, rows);
   cudaCheckLaunch(e);
-  /* The next slab's copy overwrites `raw`. */
-  cudaCheck(cudaStreamSynchronize(cudaStreamPerThread), e);
-  return 0;
+  return 0; /* the next slab's copy into `raw` follows these kernels in the thread's stream */
 }
 
 /* sum: the crc32 of the raw features and the prices as the device received them. */
@@ -108,7 +106,9 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, int sum
   cudaCheck(cudaMalloc((void **)&dev->states, sb ? sb : 1), e);
   cudaCheck(cudaMalloc((void **)&dev->sigma, n ? n * sizeof(float) : 1), e);
   cudaCheck(cudaMemcpy(dev->prices, ds->prices, pb, cudaMemcpyHostToDevice), e);
-  size_t per = SLAB_BYTES / (ncol * sizeof(float)), rows = n < per ? n : per;
+  size_t per = SLAB_BYTES / (ncol * sizeof(float)), rows;
+  per = per ? per : 1; /* a row wider than the slab: a row a pass */
+  rows = n < per ? n : per;
   size_t cap = (rows ? rows : 1) * ncol;
   float *raw = NULL, *buf = NULL;
   cudaCheck(cudaMalloc((void **)&raw, cap * sizeof(float)), e);
@@ -120,7 +120,13 @@ static int upload_(const struct dataset *ds, struct device_dataset *dev, int sum
   int rc = 0;
   for (size_t r0 = 0; rc == 0 && r0 < n; r0 += rows)
     rc = slab_(ds, dev, raw, r0, n - r0 < rows ? n - r0 : rows, buf, cap, &crc, e);
+  /* The slab's last readers and the prices' copy done before the slab is freed; other threads'
+   * trials read the dataset from their own streams: it must be complete. */
+  cudaError_t done = cudaStreamSynchronize(cudaStreamPerThread);
   cudaFree(raw);
+  if (rc == 0 && done != cudaSuccess)
+    rc = fox_errf(e, FOX_EFAIL, "cudaStreamSynchronize (the dataset's upload): %s%s",
+                  cudaGetErrorString(done), fox_src_at(__FILE__, __LINE__));
   if (rc == 0 && sum) {
     dev->crc_features = crc, crc = 0;
     rc = sum_(dev->prices, n * 4, buf, cap, &crc, e);

@@ -45,6 +45,10 @@ int main(int argc, char **argv) {
   if (open != 0)
     return open;
   struct fox_err e = {0};
+  /* The dataset as it stays (the upload's slab of raw features freed), then the peak from
+   * there on; the upload's own peak counts too. */
+  uint64_t upload_peak = counters_peak_bytes();
+  counters_peak_reset();
   uint64_t data_bytes = counters_peak_bytes();
   long long train_bars = (long long)(ds.split[FOX_SPLIT_TRAIN][1] - ds.split[FOX_SPLIT_TRAIN][0]);
   struct config cfg;
@@ -83,6 +87,8 @@ int main(int argc, char **argv) {
       if (dqn_vstep_(&t[i], &e) != 0)
         return fail_(&e);
   uint64_t peak = counters_peak_bytes();
+  if (upload_peak > peak)
+    peak = upload_peak;
   struct agent_stats st;
   for (int i = 0; i < TRIALS; i++)
     if (agent_take(&t[i].ag, &st, &e) != 0)

@@ -1,6 +1,6 @@
 /* CUDA vs CPU twin for the dataset upload: the prices read back from the device equal the host
  * arrays bit for bit, and the device-normalised states equal the CPU backend's; the raw
- * features pass through the device in slabs of 16 MiB (3 slabs and a part here: 200,000 bars
+ * features pass through the device in slabs of 16 MiB (2 slabs and a part here: 200,000 bars
  * of 51 columns), are not kept (reading them back is refused), and dataset_take's sums of what
  * the device received are the host arrays' crc32. Skips (77) without a CUDA build or device. */
 #include <stdlib.h>
