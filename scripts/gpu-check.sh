@@ -9,15 +9,24 @@
 # the model's counts measured on the device too (calibration); a short table last. Two ways:
 #   bash scripts/gpu-check.sh                      build here with CUDA (needs the packages)
 #   bash scripts/gpu-check.sh --bundle DIR         run binaries packed by scripts/gpu-bundle.sh
-#                                                  (the lent device machine has no registry)
+#   bash scripts/gpu-check.sh --bundle FILE.tar.xz (the lent device machine has no registry;
+#                                                  the archive is unpacked beside it first)
 # Logs go under ${OUT:-build/gpu-check}.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-build/gpu-check}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$out/gpu.txt" 2>&1
 if [ "${1:-}" = --bundle ]; then
   dir=$2
+  case $dir in
+  *.tar.xz) # unpacked by tar, or by Python's tarfile where there is no xz
+    parent=$(dirname "$dir")
+    { tar -C "$parent" -xJf "$dir" 2>/dev/null ||
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+        "$dir" "$parent"; } || { echo "gpu-check: cannot unpack $dir" >&2; exit 1; }
+    dir=$parent/gpu-bundle ;;
+  esac
   export LD_LIBRARY_PATH="$PWD/$dir/lib:/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}"
   bin=$dir/bin
 else

@@ -79,7 +79,7 @@ check_prerequisites() {
   [ $check_only -eq 0 ] || exit 0
 }
 
-pkgs=(build-essential cmake pkg-config gzip ca-certificates
+pkgs=(build-essential cmake pkg-config gzip xz-utils ca-certificates
       openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libyaml-dev libopenblas-dev zlib1g-dev
       libjansson-dev protobuf-c-compiler libprotobuf-c-dev
       librsvg2-dev fonts-dejavu-core clang libclang-rt-14-dev libxsmm-dev
