@@ -127,14 +127,14 @@ YAML
   # The model's prediction for this GPU (the 5 trials as one population with graphs, the
   # default), from model.json's one line.
   local kind pred
-  kind=$(grep -oE 'H200|L4' "$out/gpu.txt" | head -1)
+  kind=$(grep -oE 'H200|H100|L4' "$out/gpu.txt" | head -1)
   if [ -n "$kind" ] && [ -f "$model" ]; then
     pred=$(grep -oE "\"${kind}_population\": \{[^}]*\}" "$model" |
       sed -E 's/.*"wall_lo": ([0-9.]+), "wall_hi": ([0-9.]+).*/\1 - \2/')
     rows+=("$(printf '  %-24s predicted %s s (%s, a population of 5 with graphs; tests/bench/bench_device_model), measured %s s' \
       "headline model" "$pred" "$kind" "$wall")")
   else
-    rows+=("  headline model           no prediction for this GPU (model.json: L4 and H200)")
+    rows+=("  headline model           no prediction for this GPU (model.json: L4, H100 and H200)")
   fi
 }
 headline

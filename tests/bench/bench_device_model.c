@@ -38,7 +38,8 @@
 #define TRIALS 5
 #define MAXK 64
 
-/* Published figures. FP32 peak, memory bandwidth, SMs: NVIDIA's L4 and H200 (SXM) datasheets.
+/* Published figures. FP32 peak, memory bandwidth, SMs: NVIDIA's L4, H100 (SXM5 80 GB HBM3,
+ * the device this project is lent) and H200 (SXM) datasheets.
  * Host cost of an API call: 4 us (a kernel launch measured at ~4-6 us with CUDA 13:
  * susun-blog.com, "pegainfer (3): From Launch Overhead to CUDA Graph"; 2.5-5 us in the issue's
  * survey; a graph's launch 3.5 us of CPU in CUDA.jl's graphs guide, taken as one call); a small
@@ -50,6 +51,7 @@ struct device_fig_ {
 };
 static const struct device_fig_ devices_[] = {
     {"L4", 30.3, 300.0, 58, 4.0, 0.9},
+    {"H100", 67.0, 3350.0, 132, 4.0, 0.9},
     {"H200", 67.0, 4800.0, 132, 4.0, 0.9},
 };
 #define NDEV ((int)(sizeof devices_ / sizeof *devices_))
