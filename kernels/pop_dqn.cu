@@ -95,10 +95,10 @@ struct pdqn_table {
 /* A forward launch's threads a member: the target's rows (b: s') in tiles, then the online
  * network's (b, or 2b for Double DQN: s then s'), of a layer of o units. */
 FOX_HD static inline size_t pdqn_fwd_per_(const struct pdqn_shape *sh, int o) {
-  return pop_fwd_threads(sh->b, o) + pop_fwd_threads(sh->b * (1 + sh->dbl), o);
+  return pop_span_threads(sh->b, o) + pop_span_threads(sh->b * (1 + sh->dbl), o);
 }
 
-/* Hidden layer l < L - 1 of every member, a tile of rows x units a thread (pop_fwd_at: a
+/* Hidden layer l < L - 1 of every member, a tile of rows x units a thread (pop_span_at: a
  * warp's consecutive rows, the weights broadcast, the inputs coalesced), the target's rows
  * and the online network's in tiles of their own. Layer 0 reads its rows from the dataset
  * and the ring (dqn_replay_get's gather, sample for the clock's update count); the thread
@@ -106,14 +106,14 @@ FOX_HD static inline size_t pdqn_fwd_per_(const struct pdqn_shape *sh, int o) {
  * terminal), which the backward of layer 0 reads. */
 __global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh, int l) {
   int in = sh.dims[l], o = sh.dims[l + 1];
-  size_t tgt_threads = pop_fwd_threads(sh.b, o), per = pdqn_fwd_per_(&sh, o);
+  size_t tgt_threads = pop_span_threads(sh.b, o), per = pdqn_fwd_per_(&sh, o);
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
   size_t t = idx % per;
   int tgt = t < tgt_threads;
   /* Rows of the segment: the target's s' [0, b); the online network's s [0, b), s' [b, 2b). */
-  struct pop_fwd f = tgt ? pop_fwd_at(t, sh.b, o)
-                         : pop_fwd_at(t - tgt_threads, sh.b * (1 + sh.dbl), o);
+  struct pop_span f = tgt ? pop_span_at(t, sh.b, o)
+                         : pop_span_at(t - tgt_threads, sh.b * (1 + sh.dbl), o);
   size_t stride = tgt ? TSTRIDE_(sh) : OSTRIDE_(sh);
   const float *W = (tgt ? p->tw : p->w) + sh.off[l];
   float s[POP_TILE][POP_TILE] = {{0.0f}};
@@ -136,7 +136,7 @@ __global__ void pdqn_forward_kernel(const struct pdqn_member *tab, struct pdqn_s
     if (!tgt && f.j0 == 0)
       for (int q = 0; q < POP_TILE; q++) {
         int row = f.r[q];
-        if (!pop_fwd_own(&f, q, 0))
+        if (!pop_span_own(&f, q, 0))
           continue;
         float *bs = p->bs + (size_t)row * (size_t)in;
         for (int c = 0; c < nf; c++)
@@ -282,10 +282,10 @@ __global__ void pdqn_adam_kernel(const struct pdqn_member *tab, struct pdqn_shap
 __global__ void pdqn_act_forward_kernel(const struct pdqn_member *tab, struct pdqn_shape sh,
                                         int l, int flip) {
   int in = sh.dims[l], o = sh.dims[l + 1];
-  size_t per = pop_fwd_threads(sh.N, o);
+  size_t per = pop_span_threads(sh.N, o);
   THREAD_((size_t)sh.n * per);
   const struct pdqn_member *p = &tab[idx / per];
-  struct pop_fwd f = pop_fwd_at(idx % per, sh.N, o);
+  struct pop_span f = pop_span_at(idx % per, sh.N, o);
   const float *W = p->w + sh.off[l], *x[POP_TILE];
   for (int q = 0; q < POP_TILE; q++)
     x[q] = l == 0 ? p->states[flip] + (size_t)f.r[q] * in : p->on_act[l] + f.r[q];
@@ -337,7 +337,7 @@ int pop_dqn_act(void *table, const float *states, struct fox_err *e) {
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
     POP_LAUNCH_(&t->hdr, pdqn_act_forward_kernel,
-                (size_t)sh->n * pop_fwd_threads(sh->N, sh->dims[l + 1]), TAB_(t), *sh, l, flip);
+                (size_t)sh->n * pop_span_threads(sh->N, sh->dims[l + 1]), TAB_(t), *sh, l, flip);
     cudaCheckLaunch(e);
   }
   POP_LAUNCH_(&t->hdr, pdqn_act_head_kernel, (size_t)sh->n * sh->N, TAB_(t), *sh);

@@ -167,20 +167,22 @@ __device__ static inline void pop_tile(float s[POP_TILE][POP_TILE], const float 
   }
 }
 
-/* A forward's tiles over R rows and o units: thread t takes rows t % RS + q RS (RS =
- * ceil(R / POP_TILE): a warp's consecutive threads read consecutive rows, each load
- * coalesced) and units (t / RS) POP_TILE + u (a weight row each, broadcast to the warp when
- * RS >= 32; with fewer rows a warp spans 2 or more unit tiles). */
-struct pop_fwd {
+/* Where thread t's tile lies over two indices, r < R and j < o, the layout of every tiled
+ * launch: r = t % RS + q RS (RS = ceil(R / POP_TILE): a warp's consecutive threads take
+ * consecutive r, so a load along r is coalesced) and j = (t / RS) POP_TILE + u (a load along j
+ * is broadcast to the warp when RS >= 32; with a smaller RS a warp spans 2 or more tiles of j).
+ * A forward's r is a row and j a unit; a gradient's r a unit and j an input; a delta's r an
+ * input and j a row. */
+struct pop_span {
   int r[POP_TILE], j[POP_TILE]; /* clamped into [0, R) and [0, o) */
-  int r0, j0, rs;               /* the first row and unit, the rows' step */
+  int r0, j0, rs;               /* the first r and j, r's step */
   int R, o;
 };
-FOX_HD static inline size_t pop_fwd_threads(int R, int o) {
+FOX_HD static inline size_t pop_span_threads(int R, int o) {
   return (size_t)pop_cdiv(R, POP_TILE) * (size_t)pop_cdiv(o, POP_TILE);
 }
-FOX_HD static inline struct pop_fwd pop_fwd_at(size_t t, int R, int o) {
-  struct pop_fwd f;
+FOX_HD static inline struct pop_span pop_span_at(size_t t, int R, int o) {
+  struct pop_span f;
   f.rs = pop_cdiv(R, POP_TILE);
   f.r0 = (int)(t % (size_t)f.rs), f.j0 = (int)(t / (size_t)f.rs) * POP_TILE;
   f.R = R, f.o = o;
@@ -190,13 +192,13 @@ FOX_HD static inline struct pop_fwd pop_fwd_at(size_t t, int R, int o) {
   }
   return f;
 }
-/* Whether row q and unit u of the tile are its own (not an edge's stand-in). */
-FOX_HD static inline int pop_fwd_own(const struct pop_fwd *f, int q, int u) {
+/* Whether r[q] and j[u] of the tile are its own (not an edge's stand-in). */
+FOX_HD static inline int pop_span_own(const struct pop_span *f, int q, int u) {
   return f->r0 + q * f->rs < f->R && f->j0 + u < f->o;
 }
 /* The tile's sums s[q][u] = sum over f < in of W[j_u, f] x_q[f * xs], x_q the tile's rows
  * (x[q]: row q's first element). */
-__device__ static inline void pop_fwd_sum(const struct pop_fwd *f, const float *W, int in,
+__device__ static inline void pop_fwd_sum(const struct pop_span *f, const float *W, int in,
                                           const float *const *x, size_t xs,
                                           float s[POP_TILE][POP_TILE]) {
   const float *w[POP_TILE];
@@ -206,29 +208,28 @@ __device__ static inline void pop_fwd_sum(const struct pop_fwd *f, const float *
 }
 /* Stores the tile's own outputs y[j * ys + r] = act(s[q][u] + b[j]) (W's bias after its
  * weights), feature-major. */
-__device__ static inline void pop_fwd_put(const struct pop_fwd *f, const float *W, int in,
+__device__ static inline void pop_fwd_put(const struct pop_span *f, const float *W, int in,
                                           int act, float s[POP_TILE][POP_TILE], float *y,
                                           size_t ys) {
   const float *bias = W + (size_t)f->o * in;
   for (int q = 0; q < POP_TILE; q++)
     for (int u = 0; u < POP_TILE; u++)
-      if (pop_fwd_own(f, q, u))
+      if (pop_span_own(f, q, u))
         y[(size_t)f->j[u] * ys + f->r[q]] = fox_act(act, s[q][u] + bias[f->j[u]]);
 }
 
 /* A layer's gradients: dW [o, in] = sum over the batch of d [b, o] (row-major) x [b, in]
  * (x_i[f] at x[i * xr + f * xf]: a batch row-major, activations feature-major), db [o] = sum
  * of d, written to g as mlp_layout.h keeps them; thread t of pop_grad_threads(in, o): a tile
- * of units t % JS + u JS (JS = ceil(o / POP_TILE): a warp's loads of d coalesced) and inputs
- * (t / JS) POP_TILE + v (x broadcast when JS >= 32), then o threads of one bias each. */
+ * of units (pop_span's r: d's loads coalesced) and inputs (its j: x broadcast), then o
+ * threads of one bias each. */
 FOX_HD static inline size_t pop_grad_threads(int in, int o) {
-  return (size_t)pop_cdiv(o, POP_TILE) * (size_t)pop_cdiv(in, POP_TILE) + (size_t)o;
+  return pop_span_threads(o, in) + (size_t)o;
 }
 __device__ static inline void pop_grad_tile(const float *d, const float *x, size_t xr,
                                             size_t xf, int b, int in, int o, size_t t,
                                             float *g) {
-  int js = pop_cdiv(o, POP_TILE);
-  size_t tiles = (size_t)js * (size_t)pop_cdiv(in, POP_TILE);
+  size_t tiles = pop_span_threads(o, in);
   if (t >= tiles) {
     int j = (int)(t - tiles);
     float s = 0.0f;
@@ -237,45 +238,43 @@ __device__ static inline void pop_grad_tile(const float *d, const float *x, size
     g[(size_t)o * in + j] = s;
     return;
   }
-  int jt = (int)(t % (size_t)js), f0 = (int)(t / (size_t)js) * POP_TILE;
+  struct pop_span p = pop_span_at(t, o, in); /* r: units, j: inputs */
   const float *a[POP_TILE], *xv[POP_TILE];
   for (int u = 0; u < POP_TILE; u++)
-    a[u] = d + pop_min(jt + u * js, o - 1);
+    a[u] = d + p.r[u];
   for (int v = 0; v < POP_TILE; v++)
-    xv[v] = x + (size_t)pop_min(f0 + v, in - 1) * xf;
+    xv[v] = x + (size_t)p.j[v] * xf;
   float s[POP_TILE][POP_TILE] = {{0.0f}};
   pop_tile(s, a, (size_t)o, xv, xr, b);
   for (int v = 0; v < POP_TILE; v++)
     for (int u = 0; u < POP_TILE; u++)
-      if (jt + u * js < o && f0 + v < in)
-        g[(size_t)(jt + u * js) * in + f0 + v] = s[v][u];
+      if (pop_span_own(&p, u, v))
+        g[(size_t)p.r[u] * in + p.j[v]] = s[v][u];
 }
 
 /* The deltas below a layer of o outputs: out [i, f] (row-major, rows < b) = the activation's
  * backward at h_i[f] (h[i * hr + f * hf]) of sum over j of W [j, f] d [i, j] (d row-major);
- * thread t of pop_delta_threads(b, in): a tile of inputs t % FS + v FS (FS = ceil(in /
- * POP_TILE): W's loads coalesced) and rows (t / FS) POP_TILE + q (d broadcast). */
-FOX_HD static inline size_t pop_delta_threads(int b, int in) {
-  return (size_t)pop_cdiv(b, POP_TILE) * (size_t)pop_cdiv(in, POP_TILE);
-}
+ * thread t of pop_delta_threads(b, in): a tile of inputs (pop_span's r: W's loads
+ * coalesced) and rows (its j: d broadcast). */
+FOX_HD static inline size_t pop_delta_threads(int b, int in) { return pop_span_threads(in, b); }
 __device__ static inline void pop_delta_tile(const float *W, const float *d, int b, int in,
                                              int o, const float *h, size_t hr, size_t hf,
                                              int act, size_t t, float *out) {
-  int fs = pop_cdiv(in, POP_TILE);
-  int ft = (int)(t % (size_t)fs), i0 = (int)(t / (size_t)fs) * POP_TILE;
+  struct pop_span p = pop_span_at(t, in, b); /* r: inputs, j: rows */
   const float *a[POP_TILE], *dv[POP_TILE];
   for (int v = 0; v < POP_TILE; v++)
-    a[v] = W + pop_min(ft + v * fs, in - 1);
+    a[v] = W + p.r[v];
   for (int q = 0; q < POP_TILE; q++)
-    dv[q] = d + (size_t)pop_min(i0 + q, b - 1) * o;
+    dv[q] = d + (size_t)p.j[q] * o;
   float s[POP_TILE][POP_TILE] = {{0.0f}};
   pop_tile(s, a, (size_t)in, dv, 1, o);
   for (int q = 0; q < POP_TILE; q++)
-    for (int v = 0; v < POP_TILE; v++) {
-      int i = i0 + q, f = ft + v * fs;
-      if (i < b && f < in)
-        out[(size_t)i * in + f] = fox_act_back(act, h[(size_t)i * hr + (size_t)f * hf], s[q][v]);
-    }
+    for (int v = 0; v < POP_TILE; v++)
+      if (pop_span_own(&p, v, q)) {
+        int i = p.j[q], f = p.r[v];
+        out[(size_t)i * in + f] =
+            fox_act_back(act, h[(size_t)i * hr + (size_t)f * hf], s[q][v]);
+      }
 }
 
 #endif

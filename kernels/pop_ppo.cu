@@ -62,19 +62,19 @@ struct pppo_table {
 
 #define TAB_(t) ((const struct pppo_member *)(t)->hdr.dev)
 
-/* Hidden layer l < L - 1, a tile of environments' rows x units a thread (pop_fwd_at), of the
+/* Hidden layer l < L - 1, a tile of environments' rows x units a thread (pop_span_at), of the
  * actor and the critic (nets 2, each in tiles of its own) or the critic alone (nets 1), from
  * the states acted on (src 0: buffer flip) or the next states (src 1), row-major as the
  * environments give them, or the layer below (feature-major). */
 __global__ void pppo_forward_kernel(const struct pppo_member *tab, struct pppo_shape sh, int l,
                                     int nets, int src, int flip) {
   int in = sh.dims[l], o = sh.dims[l + 1];
-  size_t one = pop_fwd_threads(sh.N, o), per = (size_t)nets * one;
+  size_t one = pop_span_threads(sh.N, o), per = (size_t)nets * one;
   POP_THREAD_((size_t)sh.n * per);
   const struct pppo_member *p = &tab[idx / per];
   size_t r = idx % per;
   int net = nets == 2 ? (int)(r / one) : 1;
-  struct pop_fwd f = pop_fwd_at(r % one, sh.N, o);
+  struct pop_span f = pop_span_at(r % one, sh.N, o);
   const float *W = p->w[net] + sh.off[l], *x[POP_TILE];
   const float *st = src ? p->next_states : p->states[flip];
   for (int q = 0; q < POP_TILE; q++)
@@ -144,12 +144,12 @@ __global__ void pppo_gae_kernel(const struct pppo_member *tab, struct pppo_shape
 __global__ void pppo_mb_forward_kernel(const struct pppo_member *tab, struct pppo_shape sh,
                                        int l, int start, int ep) {
   int in = sh.dims[l], o = sh.dims[l + 1], m = sh.m;
-  size_t one = pop_fwd_threads(m, o), per = 2 * one;
+  size_t one = pop_span_threads(m, o), per = 2 * one;
   POP_THREAD_((size_t)sh.n * per);
   const struct pppo_member *p = &tab[idx / per];
   size_t r = idx % per;
   int net = (int)(r / one);
-  struct pop_fwd f = pop_fwd_at(r % one, m, o);
+  struct pop_span f = pop_span_at(r % one, m, o);
   const float *W = p->w[net] + sh.off[l], *x[POP_TILE];
   if (l == 0) {
     uint32_t n = (uint32_t)sh.n_steps * (uint32_t)sh.N;
@@ -157,7 +157,7 @@ __global__ void pppo_mb_forward_kernel(const struct pppo_member *tab, struct ppp
     for (int q = 0; q < POP_TILE; q++) {
       size_t k = ppo_perm_at((uint32_t)(start + f.r[q]), n, p->seed, round);
       x[q] = p->ro.obs + k * (size_t)in;
-      if (net == 0 && f.j0 == 0 && pop_fwd_own(&f, q, 0)) /* once a row */
+      if (net == 0 && f.j0 == 0 && pop_span_own(&f, q, 0)) /* once a row */
         ppo_gather_at(&p->ro, k, f.r[q], &p->mb);
     }
   } else {
@@ -294,7 +294,7 @@ int pop_ppo_act(void *table, const float *states, int t, struct fox_err *e) {
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
     POP_LAUNCH_(&tb->hdr, pppo_forward_kernel,
-                (size_t)sh->n * 2 * pop_fwd_threads(sh->N, sh->dims[l + 1]), TAB_(tb), *sh, l, 2,
+                (size_t)sh->n * 2 * pop_span_threads(sh->N, sh->dims[l + 1]), TAB_(tb), *sh, l, 2,
                 0, flip);
     cudaCheckLaunch(e);
   }
@@ -308,7 +308,7 @@ int pop_ppo_observe(void *table, int t, struct fox_err *e) {
   const struct pppo_shape *sh = &tb->sh;
   for (int l = 0; l < sh->L - 1; l++) {
     POP_LAUNCH_(&tb->hdr, pppo_forward_kernel,
-                (size_t)sh->n * pop_fwd_threads(sh->N, sh->dims[l + 1]), TAB_(tb), *sh, l, 1, 1,
+                (size_t)sh->n * pop_span_threads(sh->N, sh->dims[l + 1]), TAB_(tb), *sh, l, 1, 1,
                 0);
     cudaCheckLaunch(e);
   }
@@ -325,7 +325,7 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
   if (flip < 0)
     return e->code;
   for (int l = 0; l < sh->L - 1; l++) {
-    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel, n * pop_fwd_threads(sh->N, sh->dims[l + 1]),
+    POP_LAUNCH_(&tb->hdr, pppo_forward_kernel, n * pop_span_threads(sh->N, sh->dims[l + 1]),
                 TAB_(tb), *sh, l, 1, 0, flip);
     cudaCheckLaunch(e);
   }
@@ -337,7 +337,7 @@ int pop_ppo_update(void *table, const float *states, struct fox_err *e) {
     for (int b = 0; b < mbs; b++) {
       for (int l = 0; l < sh->L - 1; l++) {
         POP_LAUNCH_(&tb->hdr, pppo_mb_forward_kernel,
-                    n * 2 * pop_fwd_threads(sh->m, sh->dims[l + 1]), TAB_(tb), *sh, l, b * sh->m,
+                    n * 2 * pop_span_threads(sh->m, sh->dims[l + 1]), TAB_(tb), *sh, l, b * sh->m,
                     ep);
         cudaCheckLaunch(e);
       }
