@@ -64,7 +64,6 @@ void overfit_free(struct overfit *o) {
   memset(o, 0, sizeof *o);
 }
 
-
 void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
   char a[64], b[64], c[64], d[64];
   const char *split = dataset_split_name(s->cfg.eval_split);
@@ -90,8 +89,10 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
     fprintf(f, "#   trial %d on %ld %s returns%s: per-bar sharpe %s (annualised %s), skewness "
                "%s, kurtosis %s\n",
             o->best, o->t, split, s->folds > 1 ? " (within its folds)" : "",
-            report_num(o->m.sr, "%.4g", a, sizeof a), report_num(o->m.sr * ann, "%.4g", b, sizeof b),
-            report_num(o->m.skew, "%.4g", c, sizeof c), report_num(o->m.kurt, "%.4g", d, sizeof d));
+            report_num(o->m.sr, "%.4g", a, sizeof a),
+            report_num(o->m.sr * ann, "%.4g", b, sizeof b),
+            report_num(o->m.skew, "%.4g", c, sizeof c),
+            report_num(o->m.kurt, "%.4g", d, sizeof d));
     fprintf(f, "#   PSR(0) = %s: the probability that its true Sharpe is above 0, were it the "
                "only configuration tried\n", report_num(o->psr, "%.4f", a, sizeof a));
     fprintf(f, "#   DSR = %s: the same against SR*_0 = %s per bar (annualised %s), the "
@@ -125,7 +126,8 @@ void overfit_print(FILE *f, const struct study *s, const struct overfit *o) {
   fprintf(f, "#   degradation: out-of-sample Sharpe = %s + %s x in-sample Sharpe of the "
              "in-sample best (r2 %s); P(out-of-sample loss) = %s\n",
           report_num(p->intercept, "%.4g", a, sizeof a), report_num(p->slope, "%.4g", b, sizeof b),
-          report_num(p->r2, "%.3g", c, sizeof c), report_num(p->prob_oos_loss, "%.4f", d, sizeof d));
+          report_num(p->r2, "%.3g", c, sizeof c),
+          report_num(p->prob_oos_loss, "%.4f", d, sizeof d));
 }
 
 const char *overfit_pbo_caveat(const struct overfit *o, char *buf, size_t n) {

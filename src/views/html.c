@@ -242,7 +242,8 @@ static int selection_(struct page *w, struct fox_err *e) {
           report_num(o->min_trl, "%.0f", a, sizeof a),
           report_num(o->min_trl / o->bars_per_year, "%.3g", b, sizeof b));
     else
-      kv_(f, "MinTRL", "%s bars for Sharpe > 0 at 95 %%%s", report_num(o->min_trl, "%.0f", a, sizeof a),
+      kv_(f, "MinTRL", "%s bars for Sharpe > 0 at 95 %%%s",
+          report_num(o->min_trl, "%.0f", a, sizeof a),
           isinf(o->min_trl) ? " (its Sharpe is not above 0: no length is enough)" : "");
   }
   if (!o->have_pbo) {
@@ -477,8 +478,8 @@ static int pareto_(struct page *w, struct fox_err *e) {
     for (int k = 0; k < s->n_obj; k++) {
       char a[64];
       int j = s->obj_metric[k];
-      fprintf(f, "<td>%s</td>", report_num(t->metrics[j] * report_metric_scale(s, j, &unit), "%.6g", a,
-                                     sizeof a));
+      double v = t->metrics[j] * report_metric_scale(s, j, &unit);
+      fprintf(f, "<td>%s</td>", report_num(v, "%.6g", a, sizeof a));
     }
     for (int i = 0; i < s->space.n; i++) {
       char v[FOX_CHOICE_LEN];
