@@ -209,15 +209,27 @@ check "backtest --study trial $best: total_return $got vs $want" \
 ranks_of() { pgrep -P "$1" | sort -n; }
 wait_for() { local i; for i in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 
+# Waits (up to 30 s) for a file matching the glob $1.
+wait_glob() {
+  local f
+  for _ in $(seq 600); do
+    for f in $1; do [ -e "$f" ] && return 0; done
+    sleep 0.05
+  done
+  return 1
+}
+
 # term_one_rank OUTDIR RANK CONFIG [--set...]: a 3-rank run of CONFIG into OUTDIR, SIGTERM to
-# the RANK-th rank (1-based, as mpiexec started them) once the first checkpoint is written;
-# sets RC, the output in OUTDIR.out and OUTDIR.err.
+# the RANK-th rank (1-based, as mpiexec started them) once the first checkpoint is written:
+# OUTDIR/study.h5, or with WAIT=state an agent's first segment state (study.h5 is rewritten at
+# most every 2 s, so a short pbt study can be over before it first appears); sets RC, the output
+# in OUTDIR.out and OUTDIR.err.
 term_one_rank() {
   local out=$1 nth=$2 cfg=$3
   shift 3
   "$MPIEXEC" -n 3 "$FOXOPT" run "$cfg" -o "$out" "$@" >"$out.out" 2>"$out.err" &
   local job=$!
-  wait_for "$out/study.h5"
+  if [ "${WAIT:-}" = state ]; then wait_glob "$out/state/trial-*.h5"; else wait_for "$out/study.h5"; fi
   kill -TERM "$(ranks_of $job | sed -n "${nth}p")"
   wait $job
   RC=$?
@@ -233,7 +245,7 @@ check "resumed: rank files" rank_files_ok "$WORK/fs"
 
 # PBT: SIGTERM to one rank mid-study (states held in memory are lost with the job); --resume
 # on another rank count continues from OUTDIR/state and gives the uninterrupted table.
-term_one_rank "$WORK/ps" 3 "$WORK/p.yaml"
+WAIT=state term_one_rank "$WORK/ps" 3 "$WORK/p.yaml"
 check "pbt: SIGTERM to one rank: the job exits 75 (got $RC)" test "$RC" -eq 75
 check "pbt: stopped mid-study" not grep -q '^31,complete' "$WORK/ps/trials.csv"
 run_rc 0 mpi 2 "$FOXOPT" run -o "$WORK/ps" --resume
