@@ -286,6 +286,18 @@ int mlp_cuda_get_adam(const struct mlp_cuda *m, float *mom, float *vel, long *t,
   return 0;
 }
 
+int mlp_cuda_copy_state(struct mlp_cuda *dst, const struct mlp_cuda *src, struct fox_err *e) {
+  size_t bytes = dst->n_params * sizeof(float);
+  cudaStream_t s = cudaStreamPerThread;
+  cudaCheck(cudaMemcpyAsync(dst->w, src->w, bytes, cudaMemcpyDeviceToDevice, s), e);
+  cudaCheck(cudaMemcpyAsync(dst->adam_m, src->adam_m, bytes, cudaMemcpyDeviceToDevice, s), e);
+  cudaCheck(cudaMemcpyAsync(dst->adam_v, src->adam_v, bytes, cudaMemcpyDeviceToDevice, s), e);
+  /* the step count alone: the rest of opt_state is the trial's own (as set_adam leaves it) */
+  cudaCheck(cudaMemcpyAsync(&dst->st->t, &src->st->t, sizeof dst->st->t,
+                            cudaMemcpyDeviceToDevice, s), e);
+  return 0;
+}
+
 int mlp_cuda_set_adam(struct mlp_cuda *m, const float *mom, const float *vel, long t,
                       struct fox_err *e) {
   size_t bytes = m->n_params * sizeof(float);

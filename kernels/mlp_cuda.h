@@ -64,6 +64,9 @@ int mlp_cuda_get_adam(const struct mlp_cuda *m, float *mom, float *vel, long *t,
                       struct fox_err *e);
 int mlp_cuda_set_adam(struct mlp_cuda *m, const float *mom, const float *vel, long t,
                       struct fox_err *e);
+/* dst's parameters, Adam's moments and step count from src (same shape), copied on the device
+ * in the thread's stream. */
+int mlp_cuda_copy_state(struct mlp_cuda *dst, const struct mlp_cuda *src, struct fox_err *e);
 
 #ifdef __cplusplus
 }

@@ -105,9 +105,9 @@ int coord_agree(struct coordinator *c, int rc, int *who, struct fox_err *e) {
   return code;
 }
 
-/* Result rows: done, status, epochs, rank, seconds, state seconds, start, then the metrics of
- * every fold. */
-#define HEAD_ 7
+/* Result rows: done, status, epochs, rank, seconds, state seconds, start, states copied on the
+ * device, then the metrics of every fold. */
+#define HEAD_ 8
 #define ROW_ (HEAD_ + FOX_FOLDS_MAX * FOX_STUDY_METRICS)
 
 static void encode_(const struct work_result *r, double *row) {
@@ -121,6 +121,7 @@ static void encode_(const struct work_result *r, double *row) {
   row[4] = r->seconds;
   row[5] = r->state_seconds;
   row[6] = r->start;
+  row[7] = r->copied;
   memcpy(row + HEAD_, r->metrics, sizeof r->metrics);
 }
 
@@ -136,6 +137,7 @@ static void decode_(const double *row, const unsigned char *reason, int trial, i
   r->seconds = row[4];
   r->state_seconds = row[5];
   r->start = row[6];
+  r->copied = (int)row[7];
   memcpy(r->metrics, row + HEAD_, sizeof r->metrics);
   memcpy(r->reason, reason, FOX_REASON_LEN);
   r->reason[FOX_REASON_LEN - 1] = '\0';

@@ -138,6 +138,17 @@ static int cpu_set_adam_(void *impl, const float *m, const float *v, long t, str
   return 0;
 }
 
+static int cpu_copy_state_(void *dst, const void *src, struct fox_err *e) {
+  struct cpu_net_ *d = dst;
+  const struct cpu_net_ *c = src;
+  memcpy(d->m.w, c->m.w, d->m.n_params * sizeof(float));
+  mlp_touch(&d->m);
+  memcpy(d->opt.m, c->opt.m, d->opt.n * sizeof(float));
+  memcpy(d->opt.v, c->opt.v, d->opt.n * sizeof(float));
+  d->st.t = c->st.t;
+  return 0;
+}
+
 static const float *cpu_params_(const void *impl) {
   return ((const struct cpu_net_ *)impl)->m.w;
 }
@@ -148,7 +159,7 @@ static int cpu_reserve_(void *impl, int batch, struct fox_err *e) { return 0; }
 const struct net_ops net_cpu_ops = {
     "cpu",          cpu_create_,    cpu_destroy_, cpu_set_params_, cpu_get_params_, cpu_forward_,
     cpu_backward_,  cpu_zero_grad_, cpu_clip_step_, cpu_blend_,    cpu_get_adam_,   cpu_set_adam_,
-    cpu_params_,    cpu_reserve_,
+    cpu_params_,    cpu_reserve_,   cpu_copy_state_,
 };
 
 int net_create(struct net *n, const struct net_ops *ops, int in, const int *hidden, int n_hidden,
@@ -196,6 +207,15 @@ int net_clip_step(struct net *const *nets, int k, double *lanes, float *coef, do
 
 int net_get_params(const struct net *n, float *host, struct fox_err *e) {
   return n->ops->get_params(n->impl, host, e);
+}
+
+int net_copy_state(struct net *dst, const struct net *src, struct fox_err *e) {
+  if (dst->ops != src->ops || dst->n_params != src->n_params ||
+      dst->activation != src->activation)
+    return fox_errf(e, FOX_EDATA, "net: a %s network of %zu parameters cannot take the state "
+                                  "of a %s one of %zu", dst->ops->name, dst->n_params,
+                    src->ops->name, src->n_params);
+  return dst->ops->copy_state(dst->impl, src->impl, e);
 }
 
 int net_set_params(struct net *n, const float *host, struct fox_err *e) {

@@ -49,6 +49,11 @@ struct net_ops {
   /* Room for batches of up to `batch` rows, made now: on a device a later growth would free
    * buffers that queued work still uses (and could not happen inside a captured graph). */
   int (*reserve)(void *impl, int batch, struct fox_err *e);
+  /* Parameters, Adam's moments and step count from src, a network of this kind and shape,
+   * copied within the backend (no host wait): what set_params and set_adam would write from
+   * src's get_params and get_adam, for a PBT member continuing from a state this process
+   * still holds. */
+  int (*copy_state)(void *dst, const void *src, struct fox_err *e);
 };
 
 struct net {
@@ -107,6 +112,8 @@ static inline int net_set_adam(struct net *n, const float *m, const float *v, lo
   return n->ops->set_adam(n->impl, m, v, t, e);
 }
 int net_set_params(struct net *n, const float *host, struct fox_err *e);
+/* dst takes src's parameters and Adam state (same ops and shape, else FOX_EDATA). */
+int net_copy_state(struct net *dst, const struct net *src, struct fox_err *e);
 
 #ifdef __cplusplus
 }

@@ -88,3 +88,19 @@ int replay_upload(struct replay *b, size_t size, size_t pos, const int32_t *bar,
   b->pos = pos;
   return 0;
 }
+
+int replay_copy(struct replay *dst, const struct replay *src, struct fox_err *e) {
+  const struct backend *be = dst->be;
+  size_t n = src->size;
+  if (be != src->be || dst->d.cap != src->d.cap || dst->d.nfeat != src->d.nfeat)
+    return fox_errf(e, FOX_EDATA, "replay: a ring of %zu cannot take the transitions of one of "
+                                  "%zu on another backend or dataset", dst->d.cap, src->d.cap);
+  FOX_TRY(be->mem_copy(dst->d.bar, src->d.bar, n * sizeof *dst->d.bar, e));
+  FOX_TRY(be->mem_copy(dst->d.pf, src->d.pf, n * 6 * sizeof *dst->d.pf, e));
+  FOX_TRY(be->mem_copy(dst->d.r, src->d.r, n * sizeof *dst->d.r, e));
+  FOX_TRY(be->mem_copy(dst->d.a, src->d.a, n, e));
+  FOX_TRY(be->mem_copy(dst->d.term, src->d.term, n, e));
+  dst->size = n;
+  dst->pos = src->pos;
+  return 0;
+}

@@ -44,5 +44,8 @@ int replay_download(const struct replay *b, int32_t *bar, float *pf, float *r, u
                     uint8_t *term, struct fox_err *e);
 int replay_upload(struct replay *b, size_t size, size_t pos, const int32_t *bar, const float *pf,
                   const float *r, const uint8_t *a, const uint8_t *term, struct fox_err *e);
+/* dst's filled part, position and fill from src's (a ring of the same capacity on the same
+ * backend), copied within the backend: replay_upload of src's replay_download. */
+int replay_copy(struct replay *dst, const struct replay *src, struct fox_err *e);
 
 #endif

@@ -75,6 +75,11 @@ static int set_adam_(void *impl, const float *m, const float *v, long t, struct 
   return mlp_cuda_set_adam(&((struct cuda_net_ *)impl)->m, m, v, t, e);
 }
 
+static int copy_state_(void *dst, const void *src, struct fox_err *e) {
+  return mlp_cuda_copy_state(&((struct cuda_net_ *)dst)->m, &((const struct cuda_net_ *)src)->m,
+                             e);
+}
+
 static const float *params_(const void *impl) {
   return ((const struct cuda_net_ *)impl)->m.w;
 }
@@ -88,4 +93,5 @@ struct mlp_cuda *cuda_net_mlp(const struct net *n) { return &((struct cuda_net_ 
 extern "C" const struct net_ops net_cuda_ops = {
     "cuda",     create_,    destroy_,   set_params_, get_params_, forward_, backward_,
     zero_grad_, clip_step_, blend_,     get_adam_,   set_adam_,   params_,  reserve_,
+    copy_state_,
 };

@@ -49,15 +49,17 @@ static void print_schedule_(FILE *f, const struct study *s, const int *ids, int 
 static void print_costs_(FILE *f, const struct study *s) {
   fprintf(f, "\n# pbt: what each generation cost: its wall time (rank 0), the planning "
              "(ranking, exploit, explore), the states moved between ranks (the slowest rank's "
-             "time), and the states saved and restored in the segments (summed)\n");
-  fprintf(f, "%-10s %10s %10s %9s %12s %12s %10s %10s\n", "generation", "wall_s", "plan_s",
-          "transfers", "transfer_MB", "transfer_s", "state_s", "segment_s");
+             "time), the states saved and restored in the segments (summed), and how many of "
+             "those restored were copied within a device where their segment ran\n");
+  fprintf(f, "%-10s %10s %10s %9s %12s %12s %10s %10s %7s\n", "generation", "wall_s", "plan_s",
+          "transfers", "transfer_MB", "transfer_s", "state_s", "segment_s", "copied");
   for (int g = 0; g < s->generations; g++) {
     const struct pbt_gen *x = &s->gen[g];
     if (x->wall == 0 && x->segments == 0)
       continue; /* not run yet */
-    fprintf(f, "%-10d %10.3f %10.6f %9d %12.3f %12.6f %10.3f %10.3f\n", g, x->wall, x->plan,
-            x->transfers, x->bytes / 1e6, x->transfer, x->state, x->segments);
+    fprintf(f, "%-10d %10.3f %10.6f %9d %12.3f %12.6f %10.3f %10.3f %7d\n", g, x->wall,
+            x->plan, x->transfers, x->bytes / 1e6, x->transfer, x->state, x->segments,
+            x->copied);
   }
 }
 
@@ -103,6 +105,7 @@ int pbt_report_json(json_t *o, const struct study *s, struct fox_err *e) {
     fox_json_set(c, "transfer_seconds", fox_json_num(x->transfer), e);
     fox_json_set(c, "state_seconds", fox_json_num(x->state), e);
     fox_json_set(c, "segment_seconds", fox_json_num(x->segments), e);
+    fox_json_set(c, "copied", json_integer(x->copied), e);
     fox_json_push(gens, c, e);
   }
   free(ids);

@@ -115,6 +115,7 @@ void pbt_account(struct study *s, const struct work_item *items, int n,
   for (int i = 0; i < n; i++)
     if (res[i].done == FOX_WORK_DONE) {
       x->state += res[i].state_seconds;
+      x->copied += res[i].copied;
       x->segments += res[i].seconds;
     }
 }

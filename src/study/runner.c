@@ -42,6 +42,12 @@ static void state_path_(const char *outdir, int id, int repeat, int epochs, char
     snprintf(out, n, "%s/state/trial-%d-r%d-e%d.h5", outdir, id, repeat, epochs);
 }
 
+/* A trial the state cache held (struct trial holds no pointer into itself, so it moves). */
+static void held_close_(void *held) {
+  trial_close(held);
+  free(held);
+}
+
 static int mkdir_(const char *path, struct fox_err *e) {
   if (mkdir(path, 0777) != 0 && errno != EEXIST)
     return fox_errf(e, FOX_EFAIL, "%s: cannot create directory: %s", path, strerror(errno));
@@ -63,7 +69,7 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   gethostname(host, sizeof host - 1);
   if (pthread_mutex_init(&r->lock, NULL) != 0)
     return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
-  if (state_cache_init(&r->cache) != 0) {
+  if (state_cache_init(&r->cache, held_close_) != 0) {
     pthread_mutex_destroy(&r->lock);
     return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
   }
@@ -130,13 +136,13 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
 }
 
 void runner_close(struct runner *r) {
+  state_cache_free(&r->cache); /* its held trials before the dataset they read */
   if (r->have_data == 2)
     r->be->dataset_release(&r->dev);
   if (r->have_data)
     dataset_free(&r->ds);
   r->have_data = 0;
   pthread_mutex_destroy(&r->lock);
-  state_cache_free(&r->cache);
   live_close(&r->live);
 }
 
@@ -176,18 +182,20 @@ static int run_function_(struct runner *r, const struct work_item *it, struct wo
 }
 
 /* Continues t from the state of (trial, repeat) at `epochs`: the bytes this rank holds (its
- * own segment's, or another rank's it received), else the checkpoint in OUTDIR/state (after a
- * resume). buffers: only the experience (copy_buffers false). */
+ * own segment's, or another rank's it received; the arrays copied within the device from the
+ * segment's trial where this rank trained it, *copied counting those), else the checkpoint in
+ * OUTDIR/state (after a resume). buffers: only the experience (copy_buffers false). */
 static int load_state_(struct runner *r, struct trial *t, int trial, int repeat, int epochs,
-                       int buffers, struct fox_err *e) {
+                       int buffers, int *copied, struct fox_err *e) {
   char path[4300];
   state_path_(r->outdir, trial, repeat, epochs, path, sizeof path);
   struct state_entry held;
   if (state_cache_get(&r->cache, trial, repeat, epochs, &held)) {
     char name[4400];
     snprintf(name, sizeof name, "%s (held in memory)", path);
-    return buffers ? trial_state_load_buffers(t, held.buf, held.len, name, e)
-                   : trial_state_load_image(t, held.buf, held.len, name, e);
+    *copied += held.held != NULL;
+    return buffers ? trial_state_load_buffers(t, held.buf, held.len, name, held.held, e)
+                   : trial_state_load_image(t, held.buf, held.len, name, held.held, e);
   }
   if (!buffers) {
     FOX_TRY(trial_state_load(t, path, e));
@@ -206,7 +214,7 @@ static int load_state_(struct runner *r, struct trial *t, int trial, int repeat,
   void *buf = NULL;
   size_t len = 0;
   FOX_TRY(fs_read_bytes(path, "the checkpoint", &buf, &len, e));
-  int rc = trial_state_load_buffers(t, buf, len, path, e);
+  int rc = trial_state_load_buffers(t, buf, len, path, NULL, e);
   free(buf);
   if (rc == 0 && t->owner[0] >= 0 && (t->owner[0] != trial || t->owner[1] != repeat))
     rc = fox_errf(e, FOX_EDATA, "%s: the state of trial %d repeat %d, not of this trial's "
@@ -279,9 +287,11 @@ static int seg_open_(struct runner *r, struct seg_ *g, int *open, struct fox_err
   FOX_TRY(trial_open(&g->t, &cfg, &r->ds, r->be, &r->dev, e));
   double s0 = now_();
   if (it->from_epochs > 0)
-    rc = load_state_(r, &g->t, it->from_trial, it->repeat, it->from_epochs, 0, e);
+    rc = load_state_(r, &g->t, it->from_trial, it->repeat, it->from_epochs, 0, &res->copied,
+                     e);
   if (rc == 0 && it->from_epochs > 0 && it->buffers_trial >= 0)
-    rc = load_state_(r, &g->t, it->buffers_trial, it->repeat, it->from_epochs, 1, e);
+    rc = load_state_(r, &g->t, it->buffers_trial, it->repeat, it->from_epochs, 1, &res->copied,
+                     e);
   if (rc == FOX_EDATA && it->from_trial == it->trial && it->buffers_trial < 0) {
     /* Its own checkpoint missing or damaged (--resume after a disk fault): the trial trains
      * again from its start, which ends in the state the checkpoint held (a checkpoint is the
@@ -291,6 +301,7 @@ static int seg_open_(struct runner *r, struct seg_ *g, int *open, struct fox_err
                     "checkpoint of epoch %d cannot be used)\n", e->msg, it->trial, it->from_epochs);
     fox_err_clear(e);
     trial_close(&g->t);
+    res->copied = 0;
     FOX_TRY(rc = trial_open(&g->t, &cfg, &r->ds, r->be, &r->dev, e));
   }
   res->state_seconds = now_() - s0;
@@ -299,6 +310,19 @@ static int seg_open_(struct runner *r, struct seg_ *g, int *open, struct fox_err
     return rc;
   }
   *open = 1;
+  return 0;
+}
+
+/* The segment's trial stays open beside its held state, for the next generation to copy on
+ * the device: 1 when the cache took it over (t is then no longer the caller's to close). */
+static int hold_(struct runner *r, const struct work_item *it, const struct trial *t) {
+  struct trial *h = malloc(sizeof *h);
+  if (!h)
+    return 0;
+  *h = *t;
+  if (state_cache_hold(&r->cache, it->trial, it->repeat, t->r.epochs_done, h))
+    return 1;
+  free(h);
   return 0;
 }
 
@@ -330,14 +354,16 @@ static int seg_finish_(struct runner *r, struct seg_ *g, int stopped, struct fox
     for (int m = 0; m < FOX_NMETRICS; m++)
       res->metrics[f][m] =
           res->status == FOX_ST_FAILED ? NAN : metrics_get(&t->last.fold_metrics[f], m);
-  if (it->keep_state && res->status != FOX_ST_FAILED) {
+  int saved = it->keep_state && res->status != FOX_ST_FAILED;
+  if (saved) {
     double s0 = now_();
     rc = save_state_(r, it, t, e);
     res->state_seconds += now_() - s0;
   }
   if (rc == 0)
     rc = put_(r, it, t->r.epochs_done, t, NAN, NULL, e);
-  trial_close(t);
+  if (rc != 0 || !saved || !it->hold_state || !hold_(r, it, t))
+    trial_close(t);
   res->seconds = now_() - g->t0;
   return rc;
 }

@@ -1,17 +1,26 @@
-/* A small keyed list: a rank holds a few states (its share of a population, twice). */
+/* A small keyed list: a rank holds a few states (its share of a population, twice), each as
+ * image bytes and, where this rank trained it, as the trial itself. */
 #include "study/state_cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int state_cache_init(struct state_cache *c) {
+int state_cache_init(struct state_cache *c, void (*release)(void *held)) {
   memset(c, 0, sizeof *c);
+  c->release = release;
   return pthread_mutex_init(&c->lock, NULL) != 0 ? -1 : 0;
+}
+
+static void drop_(struct state_cache *c, struct state_entry *x) {
+  free(x->buf);
+  if (x->held && c->release)
+    c->release(x->held);
+  x->buf = x->held = NULL;
 }
 
 void state_cache_free(struct state_cache *c) {
   for (int i = 0; i < c->n; i++)
-    free(c->e[i].buf);
+    drop_(c, &c->e[i]);
   free(c->e);
   pthread_mutex_destroy(&c->lock);
   memset(c, 0, sizeof *c);
@@ -29,7 +38,7 @@ int state_cache_put(struct state_cache *c, int trial, int repeat, int epochs, vo
   pthread_mutex_lock(&c->lock);
   int i = find_(c, trial, repeat, epochs), rc = 0;
   if (i >= 0) {
-    free(c->e[i].buf);
+    drop_(c, &c->e[i]);
   } else if (c->n == c->cap) {
     int cap = c->cap ? 2 * c->cap : 16;
     struct state_entry *ne = realloc(c->e, (size_t)cap * sizeof *ne);
@@ -41,7 +50,7 @@ int state_cache_put(struct state_cache *c, int trial, int repeat, int epochs, vo
   if (rc == 0) {
     if (i < 0)
       i = c->n++;
-    c->e[i] = (struct state_entry){trial, repeat, epochs, buf, len};
+    c->e[i] = (struct state_entry){trial, repeat, epochs, buf, len, NULL};
   } else {
     free(buf);
   }
@@ -71,8 +80,17 @@ void state_cache_keep(struct state_cache *c, const struct work_item *items, int 
     if (used)
       c->e[k++] = c->e[i];
     else
-      free(c->e[i].buf);
+      drop_(c, &c->e[i]);
   }
   c->n = k;
   pthread_mutex_unlock(&c->lock);
+}
+
+int state_cache_hold(struct state_cache *c, int trial, int repeat, int epochs, void *held) {
+  pthread_mutex_lock(&c->lock);
+  int i = find_(c, trial, repeat, epochs);
+  if (i >= 0 && !c->e[i].held)
+    c->e[i].held = held;
+  pthread_mutex_unlock(&c->lock);
+  return i >= 0 && c->e[i].held == held;
 }

@@ -13,21 +13,28 @@ struct state_entry {
   int trial, repeat, epochs;
   void *buf;
   size_t len;
+  /* NULL, or the trial whose state the bytes are, still open on this rank's backend (the
+   * runner's struct trial): its arrays are copied within the device instead of uploaded */
+  void *held;
 };
 
 struct state_cache {
   struct state_entry *e;
   int n, cap;
   pthread_mutex_t lock; /* trial threads put while others get */
+  void (*release)(void *held); /* closes an entry's held trial when the entry goes */
 };
 
-int state_cache_init(struct state_cache *c);
+int state_cache_init(struct state_cache *c, void (*release)(void *held));
 void state_cache_free(struct state_cache *c);
 /* Takes buf (malloc'd) over; replaces an entry of the same key. */
 int state_cache_put(struct state_cache *c, int trial, int repeat, int epochs, void *buf,
                     size_t len, struct fox_err *e);
-/* 1 and the entry in *out (its bytes stay valid until state_cache_keep, between steps), or 0
- * when this rank holds no such state. */
+/* The entry of that key also holds the trial `held` (taken over): 1, or 0 when there is no
+ * such entry or it holds one already (then the caller keeps it). */
+int state_cache_hold(struct state_cache *c, int trial, int repeat, int epochs, void *held);
+/* 1 and the entry in *out (its bytes and held trial stay valid until state_cache_keep, between
+ * steps), or 0 when this rank holds no such state. */
 int state_cache_get(struct state_cache *c, int trial, int repeat, int epochs,
                     struct state_entry *out);
 /* Drops every entry that no item of the step continues from (from_trial or buffers_trial at

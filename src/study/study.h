@@ -79,6 +79,8 @@ struct work_result {
   double seconds;
   double start;         /* UTC seconds when it began (its end: start + seconds) */
   double state_seconds; /* of those, restoring and saving the agent's state */
+  int copied;           /* states it continued from that were copied within this rank's
+                         * device (held there since their segment), not uploaded */
   double metrics[FOX_FOLDS_MAX][FOX_STUDY_METRICS]; /* per fold (the first `folds` rows) */
   char reason[FOX_REASON_LEN];
 };
@@ -92,6 +94,7 @@ struct pbt_gen {
   double state;    /* restoring and saving states inside the segments (summed) */
   double segments; /* the segments' own time (summed) */
   int transfers;   /* states moved between ranks */
+  int copied;      /* states continued from within a device, where their segment ran */
 };
 
 struct study {

@@ -31,12 +31,20 @@ static int *pbt_field_(struct study_trial *t, int c) {
 }
 static int is_pbt_(const struct study *s) { return s->cfg.study.scheduler == FOX_SCHED_PBT; }
 
-/* Per generation: /pbt/{wall, plan, transfer, bytes, state, segments, transfers}. */
+/* Per generation: /pbt/{wall, plan, transfer, bytes, state, segments} and the counts
+ * /pbt/{transfers, copied}. */
 #define NGEN_ 6
 static const char *const gen_cols_[NGEN_] = {"wall_seconds",  "plan_seconds",  "transfer_seconds",
                                              "transfer_bytes", "state_seconds", "segment_seconds"};
 static double *gen_field_(struct pbt_gen *g, int c) {
   double *f[NGEN_] = {&g->wall, &g->plan, &g->transfer, &g->bytes, &g->state, &g->segments};
+  return f[c];
+}
+
+#define NGENI_ 2
+static const char *const gen_icols_[NGENI_] = {"transfers", "copied"};
+static int *gen_ifield_(struct pbt_gen *g, int c) {
+  int *f[NGENI_] = {&g->transfers, &g->copied};
   return f[c];
 }
 
@@ -53,10 +61,11 @@ static int write_pbt_(hid_t f, const struct study *s, struct fox_err *e) {
       col[k] = *gen_field_(&s->gen[k], c);
     rc = h5io_write(g, gen_cols_[c], H5T_NATIVE_DOUBLE, col, n, 0, 0, e);
   }
-  for (size_t k = 0; k < n; k++)
-    icol[k] = s->gen[k].transfers;
-  if (rc == 0)
-    rc = h5io_write(g, "transfers", H5T_NATIVE_INT, icol, n, 0, 0, e);
+  for (int c = 0; rc == 0 && c < NGENI_; c++) {
+    for (size_t k = 0; k < n; k++)
+      icol[k] = *gen_ifield_(&s->gen[k], c);
+    rc = h5io_write(g, gen_icols_[c], H5T_NATIVE_INT, icol, n, 0, 0, e);
+  }
   if (g >= 0)
     H5Gclose(g);
   free(col), free(icol);
@@ -77,11 +86,14 @@ static void read_pbt_(hid_t f, struct study *s, const char *path) {
       for (size_t k = 0; k < n; k++)
         *gen_field_(&s->gen[k], c) = isfinite(col[k]) && col[k] >= 0 ? col[k] : 0;
   }
-  if (icol && h5io_exists(f, "/pbt/transfers") > 0 &&
-      h5io_dims(f, "/pbt/transfers", &d0, &d1, path, &ignore) == 0 && d0 == n && d1 == 0 &&
-      h5io_read(f, "/pbt/transfers", H5T_NATIVE_INT, icol, n, 0, path, &ignore) == 0)
-    for (size_t k = 0; k < n; k++)
-      s->gen[k].transfers = icol[k] >= 0 ? icol[k] : 0;
+  for (int c = 0; icol && c < NGENI_; c++) {
+    char name[64];
+    snprintf(name, sizeof name, "/pbt/%s", gen_icols_[c]);
+    if (h5io_exists(f, name) > 0 && h5io_dims(f, name, &d0, &d1, path, &ignore) == 0 &&
+        d0 == n && d1 == 0 && h5io_read(f, name, H5T_NATIVE_INT, icol, n, 0, path, &ignore) == 0)
+      for (size_t k = 0; k < n; k++)
+        *gen_ifield_(&s->gen[k], c) = icol[k] >= 0 ? icol[k] : 0;
+  }
   free(col), free(icol);
 }
 

@@ -79,7 +79,9 @@ static int net_write_(hid_t g, const struct net *n, struct fox_err *e) {
   return rc;
 }
 
-static int net_read_(hid_t g, struct net *n, const char *file, struct fox_err *e) {
+/* held: a network whose state is the checkpoint's, copied within the backend instead. */
+static int net_read_(hid_t g, struct net *n, const struct net *held, const char *file,
+                     struct fox_err *e) {
   size_t np = n->n_params, d0, d1;
   FOX_TRY(h5io_dims(g, "params", &d0, &d1, file, e));
   if (d0 != np || d1 != 0)
@@ -91,6 +93,8 @@ static int net_read_(hid_t g, struct net *n, const char *file, struct fox_err *e
     return fox_errf(e, FOX_EDATA, "%s: checkpoint network was trained with activation %s, the "
                                   "config makes %s", file, fox_act_name((int)act),
                     fox_act_name(n->activation));
+  if (held)
+    return net_copy_state(n, held, e);
   float *buf = malloc(3 * np * sizeof *buf);
   mallocCheck(buf, e);
   int64_t t = 0;
@@ -173,8 +177,8 @@ static int replay_bars_check_(const int32_t *bar, size_t n, size_t rows, const c
   return 0;
 }
 
-static int replay_read_body_(hid_t g, struct replay *b, size_t rows, const char *file,
-                             struct replay_host_ *h, struct fox_err *e) {
+static int replay_read_body_(hid_t g, struct replay *b, const struct replay *held, size_t rows,
+                             const char *file, struct replay_host_ *h, struct fox_err *e) {
   int64_t pos, cap;
   size_t n, d1;
   FOX_TRY(i64_read_(g, "pos", &pos, file, e));
@@ -183,6 +187,12 @@ static int replay_read_body_(hid_t g, struct replay *b, size_t rows, const char 
   if ((size_t)cap != b->d.cap || n > b->d.cap || pos < 0 || (size_t)pos >= b->d.cap)
     return fox_errf(e, FOX_EDATA, "%s: checkpoint replay (capacity %lld, %zu stored) does not "
                                   "fit dqn.buffer_size %zu", file, (long long)cap, n, b->d.cap);
+  if (held && (held->size != n || held->pos != (size_t)pos))
+    return fox_errf(e, FOX_EDATA, "%s: the ring held in memory (%zu at %zu) is not the "
+                                  "checkpoint's (%zu at %lld)", file, held->size, held->pos, n,
+                    (long long)pos);
+  if (held)
+    return replay_copy(b, held, e);
   FOX_TRY(replay_host_alloc_(h, n, e));
   FOX_TRY(h5io_read(g, "bar", H5T_NATIVE_INT32, h->bar, n, 0, file, e));
   FOX_TRY(h5io_read(g, "portfolio", H5T_NATIVE_FLOAT, h->pf, n, 6, file, e));
@@ -193,10 +203,10 @@ static int replay_read_body_(hid_t g, struct replay *b, size_t rows, const char 
   return replay_upload(b, n, (size_t)pos, h->bar, h->pf, h->r, h->a, h->term, e);
 }
 
-static int replay_read_(hid_t g, struct replay *b, size_t rows, const char *file,
-                        struct fox_err *e) {
+static int replay_read_(hid_t g, struct replay *b, const struct replay *held, size_t rows,
+                        const char *file, struct fox_err *e) {
   struct replay_host_ h = {0};
-  int rc = replay_read_body_(g, b, rows, file, &h, e);
+  int rc = replay_read_body_(g, b, held, rows, file, &h, e);
   replay_host_free_(&h);
   return rc;
 }
@@ -212,8 +222,8 @@ static int dqn_write_(hid_t g, const struct dqn *d, struct fox_err *e) {
   return 0;
 }
 
-static int dqn_read_(hid_t g, struct dqn *d, size_t rows, const char *file,
-                     struct fox_err *e) {
+static int dqn_read_(hid_t g, struct dqn *d, const struct dqn *held, size_t rows,
+                     const char *file, struct fox_err *e) {
   int64_t tr, up;
   FOX_TRY(i64_read_(g, "transitions", &tr, file, e));
   FOX_TRY(i64_read_(g, "updates", &up, file, e));
@@ -221,9 +231,12 @@ static int dqn_read_(hid_t g, struct dqn *d, size_t rows, const char *file,
   d->transitions = (long)tr;
   d->updates = (long)up;
   FOX_TRY(rng_read_(g, &d->rng, file, e));
-  IN_GROUP_(o, open_(g, "online", file, e), net_read_(o, &d->online, file, e));
-  IN_GROUP_(t, open_(g, "target", file, e), net_read_(t, &d->target, file, e));
-  IN_GROUP_(r, open_(g, "replay", file, e), replay_read_(r, &d->rb, rows, file, e));
+  IN_GROUP_(o, open_(g, "online", file, e),
+            net_read_(o, &d->online, held ? &held->online : NULL, file, e));
+  IN_GROUP_(t, open_(g, "target", file, e),
+            net_read_(t, &d->target, held ? &held->target : NULL, file, e));
+  IN_GROUP_(r, open_(g, "replay", file, e),
+            replay_read_(r, &d->rb, held ? &held->rb : NULL, rows, file, e));
   return 0;
 }
 
@@ -297,10 +310,23 @@ static int ppo_write_(hid_t g, const struct ppo *p, struct fox_err *e) {
   return rc;
 }
 
-/* The rollout's first p->t vector steps, onto the backend. */
-static int rollout_arrays_read_(hid_t g, struct ppo *p, const char *file,
+/* The rollout's first p->t vector steps, onto the backend (from held's, when given: a rollout
+ * of the same shape standing at the same step). */
+static int rollout_arrays_read_(hid_t g, struct ppo *p, const struct ppo *held, const char *file,
                                 struct rollout_host_ *h, struct fox_err *e) {
   size_t n = (size_t)p->t * (size_t)p->n_envs;
+  if (held) {
+    if (held->t != p->t || held->n_envs != p->n_envs || held->dim != p->dim)
+      return fox_errf(e, FOX_EDATA, "%s: the rollout held in memory (step %d) is not the "
+                                    "checkpoint's (step %d)", file, held->t, p->t);
+    const struct backend *be = p->be;
+    FOX_TRY(be->mem_copy(p->ro.obs, held->ro.obs, n * (size_t)p->dim * sizeof(float), e));
+    FOX_TRY(be->mem_copy(p->ro.logp, held->ro.logp, n * sizeof(float), e));
+    FOX_TRY(be->mem_copy(p->ro.values, held->ro.values, n * sizeof(float), e));
+    FOX_TRY(be->mem_copy(p->ro.rewards, held->ro.rewards, n * sizeof(float), e));
+    FOX_TRY(be->mem_copy(p->ro.actions, held->ro.actions, n, e));
+    return be->mem_copy(p->ro.dones, held->ro.dones, n, e);
+  }
   FOX_TRY(rollout_host_alloc_(h, n, p->dim, e));
   FOX_TRY(h5io_read(g, "obs", H5T_NATIVE_FLOAT, h->obs, n, (size_t)p->dim, file, e));
   FOX_TRY(h5io_read(g, "logp", H5T_NATIVE_FLOAT, h->logp, n, 0, file, e));
@@ -311,8 +337,8 @@ static int rollout_arrays_read_(hid_t g, struct ppo *p, const char *file,
   return rollout_copy_(p, h, n, 0, e);
 }
 
-static int ppo_read_body_(hid_t g, struct ppo *p, const char *file, struct rollout_host_ *h,
-                          struct fox_err *e) {
+static int ppo_read_body_(hid_t g, struct ppo *p, const struct ppo *held, const char *file,
+                          struct rollout_host_ *h, struct fox_err *e) {
   int64_t t, up, nu;
   FOX_TRY(i64_read_(g, "t", &t, file, e));
   FOX_TRY(i64_read_(g, "updates", &up, file, e));
@@ -340,14 +366,17 @@ static int ppo_read_body_(hid_t g, struct ppo *p, const char *file, struct rollo
   p->t = (int)t;
   p->updates = (long)up;
   FOX_TRY(rng_read_(g, &p->rng, file, e));
-  IN_GROUP_(a, open_(g, "actor", file, e), net_read_(a, &p->actor, file, e));
-  IN_GROUP_(c, open_(g, "critic", file, e), net_read_(c, &p->critic, file, e));
-  return rollout_arrays_read_(g, p, file, h, e);
+  IN_GROUP_(a, open_(g, "actor", file, e),
+            net_read_(a, &p->actor, held ? &held->actor : NULL, file, e));
+  IN_GROUP_(c, open_(g, "critic", file, e),
+            net_read_(c, &p->critic, held ? &held->critic : NULL, file, e));
+  return rollout_arrays_read_(g, p, held, file, h, e);
 }
 
-static int ppo_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
+static int ppo_read_(hid_t g, struct ppo *p, const struct ppo *held, const char *file,
+                     struct fox_err *e) {
   struct rollout_host_ h = {0};
-  int rc = ppo_read_body_(g, p, file, &h, e);
+  int rc = ppo_read_body_(g, p, held, file, &h, e);
   rollout_host_free_(&h);
   return rc;
 }
@@ -509,7 +538,9 @@ int trial_state_write(struct trial *t, hid_t g, struct fox_err *e) {
   return 0;
 }
 
-int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err *e) {
+/* held: the trial the checkpoint was made of, its agent's arrays copied instead of uploaded. */
+static int read_(struct trial *t, hid_t g, const char *file, const struct trial *held,
+                 struct fox_err *e) {
   int64_t ver, algo, tr, st;
   FOX_TRY(i64_read_(g, "checkpoint_version", &ver, file, e));
   FOX_TRY(i64_read_(g, "algo", &algo, file, e));
@@ -530,10 +561,16 @@ int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err 
   FOX_TRY(curve_read_(g, t, file, e));
   IN_GROUP_(v, open_(g, "venv", file, e), venv_read_(v, t, file, e));
   if (t->ag.algo == FOX_ALGO_DQN)
-    IN_GROUP_(a, open_(g, "dqn", file, e), dqn_read_(a, &t->ag.dqn, t->ds->n, file, e));
+    IN_GROUP_(a, open_(g, "dqn", file, e),
+              dqn_read_(a, &t->ag.dqn, held ? &held->ag.dqn : NULL, t->ds->n, file, e));
   else
-    IN_GROUP_(a, open_(g, "ppo", file, e), ppo_read_(a, &t->ag.ppo, file, e));
+    IN_GROUP_(a, open_(g, "ppo", file, e),
+              ppo_read_(a, &t->ag.ppo, held ? &held->ag.ppo : NULL, file, e));
   return agent_clock_put(&t->ag, e);
+}
+
+int trial_state_read(struct trial *t, hid_t g, const char *file, struct fox_err *e) {
+  return read_(t, g, file, NULL, e);
 }
 
 static int save_body_(hid_t f, const void *ctx, struct fox_err *e) {
@@ -602,24 +639,30 @@ int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *
   return h5io_image_create(save_body_, t, buf, len, e);
 }
 
-/* read(t, the image's file) */
+/* read(t, the image's file, held) */
 static int from_image_(struct trial *t, const void *buf, size_t len, const char *name,
-                       int (*read)(struct trial *, hid_t, const char *, struct fox_err *),
+                       const struct trial *held,
+                       int (*read)(struct trial *, hid_t, const char *, const struct trial *,
+                                   struct fox_err *),
                        struct fox_err *e) {
+  if (held && (held->ag.algo != t->ag.algo || held->be != t->be))
+    return fox_errf(e, FOX_EDATA, "%s: the trial held in memory is of another agent or "
+                                  "backend", name);
   hid_t f;
   FOX_TRY(h5io_image_open(buf, len, name, &f, e));
-  int rc = read(t, f, name, e);
+  int rc = read(t, f, name, held, e);
   H5Fclose(f);
   return rc;
 }
 
 int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
-                           struct fox_err *e) {
-  return from_image_(t, buf, len, name, trial_state_read, e);
+                           const struct trial *held, struct fox_err *e) {
+  return from_image_(t, buf, len, name, held, read_, e);
 }
 
 /* The rollout of a PPO checkpoint without its networks: t, then the arrays. */
-static int rollout_read_(hid_t g, struct ppo *p, const char *file, struct fox_err *e) {
+static int rollout_read_(hid_t g, struct ppo *p, const struct ppo *held, const char *file,
+                         struct fox_err *e) {
   int64_t t;
   FOX_TRY(i64_read_(g, "t", &t, file, e));
   if (t < 0 || t >= p->cfg.n_steps)
@@ -627,17 +670,20 @@ static int rollout_read_(hid_t g, struct ppo *p, const char *file, struct fox_er
                     file, (long long)t, p->cfg.n_steps);
   p->t = (int)t;
   struct rollout_host_ h = {0};
-  int rc = rollout_arrays_read_(g, p, file, &h, e);
+  int rc = rollout_arrays_read_(g, p, held, file, &h, e);
   rollout_host_free_(&h);
   return rc;
 }
 
-static int replay_in_(hid_t dqn, struct trial *t, const char *file, struct fox_err *e) {
-  IN_GROUP_(r, open_(dqn, "replay", file, e), replay_read_(r, &t->ag.dqn.rb, t->ds->n, file, e));
+static int replay_in_(hid_t dqn, struct trial *t, const struct replay *held, const char *file,
+                      struct fox_err *e) {
+  IN_GROUP_(r, open_(dqn, "replay", file, e),
+            replay_read_(r, &t->ag.dqn.rb, held, t->ds->n, file, e));
   return 0;
 }
 
-static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_err *e) {
+static int buffers_read_(struct trial *t, hid_t f, const char *file, const struct trial *held,
+                         struct fox_err *e) {
   int64_t algo;
   FOX_TRY(i64_read_(f, "algo", &algo, file, e));
   if (algo != t->ag.algo)
@@ -648,14 +694,16 @@ static int buffers_read_(struct trial *t, hid_t f, const char *file, struct fox_
     FOX_TRY(h5io_attr_read(f, "owner", H5T_NATIVE_INT, t->owner, 2, file, e));
   IN_GROUP_(v, open_(f, "venv", file, e), venv_read_(v, t, file, e));
   if (t->ag.algo == FOX_ALGO_DQN) {
-    IN_GROUP_(a, open_(f, "dqn", file, e), replay_in_(a, t, file, e));
+    IN_GROUP_(a, open_(f, "dqn", file, e),
+              replay_in_(a, t, held ? &held->ag.dqn.rb : NULL, file, e));
   } else {
-    IN_GROUP_(a, open_(f, "ppo", file, e), rollout_read_(a, &t->ag.ppo, file, e));
+    IN_GROUP_(a, open_(f, "ppo", file, e),
+              rollout_read_(a, &t->ag.ppo, held ? &held->ag.ppo : NULL, file, e));
   }
   return agent_clock_put(&t->ag, e);
 }
 
 int trial_state_load_buffers(struct trial *t, const void *buf, size_t len, const char *name,
-                             struct fox_err *e) {
-  return from_image_(t, buf, len, name, buffers_read_, e);
+                             const struct trial *held, struct fox_err *e) {
+  return from_image_(t, buf, len, name, held, buffers_read_, e);
 }

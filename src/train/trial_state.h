@@ -21,15 +21,19 @@ int trial_state_load(struct trial *t, const char *path, struct fox_err *e);
  * agent, transitions, status, reward scale and curve, read without a dataset or config. */
 int trial_state_describe(hid_t f, const char *path, FILE *out, struct fox_err *e);
 /* The checkpoint as the bytes of an HDF5 file in memory (the caller frees *buf), for another
- * rank or for fs_write_bytes; and a trial from such bytes (`name` for messages). */
+ * rank or for fs_write_bytes; and a trial from such bytes (`name` for messages). held: NULL,
+ * or the trial the image was made of, open on t's backend and untouched since: the agent's
+ * arrays (networks with Adam's state, the replay ring or the rollout) are then copied from its
+ * memory within the backend rather than uploaded from the image (a PBT exploit on a device: a
+ * device-to-device copy), with the same bytes; the rest still comes from the image. */
 int trial_state_image(struct trial *t, void **buf, size_t *len, struct fox_err *e);
 int trial_state_load_image(struct trial *t, const void *buf, size_t len, const char *name,
-                           struct fox_err *e);
+                           const struct trial *held, struct fox_err *e);
 /* Only the experience of a checkpoint over a loaded trial: the environments and the replay
  * buffer (DQN) or the partial rollout (PPO); the networks, optimiser, random streams and
  * counters stay. A PBT member that copies another's agent but keeps its own experience
  * (study.scheduler.copy_buffers: false). */
 int trial_state_load_buffers(struct trial *t, const void *buf, size_t len, const char *name,
-                             struct fox_err *e);
+                             const struct trial *held, struct fox_err *e);
 
 #endif

@@ -323,6 +323,17 @@ for s in sched:
 gens = j["pbt_generations"]
 if len(gens) != 4 or not all(g["wall_seconds"] > 0 and g["transfers"] == 0 for g in gens):
     sys.exit(f"generations {gens}")
+# one process: every state a segment continued from was still open where its segment ran, so
+# it was copied within the backend (a row failed before training loaded none)
+for g in gens:
+    n = sum(int(r["generation"]) == g["generation"] for r in rows.values())
+    failed = sum(int(r["generation"]) == g["generation"] and r["status"] == "failed"
+                 for r in rows.values())
+    lo, hi = (0, 0) if g["generation"] == 0 else (n - failed, n)
+    if not lo <= g["copied"] <= hi:
+        sys.exit(f"generation {g['generation']}: {g['copied']} states copied, not {lo}..{hi}")
+if sum(g["copied"] for g in gens) < 3 * 6 - 3:
+    sys.exit(f"copied {[g['copied'] for g in gens]}")
 PY
 run_rc 0 "$FOXOPT" report "$WORK/a"
 check "pbt_schedule.png" is_png "$WORK/a/pbt_schedule.png"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PBT on the CUDA backend: the states a member copies live on the device (networks, Adam's
-# moments, the replay ring) and go through the in-memory checkpoint image between segments and
-# ranks; with trials_per_device 4 a generation trains as one population. The lineage is whole, SIGTERM + --resume give the uninterrupted table, and (where two
+# moments, the replay ring): between segments on one rank they are copied within the device
+# from the trial that made them, between ranks they go as the in-memory checkpoint image; with trials_per_device 4 a generation trains as one population. The lineage is whole, SIGTERM + --resume give the uninterrupted table, and (where two
 # ranks can share the device or each has its own: the emulation, or 2+ GPUs) 2 ranks give the
 # 1-rank table with states moved between them. Skips (77) without a CUDA build or device.
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -43,7 +43,7 @@ for i, r in rows.items():
             sys.exit(f"row {i} ran on {f.attrs['backend']}")
 PY
 # The generation as one device population (4 members stepping together; the exploit between
-# generations goes through the checkpoint images as before): the same table.
+# generations copies the states within the device): the same table.
 run_rc 0 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/pp" --set study.trials_per_device=4
 same_table "cuda: a generation as one population" "$WORK/p1/trials.csv" "$WORK/pp/trials.csv"
 "$FOX_PYTHON" - "$WORK/pp" <<'PY' && ok || bad "the generations trained as populations of 4"
@@ -56,6 +56,12 @@ for p in glob.glob(f"{sys.argv[1]}/trials/*.h5"):
 if seen != {4}:
     sys.exit(f"populations of {sorted(seen)}")
 PY
+# The states of generations 1 and 2 were copied on the device from the trials that made them
+# (open since their segments), in both runs: 4 a generation.
+for d in p1 pp; do
+  check "cuda $d: 8 states copied on the device" test "$("$FOX_PYTHON" -c '
+import h5py, sys; print(h5py.File(sys.argv[1])["pbt/copied"][:].tolist())' "$WORK/$d/study.h5")" = "[0, 4, 4]"
+done
 stop_when "$WORK/ps/trials/5.h5" "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/ps"
 check "SIGTERM exits 75 (got $RC)" test "$RC" -eq 75
 run_rc 0 "$FOXOPT" run -o "$WORK/ps" --resume
@@ -69,6 +75,12 @@ PY
 if [ -n "${FOX_CUDA_EMU:-}" ] || [ "${FOX_GPUS:-1}" -ge 2 ]; then
   run_rc 0 "$FOX_MPIEXEC" -n 2 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/p2"
   same_table "cuda: 2 ranks" "$WORK/p1/trials.csv" "$WORK/p2/trials.csv"
+  # a state that came from the other rank came as bytes: not copied within the device
+  check "cuda, 2 ranks: copied + moved <= 8" "$FOX_PYTHON" -c '
+import h5py, sys
+f = h5py.File(sys.argv[1])
+c, t = int(f["pbt/copied"][:].sum()), int(f["pbt/transfers"][:].sum())
+sys.exit(not (c + t <= 8 and c < 8 if t else c == 8))' "$WORK/p2/study.h5"
 else
   echo "# one device ($devices): the 2-rank run needs the emulation or 2 GPUs (FOX_GPUS=2)"
 fi

@@ -56,9 +56,34 @@ static void same_run_(const char *what, const struct backend *be,
     CHECK(trial_open(&b, cfg, &ds_, be, dev, &e) == 0, "%s: %s", what, e.msg);
     CHECK(trial_state_load(&b, path_, &e) == 0, "%s: %s", what, e.msg);
   }
-  size_t na, nb;
-  float *wa = weights_(&a, &na), *wb = weights_(&b, &nb);
+  /* Chain again, each segment continuing from the last one's image with its arrays copied
+   * within the backend from the last trial, still open (a PBT member on one device). */
+  struct trial c, next;
+  CHECK(trial_open(&c, cfg, &ds_, be, dev, &e) == 0, "%s: %s", what, e.msg);
+  for (int ep = 1; ep <= cfg->epochs; ep++) {
+    CHECK(trial_advance(&c, ep, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+    if (ep == cfg->epochs)
+      break;
+    void *img = NULL;
+    size_t len = 0;
+    CHECK(trial_state_image(&c, &img, &len, &e) == 0, "%s: %s", what, e.msg);
+    CHECK(trial_open(&next, cfg, &ds_, be, dev, &e) == 0, "%s: %s", what, e.msg);
+    CHECK(trial_state_load_image(&next, img, len, "image", &c, &e) == 0, "%s: %s", what, e.msg);
+    free(img);
+    trial_close(&c);
+    c = next;
+  }
+  size_t na, nb, nc;
+  float *wa = weights_(&a, &na), *wb = weights_(&b, &nb), *wc = weights_(&c, &nc);
   CHECK(na == nb && memcmp(wa, wb, na * sizeof *wa) == 0, "%s: weights differ", what);
+  CHECK(na == nc && memcmp(wa, wc, na * sizeof *wa) == 0, "%s: weights differ after copies "
+                                                          "within the backend", what);
+  CHECK(a.r.transitions == c.r.transitions, "%s: transitions (copied)", what);
+  for (int ep = 0; ep < cfg->epochs; ep++)
+    CHECK(memcmp(&a.r.curve[ep].loss, &c.r.curve[ep].loss, sizeof(double)) == 0,
+          "%s: epoch %d loss (copied)", what, ep + 1);
+  free(wc);
+  trial_close(&c);
   CHECK(a.r.transitions == b.r.transitions, "%s: transitions", what);
   CHECK(a.r.status == b.r.status, "%s: status %d %d", what, a.r.status, b.r.status);
   for (int ep = 0; ep < cfg->epochs; ep++) {

@@ -179,6 +179,16 @@ for n in 1 2 3 4; do
 done
 check "pbt on one rank moved no state" test "$(moves "$WORK/p1")" -eq 0
 check "pbt on 4 ranks moved states ($(moves "$WORK/p4"))" test "$(moves "$WORK/p4")" -gt 0
+# Each of generations 1-3's 8 segments continues from a state: on one rank every one was copied
+# within the backend from the trial that made it (still open there); on 4 ranks the states that
+# moved came as bytes, so fewer were copied, and at most as many as did not move.
+copied() {
+  "$FOX_PYTHON" -c 'import h5py, sys; print(int(h5py.File(sys.argv[1])["pbt/copied"][:].sum()))' \
+    "$1/study.h5"
+}
+check "pbt on one rank: 24 states copied ($(copied "$WORK/p1"))" test "$(copied "$WORK/p1")" -eq 24
+check "pbt on 4 ranks: $(copied "$WORK/p4") copied, $(moves "$WORK/p4") moved" \
+  test "$(copied "$WORK/p4")" -lt 24 -a $(($(copied "$WORK/p4") + $(moves "$WORK/p4"))) -le 24
 "$FOX_PYTHON" - "$WORK/p4" <<'PY' && ok || bad "pbt on 4 ranks: exploited rows"
 import csv, sys
 rows = list(csv.DictReader(open(f"{sys.argv[1]}/trials.csv")))

@@ -168,7 +168,7 @@ static void exploit_(const char *what, struct config *cfg) {
   CHECK(trial_state_save(&a, path_, &e) == 0, "%s: %s", what, e.msg);
   /* from the image and from the file: the same continuation, bit for bit */
   CHECK(trial_open(&b1, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
-  CHECK(trial_state_load_image(&b1, ia, la, "image", &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_image(&b1, ia, la, "image", NULL, &e) == 0, "%s: %s", what, e.msg);
   CHECK(trial_open(&b2, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
   CHECK(trial_state_load(&b2, path_, &e) == 0, "%s: %s", what, e.msg);
   size_t n1, n2, na;
@@ -187,8 +187,8 @@ static void exploit_(const char *what, struct config *cfg) {
   free(w1), free(w2);
   /* A's agent, C's experience */
   CHECK(trial_open(&d, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
-  CHECK(trial_state_load_image(&d, ia, la, "image", &e) == 0, "%s: %s", what, e.msg);
-  CHECK(trial_state_load_buffers(&d, ic, lc, "image c", &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_image(&d, ia, la, "image", NULL, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_buffers(&d, ic, lc, "image c", NULL, &e) == 0, "%s: %s", what, e.msg);
   float *wd = weights_(&d, &n1);
   CHECK(n1 == na && memcmp(wd, wa, na * sizeof *wa) == 0, "%s: the agent stays A's", what);
   size_t xd, xc, xa;
@@ -197,6 +197,30 @@ static void exploit_(const char *what, struct config *cfg) {
   if (cfg->algo == FOX_ALGO_DQN)
     CHECK(xa != xc || memcmp(ea, ec, xa * sizeof *ea) != 0, "%s: A's and C's differ", what);
   CHECK(trial_advance(&d, 3, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  /* The same exploit with A and C still open: their arrays copied within the backend, the
+   * same member after it trained on (and a held trial of the other agent refused). */
+  struct trial h;
+  CHECK(trial_open(&h, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_image(&h, ia, la, "image", &a, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_buffers(&h, ic, lc, "image c", &c, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_advance(&h, 3, NULL, NULL, &e) == 0, "%s: %s", what, e.msg);
+  free(wd);
+  wd = weights_(&d, &n1);
+  float *wh = weights_(&h, &n2);
+  CHECK(n1 == n2 && memcmp(wd, wh, n1 * sizeof *wd) == 0, "%s: held = image", what);
+  CHECK(h.r.transitions == d.r.transitions && h.r.curve[2].loss == d.r.curve[2].loss,
+        "%s: held = image (curve)", what);
+  free(wh);
+  trial_close(&h);
+  struct config co = *cfg;
+  co.algo = cfg->algo == FOX_ALGO_DQN ? FOX_ALGO_PPO : FOX_ALGO_DQN;
+  struct trial o;
+  CHECK(trial_open(&o, &co, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_open(&h, &cb, &ds_, backend_cpu(), &dev_, &e) == 0, "%s: %s", what, e.msg);
+  CHECK(trial_state_load_image(&h, ia, la, "image", &o, &e) == FOX_EDATA &&
+            strstr(e.msg, "another agent"), "%s: held of another agent: %s", what, e.msg);
+  fox_err_clear(&e);
+  trial_close(&h), trial_close(&o);
   free(wd), free(ed), free(ec), free(ea), free(wa);
   free(ia), free(ic);
   trial_close(&a), trial_close(&c), trial_close(&b1), trial_close(&b2), trial_close(&d);
