@@ -212,7 +212,7 @@ static int place_(struct coordinator *c, struct runner *r, const struct work_ite
     rc = move_states(c->w, &r->cache, items, n, &c->xfer_planned, &c->xfer_count,
                      &c->xfer_bytes, &c->xfer_seconds, e);
   }
-  state_cache_keep(&r->cache, items, n);
+  state_cache_keep(&r->cache, items, n, c->w->rank);
   return rc;
 }
 

@@ -69,7 +69,9 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   gethostname(host, sizeof host - 1);
   if (pthread_mutex_init(&r->lock, NULL) != 0)
     return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
-  if (state_cache_init(&r->cache, held_close_) != 0) {
+  /* a rank holds at most as many trials open for the next generation as it trains at once:
+   * the device memory of a study's segments at most doubles */
+  if (state_cache_init(&r->cache, held_close_, r->threads) != 0) {
     pthread_mutex_destroy(&r->lock);
     return fox_errf(e, FOX_EFAIL, "runner: cannot make a mutex");
   }
@@ -194,8 +196,11 @@ static int load_state_(struct runner *r, struct trial *t, int trial, int repeat,
     char name[4400];
     snprintf(name, sizeof name, "%s (held in memory)", path);
     *copied += held.held != NULL;
-    return buffers ? trial_state_load_buffers(t, held.buf, held.len, name, held.held, e)
-                   : trial_state_load_image(t, held.buf, held.len, name, held.held, e);
+    int rc = buffers ? trial_state_load_buffers(t, held.buf, held.len, name, held.held, e)
+                     : trial_state_load_image(t, held.buf, held.len, name, held.held, e);
+    if (held.held)
+      state_cache_used(&r->cache, trial, repeat, epochs);
+    return rc;
   }
   if (!buffers) {
     FOX_TRY(trial_state_load(t, path, e));

@@ -5,17 +5,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-int state_cache_init(struct state_cache *c, void (*release)(void *held)) {
+int state_cache_init(struct state_cache *c, void (*release)(void *held), int max_held) {
   memset(c, 0, sizeof *c);
   c->release = release;
+  c->max_held = max_held;
   return pthread_mutex_init(&c->lock, NULL) != 0 ? -1 : 0;
+}
+
+/* The entry's held trial, taken out (the caller releases it). */
+static void *unhold_(struct state_cache *c, struct state_entry *x) {
+  void *h = x->held;
+  c->n_held -= h != NULL;
+  x->held = NULL;
+  return h;
+}
+
+static void release_(struct state_cache *c, void *held) {
+  if (held && c->release)
+    c->release(held);
 }
 
 static void drop_(struct state_cache *c, struct state_entry *x) {
   free(x->buf);
-  if (x->held && c->release)
-    c->release(x->held);
-  x->buf = x->held = NULL;
+  x->buf = NULL;
+  release_(c, unhold_(c, x));
 }
 
 void state_cache_free(struct state_cache *c) {
@@ -50,7 +63,7 @@ int state_cache_put(struct state_cache *c, int trial, int repeat, int epochs, vo
   if (rc == 0) {
     if (i < 0)
       i = c->n++;
-    c->e[i] = (struct state_entry){trial, repeat, epochs, buf, len, NULL};
+    c->e[i] = (struct state_entry){trial, repeat, epochs, buf, len, NULL, 0};
   } else {
     free(buf);
   }
@@ -68,15 +81,22 @@ int state_cache_get(struct state_cache *c, int trial, int repeat, int epochs,
   return i >= 0;
 }
 
-void state_cache_keep(struct state_cache *c, const struct work_item *items, int n) {
+void state_cache_keep(struct state_cache *c, const struct work_item *items, int n, int rank) {
   pthread_mutex_lock(&c->lock);
   int k = 0;
   for (int i = 0; i < c->n; i++) {
-    const struct state_entry *x = &c->e[i];
-    int used = 0;
-    for (int j = 0; !used && j < n; j++)
-      used = x->repeat == items[j].repeat && x->epochs == items[j].from_epochs &&
-             (x->trial == items[j].from_trial || x->trial == items[j].buffers_trial);
+    struct state_entry *x = &c->e[i];
+    int used = 0, here = 0;
+    for (int j = 0; j < n; j++) {
+      const struct work_item *w = &items[j];
+      int reads = x->repeat == w->repeat && x->epochs == w->from_epochs;
+      reads = reads && (x->trial == w->from_trial) + (x->trial == w->buffers_trial);
+      used |= reads;
+      here += reads && (w->owner == rank || w->owner < 0);
+    }
+    x->uses = here;
+    if (!here)
+      release_(c, unhold_(c, x));
     if (used)
       c->e[k++] = c->e[i];
     else
@@ -89,8 +109,19 @@ void state_cache_keep(struct state_cache *c, const struct work_item *items, int 
 int state_cache_hold(struct state_cache *c, int trial, int repeat, int epochs, void *held) {
   pthread_mutex_lock(&c->lock);
   int i = find_(c, trial, repeat, epochs);
-  if (i >= 0 && !c->e[i].held)
+  int took = i >= 0 && !c->e[i].held && c->n_held < c->max_held;
+  if (took) {
     c->e[i].held = held;
+    c->n_held++;
+  }
   pthread_mutex_unlock(&c->lock);
-  return i >= 0 && c->e[i].held == held;
+  return took;
+}
+
+void state_cache_used(struct state_cache *c, int trial, int repeat, int epochs) {
+  pthread_mutex_lock(&c->lock);
+  int i = find_(c, trial, repeat, epochs);
+  void *h = i >= 0 && c->e[i].held && --c->e[i].uses <= 0 ? unhold_(c, &c->e[i]) : NULL;
+  pthread_mutex_unlock(&c->lock);
+  release_(c, h);
 }

