@@ -399,8 +399,10 @@ static void save_(void *ctx) {
     return;
   sv->due = 0;
   double t0 = now_();
-  if ((sv->rc = study_save(sv->s, sv->outdir, &sv->err)) == 0)
+  if ((sv->rc = study_save(sv->s, sv->outdir, &sv->err)) == 0) {
     runner_prune_states(sv->outdir, sv->s);
+    rankfile_drop_versions(sv->outdir, sv->s);
+  }
   sv->last_end = now_();
   sv->last_cost = sv->last_end - t0;
 }
@@ -553,6 +555,10 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   }
   if (rc == 0 && pending != 0)
     rc = w->rank == 0 ? pending : (e->quiet = 1, pending);
+  /* study.h5 now records every trial file (finished, stopped or timed out cleanly): the files
+   * kept for a killed run go */
+  if (rc == 0 && w->rank == 0)
+    rankfile_drop_versions(outdir, NULL);
   if (w->rank == 0) {
     progress_(&p, &s, t0, 0, 1);
     progress_end(&p);

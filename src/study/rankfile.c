@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "env/experience_h5.h"
 #include "study/study_h5.h"
@@ -358,30 +359,18 @@ static int put_body_(hid_t f, const void *ctx, struct fox_err *e) {
   return trial_group_(f, c->s, c->x, c->t, c->value, c->failed, e);
 }
 
-int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id, int repeat,
-                       const double *x, int epochs, struct trial *t, double value,
-                       const char *failed, struct fox_err *e) {
-  char dir[4200], path[4200];
-  snprintf(dir, sizeof dir, "%s/trials", outdir);
-  FOX_TRY(fs_mkdirs(dir, e));
-  rankfile_trial_path(outdir, id, repeat, path, sizeof path);
-  struct put_ctx_ c = {s, x, t, value, failed, epochs, rank, repeat};
-  return h5io_create_own(path, put_body_, &c, e);
+/* trials/ID.h5.eE: a trial's file of E epochs, kept (a hard link) when its next segment's file
+ * replaces it, until study.h5 records a later one. Rank 0 writes study.h5 at most every 2 s, so
+ * a trial can be a segment or two ahead of it: a run killed then resumes with the file the
+ * study recorded (rankfile_scrub) instead of losing the trial's outputs until the segment has
+ * run again. Without hard links (a file system that has none) there is no such net. */
+static void version_path_(const char *path, int epochs, char *out, size_t n) {
+  snprintf(out, n, "%s.e%d", path, epochs);
 }
 
-/* A trial file is kept when it holds the segment the study recorded (its epochs) and every
- * dataset reads back as written (h5io_verify: its checksums); one the study did not record (a
- * run stopped between the file and study.h5), cannot be read (a damaged copy from before files
- * were atomic) or is damaged goes, and rankfile_check names what is lost: damaged is missing. */
-static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
-  const struct study *s = ctx;
+/* The epochs a trial file says it holds; -1 when it cannot say (not HDF5, no attribute). */
+static int file_epochs_(const char *path) {
   int epochs = -1;
-  if (!fs_is_regular(path)) { /* a FIFO would block the open */
-    fprintf(stderr, "foxopt run: warning: %s: not a regular file (a FIFO, device or socket): "
-                    "removed\n", path);
-    remove(path);
-    return 0;
-  }
   h5io_quiet();
   hid_t f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
   if (f >= 0) {
@@ -395,22 +384,101 @@ static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
     H5Fclose(f);
   }
   H5Eclear2(H5E_DEFAULT);
+  return epochs;
+}
+
+int rankfile_put_trial(const char *outdir, int rank, const struct study *s, int id, int repeat,
+                       const double *x, int epochs, struct trial *t, double value,
+                       const char *failed, struct fox_err *e) {
+  char dir[4200], path[4200], ver[4300];
+  snprintf(dir, sizeof dir, "%s/trials", outdir);
+  FOX_TRY(fs_mkdirs(dir, e));
+  rankfile_trial_path(outdir, id, repeat, path, sizeof path);
+  int old = fs_is_regular(path) ? file_epochs_(path) : -1;
+  if (old >= 0 && old != epochs) {
+    version_path_(path, old, ver, sizeof ver);
+    remove(ver);
+    if (link(path, ver) != 0)
+      remove(ver);
+  }
+  struct put_ctx_ c = {s, x, t, value, failed, epochs, rank, repeat};
+  return h5io_create_own(path, put_body_, &c, e);
+}
+
+/* The trial's kept file of the epochs the study recorded put back in place of `path`, when it
+ * holds them and reads back whole: 1. */
+static int restore_version_(const char *path, int recorded) {
+  char ver[4300];
+  version_path_(path, recorded, ver, sizeof ver);
   struct fox_err v = {0};
-  if (id < s->n && repeat < s->repeats && epochs >= 0 &&
-      epochs == s->trials[id].rep[repeat].epochs) {
+  if (recorded <= 0 || !fs_is_regular(ver) || file_epochs_(ver) != recorded ||
+      h5io_verify(ver, 1, &v) != 0)
+    return 0;
+  return rename(ver, path) == 0;
+}
+
+/* A trial file is kept when it holds the segment the study recorded (its epochs) and every
+ * dataset reads back as written (h5io_verify: its checksums); one the study did not record (a
+ * run stopped between the file and study.h5), cannot be read (a damaged copy from before files
+ * were atomic) or is damaged goes, and rankfile_check names what is lost: damaged is missing. */
+static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
+  const struct study *s = ctx;
+  int known = id < s->n && repeat < s->repeats;
+  int recorded = known ? s->trials[id].rep[repeat].epochs : -1;
+  if (!fs_is_regular(path)) { /* a FIFO would block the open */
+    fprintf(stderr, "foxopt run: warning: %s: not a regular file (a FIFO, device or socket): "
+                    "removed\n", path);
+    remove(path);
+    return 0;
+  }
+  int epochs = file_epochs_(path);
+  struct fox_err v = {0};
+  if (known && epochs >= 0 && epochs == recorded) {
     if (h5io_verify(path, 1, &v) == 0)
       return 0;
+    if (restore_version_(path, recorded))
+      return 0;
     fprintf(stderr, "foxopt run: warning: %s: removed\n", v.msg);
-  } else if (f < 0) {
+  } else if (known && epochs >= 0 && restore_version_(path, recorded)) {
+    return 0; /* a segment the study had not recorded replaced it: the recorded one is back */
+  } else if (epochs < 0 && !restore_version_(path, recorded)) {
     fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
+  } else if (epochs < 0) {
+    return 0;
   } /* else one the study had not recorded yet when the run stopped: its segment runs again */
   remove(path);
   return 0;
 }
 
+void rankfile_drop_versions(const char *outdir, const struct study *s) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/trials", outdir);
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    int id, repeat = 0, epochs, len = 0;
+    if ((sscanf(de->d_name, "%d.h5.e%d%n", &id, &epochs, &len) != 2 ||
+         de->d_name[len] != '\0') &&
+        (sscanf(de->d_name, "%d-r%d.h5.e%d%n", &id, &repeat, &epochs, &len) != 3 ||
+         de->d_name[len] != '\0'))
+      continue;
+    int known = s && id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats;
+    if (known && epochs >= s->trials[id].rep[repeat].epochs)
+      continue; /* study.h5 may still come to record it */
+    char path[4500];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    remove(path);
+  }
+  closedir(d);
+}
+
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e) {
   (void)e;
-  return each_trial_file_(outdir, scrub_one_, (void *)s);
+  FOX_TRY(each_trial_file_(outdir, scrub_one_, (void *)s));
+  rankfile_drop_versions(outdir, NULL);
+  return 0;
 }
 
 static int remove_one_(const char *path, int rank, void *ctx) {

@@ -53,8 +53,14 @@ int rankfile_read_policy(const char *outdir, long id, int repeat, const struct b
                          struct config *cfg, struct agent *agent, char *backend, size_t nb,
                          struct fox_err *e);
 /* Removes the trial files that do not hold the segment the study records (the segment in
- * flight when a run was stopped or killed, or an unreadable file). */
+ * flight when a run was stopped or killed, or an unreadable file), putting back the trial's
+ * kept file of the recorded epochs where there is one (a run killed between a segment's file
+ * and study.h5), then every kept file. */
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e);
+/* Removes the trials' kept files (trials/NAME.eE) of fewer epochs than study.h5 records for
+ * them (after rank 0 wrote it), or every one (s NULL: at a study's clean end, or after a
+ * scrub). */
+void rankfile_drop_versions(const char *outdir, const struct study *s);
 /* After the scrub of a resume: warns on `warn` about every trial the study records whose trial
  * file is gone (deleted, or unreadable or damaged and scrubbed); returns how many. */
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn);
