@@ -420,7 +420,8 @@ static int restore_version_(const char *path, int recorded) {
 /* A trial file is kept when it holds the segment the study recorded (its epochs) and every
  * dataset reads back as written (h5io_verify: its checksums); one the study did not record (a
  * run stopped between the file and study.h5), cannot be read (a damaged copy from before files
- * were atomic) or is damaged goes, and rankfile_check names what is lost: damaged is missing. */
+ * were atomic) or is damaged gives way to the trial's kept file of the recorded epochs, or
+ * goes, and rankfile_check names what is lost: damaged is missing. */
 static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
   const struct study *s = ctx;
   int known = id < s->n && repeat < s->repeats;
@@ -431,21 +432,18 @@ static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
     remove(path);
     return 0;
   }
-  int epochs = file_epochs_(path);
+  int epochs = file_epochs_(path), same = known && epochs >= 0 && epochs == recorded;
   struct fox_err v = {0};
-  if (known && epochs >= 0 && epochs == recorded) {
-    if (h5io_verify(path, 1, &v) == 0)
-      return 0;
-    if (restore_version_(path, recorded))
-      return 0;
-    fprintf(stderr, "foxopt run: warning: %s: removed\n", v.msg);
-  } else if (known && epochs >= 0 && restore_version_(path, recorded)) {
-    return 0; /* a segment the study had not recorded replaced it: the recorded one is back */
-  } else if (epochs < 0 && !restore_version_(path, recorded)) {
-    fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
-  } else if (epochs < 0) {
+  if (same && h5io_verify(path, 1, &v) == 0)
     return 0;
-  } /* else one the study had not recorded yet when the run stopped: its segment runs again */
+  /* damaged, or replaced by a segment the study had not recorded: its kept file, if any */
+  if (known && restore_version_(path, recorded))
+    return 0;
+  if (same)
+    fprintf(stderr, "foxopt run: warning: %s: removed\n", v.msg);
+  else if (epochs < 0)
+    fprintf(stderr, "foxopt run: warning: %s cannot be read: removed\n", path);
+  /* else one the study had not recorded yet when the run stopped: its segment runs again */
   remove(path);
   return 0;
 }
