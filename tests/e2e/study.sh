@@ -2,7 +2,8 @@
 # foxopt run end to end: the same seed gives the same trials.csv (seconds aside) whatever the
 # number of threads (test functions, and successive halving over trained agents); SIGTERM
 # mid-study is exit 75 and --resume finishes with the table of an uninterrupted run
-# (test-function and agent studies, the latter continuing promoted trials from checkpoints);
+# (test-function and agent studies, the latter continuing promoted trials from checkpoints),
+# and SIGKILL as a segment replaces a trial's file loses nothing after --resume;
 # failed trials are recorded and the study goes on; backtest --study
 # reproduces every trial's recorded metrics; bad studies are refused with FILE:LINE.
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +39,36 @@ run_rc 2 "$FOXOPT" run -o "$WORK/fs" --resume --set study.seed=5
 contains "$ERR_TXT" "--set study.seed=5 without CONFIG.yaml"
 run_rc 0 "$FOXOPT" run -o "$WORK/fs" --resume
 same_table "stop + resume" "$WORK/f1/trials.csv" "$WORK/fs/trials.csv"
+
+# SIGKILL (a node lost, a preemption past its grace) just as a segment's file replaces a trial's
+# earlier one (its kept version appears), three times, each followed by --resume: a file ahead
+# of study.h5 gives way to the kept one the study recorded, so no trial's outputs are lost on
+# the way, the table is the uninterrupted one and no kept file is left.
+kill_at_version() { # CMD...: runs CMD, SIGKILLs it once a trials/*.h5.eE appears
+  "$@" >"$WORK/kill.out" 2>>"$WORK/kill.err" &
+  local pid=$! i
+  for i in $(seq 400); do
+    compgen -G "$WORK/fk/trials/*.h5.e*" >/dev/null && break
+    sleep 0.02
+  done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+rm -rf "$WORK/fk" "$WORK/kill.err"
+kill_at_version "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fk" --set study.objective.seconds=0.03 \
+  --set study.trials_per_device=2
+for i in 1 2; do
+  [ -e "$WORK/fk/study.h5" ] && kill_at_version "$FOXOPT" run -o "$WORK/fk" --resume
+done
+[ -e "$WORK/fk/study.h5" ] || run_rc 0 "$FOXOPT" run "$WORK/f.yaml" -o "$WORK/fk" \
+  --set study.objective.seconds=0.03 --set study.trials_per_device=2
+run_rc 0 "$FOXOPT" run -o "$WORK/fk" --resume
+echo "$ERR_TXT" >>"$WORK/kill.err"
+same_table "SIGKILL x 3 + resume" "$WORK/f1/trials.csv" "$WORK/fk/trials.csv"
+check "SIGKILL x 3: no trial's outputs lost ($(grep -c lacks "$WORK/kill.err"))" \
+  test "$(grep -c lacks "$WORK/kill.err")" -eq 0
+check "SIGKILL x 3: no kept file left" test -z "$(compgen -G "$WORK/fk/trials/*.h5.e*")"
+check "SIGKILL x 3: every trial's file" test "$(ls "$WORK/fk/trials" | wc -l)" -eq 24
 
 # Files damaged behind foxopt's back (foxopt itself only renames finished files into place): a
 # rank file is written anew by the resume; an unreadable trial file is removed and named.
