@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "env/experience_h5.h"
@@ -411,7 +412,9 @@ static int restore_version_(const char *path, int recorded) {
   char ver[4300];
   version_path_(path, recorded, ver, sizeof ver);
   struct fox_err v = {0};
-  if (recorded <= 0 || !fs_is_regular(ver) || file_epochs_(ver) != recorded ||
+  struct stat st; /* lstat: a link planted under a version's name is not put in place */
+  if (recorded <= 0 || lstat(ver, &st) != 0 || !S_ISREG(st.st_mode) ||
+      file_epochs_(ver) != recorded ||
       h5io_verify(ver, 1, &v) != 0)
     return 0;
   return rename(ver, path) == 0;
@@ -498,6 +501,7 @@ int rankfile_remove_all(const char *outdir, struct fox_err *e) {
   FOX_TRY(each_rank_file_(outdir, remove_one_, e));
   FOX_TRY(each_numbered_(outdir, "dataset-%d.h5%n", remove_one_, e));
   FOX_TRY(each_trial_file_(outdir, remove_trial_, e));
+  rankfile_drop_versions(outdir, NULL); /* a dead study's: never this one's to restore */
   /* The test looks of a study that is gone name its trial ids, not this study's. */
   char path[4200];
   snprintf(path, sizeof path, "%s/test.h5", outdir);

@@ -94,6 +94,25 @@ int main(void) {
   put_(&s, 1, 3, 0.3);
   rankfile_drop_versions(dir_, NULL);
   CHECK(!exists_("%d.h5.e%d", 1, 1), "a clean end leaves no version");
+  /* a link planted under a version's name is not put in place */
+  put_(&s, 1, 9, 0.9);
+  char link_to[512], planted[512], one[512];
+  snprintf(link_to, sizeof link_to, "%s/trials/0.h5", dir_); /* 3 epochs, whole */
+  snprintf(planted, sizeof planted, "%s/trials/1.h5.e3", dir_);
+  snprintf(one, sizeof one, "%s/trials/1.h5", dir_);
+  remove(planted);
+  CHECK(symlink(link_to, planted) == 0, "symlink");
+  s.trials[1].rep[0].epochs = 3;
+  CHECK(rankfile_scrub(dir_, &s, &e) == 0, "%s", e.msg);
+  struct stat st;
+  CHECK(lstat(one, &st) != 0, "trial 1 ahead and no real version: removed, the link unused");
+  CHECK(epochs_of_(0) == 3, "the link's target untouched");
+  /* a fresh start over a dead study takes its versions too (never this study's to restore) */
+  put_(&s, 2, 1, 0.1);
+  put_(&s, 2, 3, 0.3);
+  CHECK(exists_("%d.h5.e%d", 2, 1), "a version to leave behind");
+  CHECK(rankfile_remove_all(dir_, &e) == 0, "%s", e.msg);
+  CHECK(!exists_("%d.h5.e%d", 2, 1) && !exists_("%d.h5", 2, 0), "a fresh start leaves none");
   free(s.trials);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir_);
