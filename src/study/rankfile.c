@@ -451,28 +451,37 @@ static int scrub_one_(const char *path, int id, int repeat, void *ctx) {
   return 0;
 }
 
-void rankfile_drop_versions(const char *outdir, const struct study *s) {
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%s/trials", outdir);
+void rankfile_each_epoch_file(const char *dir, const char *one, const char *rep,
+                              void (*f)(const char *path, int id, int repeat, int epochs,
+                                        void *ctx),
+                              void *ctx) {
   DIR *d = opendir(dir);
   if (!d)
     return;
   struct dirent *de;
   while ((de = readdir(d))) {
     int id, repeat = 0, epochs, len = 0;
-    if ((sscanf(de->d_name, "%d.h5.e%d%n", &id, &epochs, &len) != 2 ||
-         de->d_name[len] != '\0') &&
-        (sscanf(de->d_name, "%d-r%d.h5.e%d%n", &id, &repeat, &epochs, &len) != 3 ||
-         de->d_name[len] != '\0'))
+    if ((sscanf(de->d_name, one, &id, &epochs, &len) != 2 || de->d_name[len] != '\0') &&
+        (sscanf(de->d_name, rep, &id, &repeat, &epochs, &len) != 3 || de->d_name[len] != '\0'))
       continue;
-    int known = s && id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats;
-    if (known && epochs >= s->trials[id].rep[repeat].epochs)
-      continue; /* study.h5 may still come to record it */
     char path[4500];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    remove(path);
+    f(path, id, repeat, epochs, ctx);
   }
   closedir(d);
+}
+
+static void drop_version_(const char *path, int id, int repeat, int epochs, void *ctx) {
+  const struct study *s = ctx;
+  int known = s && id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats;
+  if (!known || epochs < s->trials[id].rep[repeat].epochs) /* else study.h5 may record it */
+    remove(path);
+}
+
+void rankfile_drop_versions(const char *outdir, const struct study *s) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/trials", outdir);
+  rankfile_each_epoch_file(dir, "%d.h5.e%d%n", "%d-r%d.h5.e%d%n", drop_version_, (void *)s);
 }
 
 int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e) {

@@ -61,6 +61,13 @@ int rankfile_scrub(const char *outdir, const struct study *s, struct fox_err *e)
  * them (after rank 0 wrote it), or every one (s NULL: at a study's clean end, or after a
  * scrub). */
 void rankfile_drop_versions(const char *outdir, const struct study *s);
+/* Calls f(path, id, repeat, epochs) for each file of dir named as the sscanf format `one`
+ * (id, epochs, then %n; repeat 0) or `rep` (id, repeat, epochs, then %n) says: the trial
+ * files' kept versions, OUTDIR/state's checkpoints. */
+void rankfile_each_epoch_file(const char *dir, const char *one, const char *rep,
+                              void (*f)(const char *path, int id, int repeat, int epochs,
+                                        void *ctx),
+                              void *ctx);
 /* After the scrub of a resume: warns on `warn` about every trial the study records whose trial
  * file is gone (deleted, or unreadable or damaged and scrubbed); returns how many. */
 int rankfile_check(const char *outdir, const struct study *s, FILE *warn);

@@ -2,7 +2,6 @@
  * checkpoint to its rung's budget. */
 #include "study/runner.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -665,32 +664,22 @@ static int pbt_needed_(const struct study *s, int id, int repeat, int epochs) {
   return 0;
 }
 
+/* A running trial's newer checkpoint may be a segment in flight (rank 0 prunes while the next
+ * step runs): only older ones, and those of finished trials, are gone for good. */
+static void prune_state_(const char *path, int id, int repeat, int epochs, void *ctx) {
+  const struct study *s = ctx;
+  int known = id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats;
+  int needed = known && s->trials[id].status == FOX_ST_RUNNING &&
+               epochs >= s->trials[id].rep[repeat].epochs;
+  if (known && !needed && s->cfg.study.scheduler == FOX_SCHED_PBT)
+    needed = pbt_needed_(s, id, repeat, epochs);
+  if (!needed)
+    remove(path);
+}
+
 void runner_prune_states(const char *outdir, const struct study *s) {
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/state", outdir);
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    int id, repeat = 0, epochs, len = 0;
-    if ((sscanf(de->d_name, "trial-%d-e%d.h5%n", &id, &epochs, &len) != 2 ||
-         de->d_name[len] != '\0') &&
-        (sscanf(de->d_name, "trial-%d-r%d-e%d.h5%n", &id, &repeat, &epochs, &len) != 3 ||
-         de->d_name[len] != '\0'))
-      continue;
-    /* A running trial's newer checkpoint may be a segment in flight (rank 0 prunes while the
-     * next step runs): only older ones, and those of finished trials, are gone for good. */
-    int known = id >= 0 && id < s->n && repeat >= 0 && repeat < s->repeats;
-    int needed = known && s->trials[id].status == FOX_ST_RUNNING &&
-                 epochs >= s->trials[id].rep[repeat].epochs;
-    if (known && !needed && s->cfg.study.scheduler == FOX_SCHED_PBT)
-      needed = pbt_needed_(s, id, repeat, epochs);
-    if (!needed) {
-      char path[4500];
-      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-      remove(path);
-    }
-  }
-  closedir(d);
+  rankfile_each_epoch_file(dir, "trial-%d-e%d.h5%n", "trial-%d-r%d-e%d.h5%n", prune_state_,
+                           (void *)s);
 }
