@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,28 +52,48 @@ static size_t frame_(uint8_t *buf, size_t at, const Tb__Event *ev) {
   return at + 16 + len;
 }
 
-/* This process's file name in any directory: its start time, host and pid. */
-static const char *file_name_(void) {
-  static char name[256];
-  static int ready;
-  if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+static int is_ours_(const char *name) {
+  size_t n = strlen(name);
+  return strncmp(name, "events.out.tfevents.", 20) == 0 && n > 27 &&
+         strcmp(name + n - 7, ".foxopt") == 0;
+}
+
+/* The file of dir the next event goes to: its last events file of foxopt's by name, else a new
+ * one named for now, this host and pid (*fresh set). TensorBoard reads a run's files in name
+ * order, each to its end before the next, so a run that several processes continue (a trial
+ * promoted to another rank, a pbt member moving, a resumed study) must append where its last
+ * event went: a second file named by another process's start or host can sort first, and
+ * TensorBoard then read trial 5's epochs as 2, 3, 1. One writer at a time per run: a trial's
+ * next segment starts after its last one ended. */
+static int events_file_(const char *dir, char *name, size_t n, int *fresh, struct fox_err *e) {
+  name[0] = '\0';
+  DIR *d = opendir(dir);
+  if (!d)
+    return fox_errf(e, FOX_EFAIL, "%s: cannot read TensorBoard's run directory: %s", dir,
+                    strerror(errno));
+  struct dirent *de;
+  while ((de = readdir(d)))
+    if (is_ours_(de->d_name) && strcmp(de->d_name, name) > 0 && strlen(de->d_name) < n)
+      snprintf(name, n, "%s", de->d_name);
+  closedir(d);
+  *fresh = name[0] == '\0';
+  if (*fresh) {
     char host[128] = "host";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
-    snprintf(name, sizeof name, "events.out.tfevents.%lld.%s.%ld.foxopt",
-             (long long)time(NULL), host, (long)getpid());
-    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+    snprintf(name, n, "events.out.tfevents.%lld.%s.%ld.foxopt", (long long)time(NULL), host,
+             (long)getpid());
   }
-  return name;
+  return 0;
 }
 
 int tfevents_append(const char *dir, int64_t step, double wall_time, const char *const *tags,
                     const double *values, int n, struct fox_err *e) {
   FOX_TRY(fs_mkdirs(dir, e));
-  char path[4400];
-  snprintf(path, sizeof path, "%s/%s", dir, file_name_());
-  struct stat st;
-  int fresh = stat(path, &st) != 0;
+  char name[256], path[4400];
+  int fresh = 0;
+  FOX_TRY(events_file_(dir, name, sizeof name, &fresh, e));
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   Tb__SummaryValue *vals = calloc((size_t)n, sizeof *vals), **vp = calloc((size_t)n, sizeof *vp);
   if (!vals || !vp) {
     free(vals), free(vp);
@@ -155,11 +174,13 @@ int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e) {
   int rc = 0;
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
-    if (strncmp(de->d_name, "events.out.tfevents.", 20) != 0)
-      continue;
+    int tmp = strncmp(de->d_name, "events.out.tfevents.", 20) == 0 &&
+              strstr(de->d_name, ".foxopt.tmp.");
+    if (!tmp && !is_ours_(de->d_name))
+      continue; /* not foxopt's: another writer's events are theirs to keep */
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    if (strstr(de->d_name, ".tmp.")) { /* a rewrite a kill left: TensorBoard would read it too */
+    if (tmp) { /* a rewrite a kill left: TensorBoard would read it too */
       remove(path);
       continue;
     }

@@ -8,13 +8,15 @@
 
 #include "util/error.h"
 
-/* Appends one Event of n scalars at `step` to this process's event file in `dir` (created,
- * with TensorBoard's file_version record first, on the first append: one file per process and
- * directory, events.out.tfevents.TIME.HOST.PID), in one write. */
+/* Appends one Event of n scalars at `step` to the last of foxopt's event files in `dir` by name,
+ * whichever process began it (TensorBoard reads them in name order), in one write; the first
+ * append begins one, events.out.tfevents.TIME.HOST.PID.foxopt, with TensorBoard's file_version
+ * record first. */
 int tfevents_append(const char *dir, int64_t step, double wall_time, const char *const *tags,
                     const double *values, int n, struct fox_err *e);
-/* Rewrites each event file of `dir` without the events of a step above `keep` (a resumed study
- * trains those epochs again); a file whose frames do not check is cut at the first bad one. */
+/* Rewrites each of foxopt's event files in `dir` without the events of a step above `keep` (a
+ * resumed study trains those epochs again) and removes a rewrite a kill left; a file whose
+ * frames do not check is cut at the first bad one. Other writers' files are left alone. */
 int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e);
 /* CRC-32C (Castagnoli), as TFRecord frames carry it before masking; exposed for the test. */
 uint32_t tfevents_crc32c(const void *data, size_t n);
