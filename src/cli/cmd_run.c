@@ -413,23 +413,9 @@ static int save_due_(const struct saver_ *sv) {
   return sv->last_end < 0 || now_() - sv->last_end >= wait;
 }
 
-/* live_prune's question: the last epoch the study recorded for (trial, repeat), or for a pbt
- * member over its generations. */
+/* live_prune's question, of the study (study_recorded_epochs). */
 static int recorded_(const void *ctx, int id, int repeat, int member) {
-  const struct study *s = ctx;
-  if (repeat < 0 || repeat >= s->repeats)
-    return 0;
-  if (!member) /* once per line of metrics.jsonl: direct */
-    return id >= 0 && id < s->n && s->trials[id].rep[repeat].rung >= 0
-               ? s->trials[id].rep[repeat].epochs
-               : 0;
-  int last = 0;
-  for (int i = 0; i < s->n; i++) {
-    const struct study_rep *rp = &s->trials[i].rep[repeat];
-    if (s->trials[i].member == id && rp->rung >= 0 && rp->epochs > last)
-      last = rp->epochs;
-  }
-  return last;
+  return study_recorded_epochs(ctx, id, repeat, member);
 }
 
 static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,

@@ -679,3 +679,25 @@ void study_record(struct study *s, const struct work_result *res, int n) {
     settle_(s, t);
   }
 }
+
+/* A repeat's epochs are the study's once a segment of it was recorded: a success moves its rung
+ * on, a failure only marks the trial (its first segment leaves the rung at -1). */
+static int rep_recorded_(const struct study_trial *t, const struct study_rep *rp) {
+  return rp->rung >= 0 || t->status == FOX_ST_FAILED;
+}
+
+int study_recorded_epochs(const struct study *s, int id, int repeat, int member) {
+  if (repeat < 0 || repeat >= s->repeats)
+    return 0;
+  if (!member) /* once per line of metrics.jsonl: direct */
+    return id >= 0 && id < s->n && rep_recorded_(&s->trials[id], &s->trials[id].rep[repeat])
+               ? s->trials[id].rep[repeat].epochs
+               : 0;
+  int last = 0;
+  for (int i = 0; i < s->n; i++) {
+    const struct study_rep *rp = &s->trials[i].rep[repeat];
+    if (s->trials[i].member == id && rep_recorded_(&s->trials[i], rp) && rp->epochs > last)
+      last = rp->epochs;
+  }
+  return last;
+}

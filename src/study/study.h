@@ -151,6 +151,10 @@ void study_free(struct study *s);
 void study_trial_times(const struct study *s, struct study_trial *t);
 /* Records the results of a step (stopped ones are left as they were). */
 void study_record(struct study *s, const struct work_result *res, int n);
+/* The last epoch the study recorded for (trial id, repeat), or with `member` for pbt member id
+ * over its generations: what a resume keeps of the live metrics. A failure counts too: a
+ * trial that diverged after evaluating some epochs keeps their lines (it trains no more). */
+int study_recorded_epochs(const struct study *s, int id, int repeat, int member);
 /* Proposes the next round from the sampler (pbt: generation 0). */
 int study_propose_round(struct study *s, struct fox_err *e);
 /* Appends a new running row of round `round` (its id, seed, repeats and cells; x NaN) and

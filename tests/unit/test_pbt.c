@@ -294,6 +294,9 @@ static void test_study(void) {
   CHECK(rc == 0 && n == 0 && study_finished(&s), "finished (%d items)", n);
   CHECK(study_best(&s) == 8, "best %d: the last generation's, ties to the lower id",
         study_best(&s));
+  for (int m = 0; m < 4; m++) /* each member's run over its generations: 3 epochs */
+    CHECK(study_recorded_epochs(&s, m, 0, 1) == 3, "member %d: recorded %d", m,
+          study_recorded_epochs(&s, m, 0, 1));
   int ids[3];
   CHECK(pbt_lineage(&s, 10, ids) == 3 && ids[0] == 3 && ids[1] == 7 && ids[2] == 10,
         "lineage of 10: %d %d %d", ids[0], ids[1], ids[2]);

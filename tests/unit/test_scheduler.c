@@ -314,6 +314,11 @@ static void test_study_sh(void) {
   expect_work_(&s, items, rest, 5, 0, 1, "rung 0, after a partial step");
   for (int i = 0; i < 9; i++)
     expect_trial_(&s, i, FOX_ST_RUNNING, i < 4 ? 0 : -1, i < 4 ? 1 : 0, "partial");
+  /* what a resume keeps of the live metrics: the recorded epochs; none of a stopped segment */
+  CHECK(study_recorded_epochs(&s, 3, 0, 0) == 1 && study_recorded_epochs(&s, 5, 0, 0) == 0 &&
+            study_recorded_epochs(&s, 3, 1, 0) == 0 && study_recorded_epochs(&s, 99, 0, 0) == 0,
+        "recorded epochs %d %d", study_recorded_epochs(&s, 3, 0, 0),
+        study_recorded_epochs(&s, 5, 0, 0));
   CHECK(isnan(s.trials[5].metrics[0]) && s.trials[5].seconds == 0 && s.trials[5].rank == -1 &&
             isnan(s.trials[5].start) && isnan(s.trials[5].end),
         "stopped trial 5 recorded: metric %g, seconds %g, rank %d", s.trials[5].metrics[0],
@@ -333,6 +338,10 @@ static void test_study_sh(void) {
   }
   CHECK(strcmp(s.trials[4].reason, "loss is NaN at epoch 1") == 0, "reason '%s'",
         s.trials[4].reason);
+  /* a trial that failed in its first segment (its rung still -1) keeps the epochs it evaluated:
+   * a resume must not drop their lines, it trains the trial no more */
+  CHECK(study_recorded_epochs(&s, 4, 0, 0) == 1, "failed trial 4: recorded epochs %d",
+        study_recorded_epochs(&s, 4, 0, 0));
   CHECK(s.trials[1].next_rung == 1 && s.trials[0].next_rung == 0, "next_rung %d %d",
         s.trials[1].next_rung, s.trials[0].next_rung);
   CHECK(s.trials[3].rank == 3 && s.trials[3].seconds == 0.5 && s.trials[3].metrics[0] == 1,
