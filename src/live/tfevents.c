@@ -150,7 +150,7 @@ static uint64_t rd_le_(const uint8_t *p, int bytes) {
  * their bytes. */
 static size_t prune_buf_(const uint8_t *in, size_t n, int64_t keep, uint8_t *out) {
   size_t at = 0, put = 0;
-  while (at + 12 <= n) {
+  while (at + 16 <= n) { /* a frame is 16 bytes and its event: a shorter tail is torn */
     uint64_t len = rd_le_(in + at, 8);
     if (rd_le_(in + at + 8, 4) != masked_(in + at, 8) || len > n - at - 16 ||
         rd_le_(in + at + 12 + len, 4) != masked_(in + at + 12, len))
