@@ -423,6 +423,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   struct study given, s;
   char outdir[4096];
   int rc = a->config ? study_create(&given, a->config, a->sets, a->nset, e) : 0;
+  if (rc == 0 && a->config && (rc = live_check(given.cfg.tensorboard, e)) != 0)
+    study_free(&given); /* before OUTDIR is made */
   int have_given = a->config && rc == 0, fresh = 0;
   if (rc == 0) {
     snprintf(outdir, sizeof outdir, "%s", a->outdir ? a->outdir : given.cfg.study.name);
@@ -438,6 +440,8 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
     return rc;
   }
   int orc = open_study_(&s, &given, a, outdir, fresh, e);
+  if (orc == 0 && (orc = live_check(s.cfg.tensorboard, e)) != 0)
+    study_free(&s); /* a resume without CONFIG.yaml: before any file is put right */
   if ((rc = agree_(w, orc, e)) != 0) {
     if (orc == 0)
       study_free(&s);

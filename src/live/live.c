@@ -25,6 +25,8 @@ void live_open(struct live *l, const char *outdir, int tensorboard, int rank) {
   pthread_mutex_init(&l->lock, NULL);
 }
 
+int live_check(int tensorboard, struct fox_err *e) { return tensorboard ? tfevents_ready(e) : 0; }
+
 void live_close(struct live *l) { pthread_mutex_destroy(&l->lock); }
 
 static json_t *num_(double v) { return isfinite(v) ? json_real(v) : json_null(); }

@@ -28,6 +28,9 @@ struct live_row {
 };
 
 void live_open(struct live *l, const char *outdir, int tensorboard, int rank);
+/* 0 when this build can write what output.tensorboard asks, else a FOX_EUSAGE error: checked
+ * before a study trains. */
+int live_check(int tensorboard, struct fox_err *e);
 /* Thread-safe; FOX_EFAIL naming the file when it cannot be appended. */
 int live_epoch(struct live *l, const struct live_row *r, struct fox_err *e);
 void live_close(struct live *l);

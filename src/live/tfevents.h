@@ -8,6 +8,9 @@
 
 #include "util/error.h"
 
+/* 0 where this build writes events, else FOX_EUSAGE saying how to get them: a study asking for
+ * them is refused before it trains, not at its first epoch's end. */
+int tfevents_ready(struct fox_err *e);
 /* Appends one Event of n scalars at `step` to the last of foxopt's event files in `dir` by name,
  * whichever process began it (TensorBoard reads them in name order), in one write; the first
  * append begins one, events.out.tfevents.TIME.HOST.PID.foxopt, with TensorBoard's file_version

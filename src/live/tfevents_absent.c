@@ -3,10 +3,13 @@
 
 #include <stddef.h>
 
+#define ABSENT_ "output.tensorboard: this foxopt was built without protobuf-c (Debian: apt-get " \
+                "install protobuf-c-compiler libprotobuf-c-dev, then rebuild)"
+
+int tfevents_ready(struct fox_err *e) { return fox_errf(e, FOX_EUSAGE, "%s", ABSENT_); }
+
 static int absent_(const char *dir, struct fox_err *e) {
-  return fox_errf(e, FOX_EUSAGE, "output.tensorboard: this foxopt was built without protobuf-c "
-                                 "(Debian: apt-get install protobuf-c-compiler "
-                                 "libprotobuf-c-dev, then rebuild); %s gets no events", dir);
+  return fox_errf(e, FOX_EUSAGE, ABSENT_ "; %s gets no events", dir);
 }
 
 int tfevents_append(const char *dir, int64_t step, double wall_time, const char *const *tags,
