@@ -455,7 +455,7 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   /* The stopped or killed run's files, put right before any rank opens its own. */
   if (rc == 0 && w->rank == 0 && !fresh && (rc = rankfile_scrub(outdir, &s, e)) == 0) {
     rankfile_check(outdir, &s, stderr);
-    rc = live_prune(outdir, recorded_, &s, e);
+    rc = live_prune(outdir, s.repeats, recorded_, &s, e);
   }
   if ((rc = agree_(w, rc, e)) != 0) {
     study_free(&s);

@@ -38,13 +38,19 @@ static double now_(void) {
 }
 
 /* The run directory of a row under OUTDIR/tb. */
+/* A run's name under tb/: trial-ID or member-M, with -rR when the study has repeats. */
+static void run_name_(int member, int id, int repeat, int repeats, char *out, size_t n) {
+  char rep[32] = "";
+  if (repeats > 1)
+    snprintf(rep, sizeof rep, "-r%d", repeat);
+  snprintf(out, n, "%s-%d%s", member ? "member" : "trial", id, rep);
+}
+
 static void tb_dir_(const struct live *l, const struct live_row *r, char *out, size_t n) {
   int pbt = r->member >= 0;
-  char rep[32] = "";
-  if (r->repeats > 1)
-    snprintf(rep, sizeof rep, "-r%d", r->repeat);
-  snprintf(out, n, "%s/tb/%s-%d%s", l->outdir, pbt ? "member" : "trial",
-           pbt ? r->member : r->trial, rep);
+  char name[96];
+  run_name_(pbt, pbt ? r->member : r->trial, r->repeat, r->repeats, name, sizeof name);
+  snprintf(out, n, "%s/tb/%s", l->outdir, name);
 }
 
 static int line_(const struct live *l, const struct live_row *r, double wall, char **text) {
@@ -160,7 +166,8 @@ static int prune_lines_(const char *outdir, int (*recorded)(const void *, int, i
   return rc;
 }
 
-int live_prune(const char *outdir, int (*recorded)(const void *, int, int, int), const void *ctx,
+int live_prune(const char *outdir, int repeats,
+               int (*recorded)(const void *, int, int, int), const void *ctx,
                struct fox_err *e) {
   FOX_TRY(prune_lines_(outdir, recorded, ctx, e));
   char tb[4200];
@@ -171,14 +178,15 @@ int live_prune(const char *outdir, int (*recorded)(const void *, int, int, int),
   int rc = 0;
   struct dirent *de;
   while (rc == 0 && (de = readdir(d))) {
-    int id, repeat = 0, len = 0, end = 0, member = strncmp(de->d_name, "member-", 7) == 0;
-    const char *fmt = member ? "member-%d%n" : "trial-%d%n";
-    if (sscanf(de->d_name, fmt, &id, &len) != 1)
+    int id, repeat = 0, member = strncmp(de->d_name, "member-", 7) == 0;
+    if (sscanf(de->d_name, member ? "member-%d-r%d" : "trial-%d-r%d", &id, &repeat) < 1 ||
+        id < 0 || repeat < 0)
       continue;
-    /* foxopt's names exactly (trial-N, trial-N-rR, member-N...): a user's trial-0-r0.notes or
-     * trial-2-r0.backup beside them is not touched */
-    if (de->d_name[len] &&
-        (sscanf(de->d_name + len, "-r%d%n", &repeat, &end) != 1 || de->d_name[len + end]))
+    /* foxopt's names exactly, as it writes them: a user's trial-0-r0.notes, trial-01 or a
+     * trial-1-r0 of a study without repeats beside them is not touched */
+    char name[96];
+    run_name_(member, id, repeat, repeats, name, sizeof name);
+    if (strcmp(name, de->d_name) != 0)
       continue;
     char dir[4500];
     snprintf(dir, sizeof dir, "%s/%s", tb, de->d_name);

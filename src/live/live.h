@@ -37,9 +37,10 @@ void live_close(struct live *l);
 
 /* Before a resume's first epoch (rank 0, no rank training): keeps the lines and events of the
  * epochs the study recorded. recorded(ctx, id, repeat, member) is the last epoch recorded for
- * (trial id, repeat), or with member 1 for pbt member `id` (its generations together). */
-int live_prune(const char *outdir, int (*recorded)(const void *ctx, int id, int repeat,
-                                                   int member),
+ * (trial id, repeat), or with member 1 for pbt member `id` (its generations together); a run
+ * directory is foxopt's when its name is exactly as the study (of `repeats`) writes it. */
+int live_prune(const char *outdir, int repeats,
+               int (*recorded)(const void *ctx, int id, int repeat, int member),
                const void *ctx, struct fox_err *e);
 /* A new study: the metrics and events a run that recorded no step left are removed. */
 int live_remove(const char *outdir, struct fox_err *e);

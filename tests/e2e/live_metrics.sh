@@ -62,10 +62,16 @@ check "a link in tb/: gone" not test -L "$WORK/lk/tb/trial-0"
 cp -r "$WORK/ref" "$WORK/kt"
 cp "$WORK/kt/tb/trial-0"/events.out.tfevents.* "$WORK/kt/tb/trial-0/events.out.tfevents.9.vm.1.foxopt.tmp.77"
 echo mine >"$WORK/kt/tb/trial-0-r0.notes"
+# runs named as foxopt would not in this study (no repeats, ids without a leading 0): not its
+cp -r "$WORK/kt/tb/trial-0" "$WORK/kt/tb/trial-1-r0" && cp -r "$WORK/kt/tb/trial-0" "$WORK/kt/tb/trial-01"
+sum=$(cat "$WORK/kt/tb/trial-0"/events.* | cksum)
 run_rc 0 "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/kt" --resume
 check "a killed rewrite's events removed" not test -e "$WORK/kt/tb/trial-0/events.out.tfevents.9.vm.1.foxopt.tmp.77"
 check "tb/trial-0-r0.notes kept" test -f "$WORK/kt/tb/trial-0-r0.notes"
-rm "$WORK/kt/tb/trial-0-r0.notes" # the checker reads every entry of tb/ as a run
+for r in trial-1-r0 trial-01; do
+  check "tb/$r: not foxopt's, its events untouched" test "$(cat "$WORK/kt/tb/$r"/events.* | cksum)" = "$sum"
+done
+rm -r "$WORK/kt/tb/trial-0-r0.notes" "$WORK/kt/tb/trial-1-r0" "$WORK/kt/tb/trial-01" # the checker reads every entry of tb/ as a run
 judge "past a killed rewrite" "$WORK/kt" "$WORK/ref" --tb
 
 # 2 ranks append to one file
