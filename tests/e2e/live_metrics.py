@@ -9,7 +9,8 @@ live_metrics.py OUTDIR [REFDIR] [--tb]
   - with REFDIR: the same (trial, repeat, epoch) keys and metric values as REFDIR's lines (an
     uninterrupted run, or one on another number of ranks);
   - with --tb: TensorBoard's own reader (EventAccumulator) finds each trial's (or pbt member's)
-    scalars at steps 1..E once, equal (as float32) to the lines.
+    15 scalars (the 12 metrics, train/loss, train/env_steps_per_s, train/seconds) at steps 1..E
+    once, each equal (as float32) to its line's value.
 Prints "ok ..."/"FAIL ..." lines; exit 1 on a failure."""
 import json
 import math
@@ -88,26 +89,38 @@ if ref:
 
 if tb:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    # every scalar foxopt writes: the 12 metrics (val.sharpe -> val/sharpe) and train/*
+    tags = {k.replace(".", "/"): k for k in metric_keys}
+    tags.update({"train/loss": "loss", "train/env_steps_per_s": "env_steps_per_s",
+                 "train/seconds": "seconds"})
+
+    def same32(got, want):
+        if want is None:  # JSON has no inf or NaN: a line writes null for either
+            return not math.isfinite(got)
+        return np.float32(got) == np.float32(want) or (math.isnan(got) and math.isnan(want))
+
     runs = sorted(os.listdir(os.path.join(out, "tb")))
     bad = 0
     for run in runs:
         ea = EventAccumulator(os.path.join(out, "tb", run), size_guidance={"scalars": 0})
         ea.Reload()
-        tag = metric_keys[1].replace(".", "/")
-        ev = ea.Scalars(tag)
-        steps = [e.step for e in ev]
         kind, _, rest = run.partition("-")
         num, _, rep = rest.partition("-r")
         num, rep = int(num), int(rep or 0)
-        mine = sorted((k[2], o[metric_keys[1]]) for k, o in rows.items()
+        mine = sorted((k[2], o) for k, o in rows.items()
                       if k[1] == rep and (k[0] == num if kind == "trial" else
                                           o.get("member") == num))
         want = [m[0] for m in mine]
-        vals_ok = all(np.float32(e.value) == np.float32(v if v is not None else np.nan) or
-                      (v is None and math.isnan(e.value)) for e, (_, v) in zip(ev, mine))
-        if steps != want or not vals_ok:
-            bad += 1
-            print(f"  {run}: steps {steps} want {want}")
-    check(runs and bad == 0, f"TensorBoard reads {len(runs)} runs, each its epochs once, equal to "
-          f"the lines ({bad} differ)")
+        have = set(ea.Tags()["scalars"])
+        for tag, key in sorted(tags.items()):
+            ev = ea.Scalars(tag) if tag in have else []
+            steps = [e.step for e in ev]
+            vals_ok = all(same32(e.value, o[key]) for e, (_, o) in zip(ev, mine))
+            if steps != want or not vals_ok:
+                bad += 1
+                print(f"  {run} {tag}: steps {steps} want {want}" +
+                      ("" if vals_ok else f", values {[e.value for e in ev]} want "
+                                          f"{[o[key] for _, o in mine]}"))
+    check(runs and bad == 0, f"TensorBoard reads {len(runs)} runs, each of their {len(tags)} "
+          f"scalars at its epochs once, equal to the lines ({bad} differ)")
 sys.exit(1 if failed else 0)
