@@ -151,55 +151,156 @@ static uint64_t rd_le_(const uint8_t *p, int bytes) {
   return v;
 }
 
-/* The frames of one file with a step <= keep, moved to the front of out (which may be in);
- * their bytes. */
-static size_t prune_buf_(const uint8_t *in, size_t n, int64_t keep, uint8_t *out) {
-  size_t at = 0, put = 0;
+/* A frame of a run's files: its bytes, its step (INT64_MIN: the file_version record), and
+ * where it was (file, then offset) for a stable order. */
+struct frame_ {
+  const uint8_t *p;
+  size_t size, at;
+  int64_t step;
+  int file;
+};
+
+/* Appends the checked frames of one file's bytes with a step <= keep to *fr (a torn or damaged
+ * tail ends them); returns the bytes they hold, or -1 out of memory. */
+static long frames_(const uint8_t *in, size_t n, int64_t keep, int file, struct frame_ **fr,
+                    size_t *nf, size_t *cap) {
+  size_t at = 0;
+  long put = 0;
   while (at + 16 <= n) { /* a frame is 16 bytes and its event: a shorter tail is torn */
     uint64_t len = rd_le_(in + at, 8);
     if (rd_le_(in + at + 8, 4) != masked_(in + at, 8) || len > n - at - 16 ||
         rd_le_(in + at + 12 + len, 4) != masked_(in + at + 12, len))
       break; /* a torn or damaged tail */
     Tb__Event *ev = tb__event__unpack(NULL, len, in + at + 12);
-    int keep_it = ev && (!ev->has_step || ev->step <= keep);
+    int64_t step = !ev ? 0 : ev->file_version ? INT64_MIN : ev->has_step ? ev->step : -1;
+    int keep_it = ev && step <= keep;
     tb__event__free_unpacked(ev, NULL);
     if (keep_it) {
-      memmove(out + put, in + at, 16 + len);
-      put += 16 + len;
+      if (*nf == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        struct frame_ *m = realloc(*fr, c * sizeof *m);
+        if (!m)
+          return -1;
+        *fr = m, *cap = c;
+      }
+      (*fr)[(*nf)++] = (struct frame_){in + at, 16 + len, at, step, file};
+      put += (long)(16 + len);
     }
     at += 16 + len;
   }
   return put;
 }
 
-int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e) {
+static int by_step_(const void *a, const void *b) {
+  const struct frame_ *x = a, *y = b;
+  if (x->step != y->step)
+    return x->step < y->step ? -1 : 1;
+  if (x->file != y->file)
+    return x->file < y->file ? -1 : 1;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int by_name_(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names_(char **names, int n) {
+  for (int i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+/* The names of foxopt's event files in dir, sorted (*n of them; none when dir is not there yet);
+ * a rewrite a kill left is removed on the way. */
+static int our_files_(const char *dir, char ***out, int *n, struct fox_err *e) {
+  *out = NULL, *n = 0;
   DIR *d = opendir(dir);
   if (!d)
     return 0; /* no events yet */
-  int rc = 0;
+  char **names = NULL;
+  int cap = 0, oom = 0;
   struct dirent *de;
-  while (rc == 0 && (de = readdir(d))) {
-    int tmp = strncmp(de->d_name, "events.out.tfevents.", 20) == 0 &&
-              strstr(de->d_name, ".foxopt.tmp.");
-    if (!tmp && !is_ours_(de->d_name))
-      continue; /* not foxopt's: another writer's events are theirs to keep */
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    if (tmp) { /* a rewrite a kill left: TensorBoard would read it too */
+  while (!oom && (de = readdir(d))) {
+    if (strncmp(de->d_name, "events.out.tfevents.", 20) == 0 &&
+        strstr(de->d_name, ".foxopt.tmp.")) { /* a rewrite a kill left: TensorBoard reads it */
+      char path[4400];
+      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
       remove(path);
       continue;
     }
-    void *buf;
-    size_t len;
-    if ((rc = fs_read_bytes(path, "TensorBoard events", &buf, &len, e)) != 0)
-      break;
-    size_t put = prune_buf_(buf, len, keep, buf);
-    if (put == 0)
-      remove(path);
-    else if (put != len)
-      rc = fs_write_own(path, buf, put, e);
-    free(buf);
+    if (!is_ours_(de->d_name))
+      continue; /* not foxopt's: another writer's events are theirs to keep */
+    if (*n == cap) {
+      char **m = realloc(names, (size_t)(cap = cap ? 2 * cap : 4) * sizeof *m);
+      oom = !m;
+      names = m ? m : names;
+    }
+    if (!oom && !(names[*n] = strdup(de->d_name)))
+      oom = 1;
+    *n += !oom;
   }
   closedir(d);
+  if (oom) {
+    free_names_(names, *n);
+    *n = 0;
+    return fox_errf(e, FOX_EFAIL, "out of memory listing %s", dir);
+  }
+  qsort(names, (size_t)*n, sizeof *names, by_name_);
+  *out = names;
+  return 0;
+}
+
+/* Prunes a run's files, and gathers them into its first: a study begun before one file per run
+ * could leave a trial's events in several, which TensorBoard reads out of step order (the
+ * events of one step twice, when a kill parted an earlier gathering, are kept once). */
+int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e) {
+  int n;
+  char **names;
+  FOX_TRY(our_files_(dir, &names, &n, e));
+  if (n == 0)
+    return 0;
+  void **bufs = calloc((size_t)n, sizeof *bufs);
+  struct frame_ *fr = NULL;
+  size_t nf = 0, cap = 0;
+  int rc = bufs ? 0 : fox_errf(e, FOX_EFAIL, "out of memory pruning %s", dir), same = n == 1;
+  for (int f = 0; rc == 0 && f < n; f++) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+    size_t len;
+    if ((rc = fs_read_bytes(path, "TensorBoard events", &bufs[f], &len, e)) != 0)
+      break;
+    long put = frames_(bufs[f], len, keep, f, &fr, &nf, &cap);
+    if (put < 0)
+      rc = fox_errf(e, FOX_EFAIL, "out of memory pruning %s", path);
+    same = same && (size_t)put == len;
+  }
+  uint8_t *out = NULL;
+  size_t size = 0;
+  if (rc == 0 && !same) {
+    qsort(fr, nf, sizeof *fr, by_step_);
+    for (size_t i = 0; i < nf; i++)
+      size += fr[i].size;
+    out = malloc(size ? size : 1);
+    if (!out)
+      rc = fox_errf(e, FOX_EFAIL, "out of memory pruning %s", dir);
+    size = 0;
+    for (size_t i = 0; out && i < nf; i++)
+      if (i == 0 || fr[i].step != fr[i - 1].step || fr[i].step == -1) { /* one header */
+        memcpy(out + size, fr[i].p, fr[i].size);
+        size += fr[i].size;
+      }
+  }
+  for (int f = 0; rc == 0 && !same && f < n; f++) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+    if (f == 0 && size > 0)
+      rc = fs_write_own(path, out, size, e);
+    else if (remove(path) != 0 && errno != ENOENT)
+      rc = fox_errf(e, FOX_EFAIL, "%s: cannot remove: %s", path, strerror(errno));
+  }
+  for (int f = 0; bufs && f < n; f++)
+    free(bufs[f]);
+  free_names_(names, n);
+  free(bufs), free(fr), free(out);
   return rc;
 }

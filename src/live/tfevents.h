@@ -17,9 +17,10 @@ int tfevents_ready(struct fox_err *e);
  * record first. */
 int tfevents_append(const char *dir, int64_t step, double wall_time, const char *const *tags,
                     const double *values, int n, struct fox_err *e);
-/* Rewrites each of foxopt's event files in `dir` without the events of a step above `keep` (a
- * resumed study trains those epochs again) and removes a rewrite a kill left; a file whose
- * frames do not check is cut at the first bad one. Other writers' files are left alone. */
+/* Rewrites foxopt's event files in `dir` without the events of a step above `keep` (a resumed
+ * study trains those epochs again), gathered into the first by name in step order when there
+ * are several (a study begun before one file per run), and removes a rewrite a kill left; a
+ * file whose frames do not check is cut at the first bad one. Other writers' files stay. */
 int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e);
 /* CRC-32C (Castagnoli), as TFRecord frames carry it before masking; exposed for the test. */
 uint32_t tfevents_crc32c(const void *data, size_t n);

@@ -171,6 +171,33 @@ int main(void) {
   }
   free(whole);
 
+  /* a study begun before one file per run: a run's events in two files that TensorBoard reads
+   * as 2, then 1 2 (a kill having parted an earlier gathering repeats step 2). The resume's
+   * prune gathers them into the first, in step order, each step once, and appends go on there */
+  CHECK(fs_read_bytes(only, "events", &whole, &n, &e) == 0, "%s", e.msg);
+  const uint8_t *b = whole;
+  size_t f1 = 16 + rd_(b, 8), f2 = f1 + 16 + rd_(b + f1, 8); /* ends of the header, step 1 */
+  CHECK(whole && f2 < n && f2 + 16 + rd_(b + f2, 8) == n, "hdr 1 2: %zu %zu %zu", f1, f2, n);
+  remove(only);
+  uint8_t *x = malloc(n);
+  memcpy(x, b, f1);
+  memcpy(x + f1, b + f2, n - f2);
+  char a_[512], b_[512];
+  snprintf(a_, sizeof a_, "%s/events.out.tfevents.1000000000.a.1.foxopt", dir_);
+  snprintf(b_, sizeof b_, "%s/events.out.tfevents.1000000001.b.2.foxopt", dir_);
+  CHECK(fs_write_own(a_, x, f1 + n - f2, &e) == 0 && fs_write_own(b_, b, n, &e) == 0, "%s",
+        e.msg);
+  free(x);
+  free(whole);
+  want_("an old study's two files", (long long[]){-1, 2, -1, 1, 2}, 5, 2);
+  CHECK(tfevents_prune(dir_, 5, &e) == 0, "prune: %s", e.msg);
+  want_("gathered", (long long[]){-1, 1, 2}, 3, 1);
+  CHECK(fs_exists(a_) && !fs_exists(b_), "gathered into the first by name");
+  put_(3);
+  want_("gathered, then appended", (long long[]){-1, 1, 2, 3}, 4, 1);
+  CHECK(tfevents_prune(dir_, 3, &e) == 0 && fs_exists(a_), "a prune that keeps all: %s", e.msg);
+  want_("kept as it was", (long long[]){-1, 1, 2, 3}, 4, 1);
+
   d = opendir(dir_);
   while (d && (de = readdir(d)))
     if (de->d_name[0] != '.') {
