@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "study/scheduler.h"
 #include "util/rng.h"
 
 int pbt_quantile_size(int n, double q) {
@@ -13,27 +14,16 @@ int pbt_quantile_size(int n, double q) {
   return k > n / 2 ? n / 2 : k;
 }
 
-/* i ranks before j: finite losses ascending, then infinite ones (no value), failed (NaN) last;
- * ties by index. */
-static int before_(const double *loss, int i, int j) {
-  if (isnan(loss[i]) != isnan(loss[j]))
-    return isnan(loss[j]);
-  if (!isnan(loss[i]) && loss[i] != loss[j])
-    return loss[i] < loss[j];
-  return i < j;
-}
-
 int pbt_exploit(const double *loss, int n, double q, uint64_t seed, int *donor) {
-  int *order = malloc((size_t)n * 2 * sizeof *order), *pos = order + n;
+  int *order = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *order), *pos = order + n;
   if (!order)
     abort(); /* two ints per member */
+  /* finite losses ascending, then infinite ones (no value), failed (NaN) last; ties by index */
+  scheduler_order(loss, NULL, n, order);
   int healthy = 0;
-  for (int i = 0; i < n; i++) {
-    pos[i] = 0;
-    for (int j = 0; j < n; j++)
-      pos[i] += j != i && before_(loss, j, i);
-    order[pos[i]] = i;
-    healthy += !isnan(loss[i]);
+  for (int r = 0; r < n; r++) {
+    pos[order[r]] = r;
+    healthy += !isnan(loss[r]);
   }
   int k = pbt_quantile_size(n, q), top = k < healthy ? k : healthy;
   struct rng r;

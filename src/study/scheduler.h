@@ -27,6 +27,9 @@ int scheduler_bracket(const struct study_config *sc, const struct rung_plan *p, 
  * ceil(round_size (K+1) / ((K-b+1) eta^b)) for later brackets (Li et al. 2018, with
  * round_size as the most aggressive bracket's n). */
 int scheduler_round_trials(const struct study_config *sc, const struct rung_plan *p, int bracket);
+/* order[r] = the index of the r-th best of n losses: finite ascending (infinite after), NaN
+ * (failed) last, ties by ids[i] (by index when ids is NULL). O(n log n). */
+void scheduler_order(const double *loss, const int *ids, int n, int *order);
 /* The decision at a rung: n trials with losses (lower is better; NaN = failed, never kept)
  * and ids (ties go to the lower id); keep[i] = 1 for the max(1, floor(n / eta)) best. */
 void scheduler_promote(const double *loss, const int *ids, int n, int eta, int *keep);

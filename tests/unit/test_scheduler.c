@@ -183,6 +183,43 @@ static void test_promote(void) {
   }
 }
 
+/* The rule as it reads (an entrant is kept when fewer than the quota rank ahead of it), counted
+ * pair by pair, against the sort on many ties, NaNs and infinities. */
+static int ahead_(double la, int ia, double lb, int ib) {
+  if (isnan(la) != isnan(lb))
+    return isnan(lb);
+  if (!isnan(la) && la != lb)
+    return la < lb;
+  return ia < ib;
+}
+
+static void test_promote_random(void) {
+  static const double pool[] = {NAN, INFINITY, -2, 0, 0.5, 0.5, 1, 3};
+  uint64_t x = 88172645463325252ULL;
+  int bad = 0;
+  for (int c = 0; c < 3000; c++) {
+    double loss[40];
+    int ids[40], keep[40], want[40];
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    int n = 1 + (int)(x % 40), eta = 2 + (int)(x / 40 % 3);
+    for (int i = 0; i < n; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      loss[i] = pool[x % 8];
+      ids[i] = (int)(x / 8 % 1000) * 64 + i; /* distinct, in no order */
+    }
+    scheduler_promote(loss, ids, n, eta, keep);
+    int quota = n / eta > 1 ? n / eta : 1;
+    for (int i = 0; i < n; i++) {
+      int a = 0;
+      for (int j = 0; j < n; j++)
+        a += j != i && ahead_(loss[j], ids[j], loss[i], ids[i]);
+      want[i] = a < quota && !isnan(loss[i]);
+      bad += keep[i] != want[i];
+    }
+  }
+  CHECK(bad == 0, "3000 random rungs: %d decisions differ from the pairwise count", bad);
+}
+
 /* ---- whole studies ----------------------------------------------------------------------- */
 
 #define PARAMS_                                                                                   \
@@ -658,6 +695,7 @@ int main(void) {
   test_plan();
   test_hyperband();
   test_promote();
+  test_promote_random();
   test_study_sh();
   test_study_hyperband();
   test_study_none();
