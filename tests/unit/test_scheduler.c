@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "fox_check.h"
+#include "search/pareto.h"
 #include "study/scheduler.h"
 #include "study/aggregate.h"
 #include "study/study.h"
@@ -582,6 +583,75 @@ static void test_study_best(void) {
   study_free(&s);
 }
 
+/* study_best of studies of 2 and 3 objectives (one maximised), with and without a constraint,
+ * on values drawn from a few (ties), some failed or NaN, against its definition read pair by
+ * pair: the lowest first loss among feasible trials no feasible trial dominates, ties to the
+ * lower id. */
+static void test_study_best_front(void) {
+  static const char *const yamls[] = {
+      "study:\n  objective: [{metric: f0, function: binh_korn}, {metric: f1}]\n",
+      "study:\n  objective: [{metric: f0, function: binh_korn}, {metric: f1}]\n"
+      "  constraints: [\"c0 <= 1\"]\n",
+      "study:\n  objective: [{metric: f0, function: binh_korn}, {metric: f1}, "
+      "{metric: c0, direction: maximize}]\n",
+      "study:\n  objective: [{metric: f0, function: binh_korn}, {metric: f1}, {metric: c0}]\n"
+      "  constraints: [\"c1 >= 1\"]\n",
+  };
+  static const double pool[] = {0, 1, 1, 2, 3, NAN, -1, 2};
+  uint64_t x = 0x9E3779B97F4A7C15ULL;
+  int bad = 0, runs = 0, found = 0;
+  for (int y = 0; y < 4; y++)
+    for (int rep = 0; rep < 250; rep++) {
+      char text[600];
+      snprintf(text, sizeof text, "%s  seed: %d\n  sampler: random\n  trials: 40\n"
+               "  round_size: 40\ntrain: {epochs: 1}\nparameters:\n"
+               "  x0: {distribution: uniform, min: 0, max: 5}\n"
+               "  x1: {distribution: uniform, min: 0, max: 3}\n", yamls[y], rep);
+      struct study s;
+      struct fox_err e = {0};
+      if (study_create_text(&s, text, NULL, "front.yaml", &e) != 0) {
+        CHECK(0, "%s", e.msg);
+        return;
+      }
+      struct work_item items[40];
+      struct work_result res[40];
+      int n;
+      study_next_work(&s, items, &n, &e);
+      for (int j = 0; j < n; j++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        res[j] = result_(&items[j], x % 13 == 0 ? FAIL_ : OK_, 0);
+        for (int m = 0; m < s.n_metrics; m++) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          res[j].metrics[0][m] = pool[x % 8];
+        }
+      }
+      study_record(&s, res, n);
+      study_next_work(&s, items, &n, &e);
+      int want = -1;
+      double wl = INFINITY;
+      for (int i = 0; i < s.n; i++) {
+        const struct study_trial *t = &s.trials[i];
+        double vi[FOX_OBJ_MAX], vj[FOX_OBJ_MAX], l = study_loss(&s, t);
+        if (study_feasible(&s, t) != 1 || isnan(l) || !(l < wl))
+          continue;
+        study_losses(&s, t, vi);
+        int dom = 0;
+        for (int j = 0; j < s.n && !dom; j++) {
+          study_losses(&s, &s.trials[j], vj);
+          dom = study_feasible(&s, &s.trials[j]) == 1 && pareto_dominates(vj, vi, s.n_obj);
+        }
+        if (!dom)
+          want = i, wl = l;
+      }
+      bad += study_best(&s) != want;
+      found += want >= 0;
+      runs++;
+      study_free(&s);
+    }
+  CHECK(bad == 0 && found > runs / 2, "%d of %d studies: best differs (%d with a best)", bad,
+        runs, found);
+}
+
 /* Aggregates worked by hand. v = {4, 1, 3, 2}: mean 2.5; median (2 + 3) / 2 = 2.5; iqm cuts
  * floor(4/4) = 1 from each end of 1 2 3 4: (2 + 3) / 2 = 2.5; std (ddof 1) = sqrt(((1.5^2 +
  * 0.5^2) * 2) / 3) = sqrt(5/3) = 1.290994..., lcb = 2.5 - 1.290994 / 2 = 1.854503 (maximise),
@@ -700,5 +770,6 @@ int main(void) {
   test_study_hyperband();
   test_study_none();
   test_study_best();
+  test_study_best_front();
   return fox_check_done("test_scheduler");
 }
