@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,13 +60,13 @@ static int is_ours_(const char *name) {
 }
 
 /* The file of dir the next event goes to: its last events file of foxopt's by name, else a new
- * one named for now, this host and pid (*fresh set). TensorBoard reads a run's files in name
+ * one named for now, this host and pid. TensorBoard reads a run's files in name
  * order, each to its end before the next, so a run that several processes continue (a trial
  * promoted to another rank, a pbt member moving, a resumed study) must append where its last
  * event went: a second file named by another process's start or host can sort first, and
  * TensorBoard then read trial 5's epochs as 2, 3, 1. One writer at a time per run: a trial's
  * next segment starts after its last one ended. */
-static int events_file_(const char *dir, char *name, size_t n, int *fresh, struct fox_err *e) {
+static int events_file_(const char *dir, char *name, size_t n, struct fox_err *e) {
   name[0] = '\0';
   DIR *d = opendir(dir);
   if (!d)
@@ -76,8 +77,7 @@ static int events_file_(const char *dir, char *name, size_t n, int *fresh, struc
     if (is_ours_(de->d_name) && strcmp(de->d_name, name) > 0 && strlen(de->d_name) < n)
       snprintf(name, n, "%s", de->d_name);
   closedir(d);
-  *fresh = name[0] == '\0';
-  if (*fresh) {
+  if (name[0] == '\0') {
     char host[128] = "host";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
@@ -96,8 +96,7 @@ int tfevents_append(const char *dir, int64_t step, double wall_time, const char 
                     const double *values, int n, struct fox_err *e) {
   FOX_TRY(fs_mkdirs(dir, e));
   char name[256], path[4400];
-  int fresh = 0;
-  FOX_TRY(events_file_(dir, name, sizeof name, &fresh, e));
+  FOX_TRY(events_file_(dir, name, sizeof name, e));
   snprintf(path, sizeof path, "%s/%s", dir, name);
   Tb__SummaryValue *vals = calloc((size_t)n, sizeof *vals), **vp = calloc((size_t)n, sizeof *vp);
   if (!vals || !vp) {
@@ -121,20 +120,25 @@ int tfevents_append(const char *dir, int64_t step, double wall_time, const char 
   ev.step = step;
   ev.summary = &sum;
   head.file_version = "brain.Event:2";
-  size_t cap = 32 + tb__event__get_packed_size(&ev) + (fresh ? 16 + tb__event__get_packed_size(&head) : 0);
+  size_t cap = 32 + tb__event__get_packed_size(&ev) + tb__event__get_packed_size(&head);
   uint8_t *buf = malloc(cap);
   int rc = buf ? 0 : fox_errf(e, FOX_EFAIL, "out of memory for TensorBoard's events");
-  size_t len = 0;
-  if (rc == 0 && fresh)
-    len = frame_(buf, len, &head);
+  size_t at = 0, len = 0;
   if (rc == 0)
-    len = frame_(buf, len, &ev);
+    len = frame_(buf, at = frame_(buf, 0, &head), &ev);
   free(vals), free(vp);
-  /* One write of whole frames: a reader never meets half an event it cannot skip. */
+  /* One write of whole frames: a reader never meets half an event it cannot skip. The header
+   * goes first into an empty file, whether new or left empty by a failed write or a kill. */
   int fd = rc == 0 ? fs_append_open(path, "TensorBoard's events", e) : -1;
+  struct stat st;
   if (rc == 0 && fd < 0)
     rc = e->code;
-  else if (rc == 0 && write(fd, buf, len) != (ssize_t)len)
+  else if (rc == 0 && fstat(fd, &st) != 0)
+    rc = fox_errf(e, FOX_EFAIL, "%s: cannot stat TensorBoard's events: %s", path,
+                  strerror(errno));
+  if (rc == 0 && st.st_size == 0)
+    at = 0;
+  if (rc == 0 && write(fd, buf + at, len - at) != (ssize_t)(len - at))
     rc = fox_errf(e, FOX_EFAIL, "%s: cannot append TensorBoard's events: %s", path,
                   strerror(errno));
   if (fd >= 0 && close(fd) != 0 && rc == 0)
@@ -215,8 +219,11 @@ static void free_names_(char **names, int n) {
 static int our_files_(const char *dir, char ***out, int *n, struct fox_err *e) {
   *out = NULL, *n = 0;
   DIR *d = opendir(dir);
-  if (!d)
+  if (!d && errno == ENOENT)
     return 0; /* no events yet */
+  if (!d) /* not skipped: its events above the kept epoch would stay */
+    return fox_errf(e, FOX_EFAIL, "%s: cannot read TensorBoard's run directory: %s", dir,
+                    strerror(errno));
   char **names = NULL;
   int cap = 0, oom = 0;
   struct dirent *de;
@@ -245,7 +252,8 @@ static int our_files_(const char *dir, char ***out, int *n, struct fox_err *e) {
     *n = 0;
     return fox_errf(e, FOX_EFAIL, "out of memory listing %s", dir);
   }
-  qsort(names, (size_t)*n, sizeof *names, by_name_);
+  if (*n > 1) /* qsort's array may not be NULL, even empty */
+    qsort(names, (size_t)*n, sizeof *names, by_name_);
   *out = names;
   return 0;
 }
@@ -272,12 +280,13 @@ int tfevents_prune(const char *dir, int64_t keep, struct fox_err *e) {
     long put = frames_(bufs[f], len, keep, f, &fr, &nf, &cap);
     if (put < 0)
       rc = fox_errf(e, FOX_EFAIL, "out of memory pruning %s", path);
-    same = same && (size_t)put == len;
+    same = same && (size_t)put == len && len > 0; /* an empty file goes */
   }
   uint8_t *out = NULL;
   size_t size = 0;
   if (rc == 0 && !same) {
-    qsort(fr, nf, sizeof *fr, by_step_);
+    if (nf > 1)
+      qsort(fr, nf, sizeof *fr, by_step_);
     for (size_t i = 0; i < nf; i++)
       size += fr[i].size;
     out = malloc(size ? size : 1);

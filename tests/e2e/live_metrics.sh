@@ -79,6 +79,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 run_rc 0 mpirun -np 2 --oversubscribe "$FOXOPT" run "$WORK/st.yaml" -o "$WORK/two"
 judge "2 ranks" "$WORK/two" "$WORK/ref" --tb
 check "2 ranks: both ranks wrote lines" [ "$(grep -c '"rank":1' "$WORK/two/metrics.jsonl")" -gt 0 ]
+# a trial promoted to the other rank (timing decides whether one is) appends to its run's file
+for r in "$WORK/two/tb"/*; do
+  check "2 ranks: $(basename "$r") in one file" [ "$(ls "$r" | wc -l)" -eq 1 ]
+done
 
 # pbt: a run per member across its generations
 sed -e 's/scheduler: {name: successive_halving, min_epochs: 1, max_epochs: 3, eta: 3}/scheduler: {name: pbt, population: 4, interval: 1}/' \
