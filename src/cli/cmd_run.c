@@ -466,6 +466,10 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
                    w->device, a->backend, stop, e);
   if (rc == 0)
     s.reward_scale = r.reward_scale;
+  if (rc == 0 && r.data_summed) { /* what a resume holds its dataset to (runner_open) */
+    s.data_bars = (int64_t)r.ds.n;
+    memcpy(s.data_crc, r.data_crc, sizeof s.data_crc);
+  }
   if (rc == 0 && r.have_data)
     s.bars_per_year = r.ds.bars_per_year;
   if (rc == 0 && w->rank == 0)

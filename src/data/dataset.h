@@ -82,10 +82,12 @@ int dataset_read_columns(struct dataset *ds, const char *path, struct fox_err *e
 uint32_t dataset_crc32(uint32_t crc, const void *p, size_t bytes);
 /* "dataset-NNNN.h5", NNNN the world rank of the host's lowest rank. */
 void dataset_copy_name(int host_root, char *out, size_t n);
-/* Writes ds's features and prices, compressed, with their crc32 sums as attributes (temporary
- * name, then rename); keeps a file that records the same bars and sums. */
-int dataset_copy_write(const char *path, const struct dataset *ds, const char *host,
-                       const char *source, struct fox_err *e);
+/* The crc32 sums of ds's features and prices, as a copy records them. */
+void dataset_sums(const struct dataset *ds, uint32_t crc[2]);
+/* Writes ds's features and prices, compressed, with their crc32 sums (dataset_sums) as
+ * attributes (temporary name, then rename); keeps a file that records the same bars and sums. */
+int dataset_copy_write(const char *path, const struct dataset *ds, const uint32_t crc[2],
+                       const char *host, const char *source, struct fox_err *e);
 /* The bars and sums a copy records (attributes only). */
 int dataset_copy_sums(const char *path, size_t *bars, uint32_t crc[2], struct fox_err *e);
 /* dataset_copy_sums, and the stored arrays read through: FOX_EDATA naming the file when their

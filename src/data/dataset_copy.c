@@ -71,14 +71,17 @@ int dataset_copy_sums(const char *path, size_t *bars, uint32_t crc[2], struct fo
   return rc;
 }
 
-int dataset_copy_write(const char *path, const struct dataset *ds, const char *host,
-                       const char *source, struct fox_err *e) {
+void dataset_sums(const struct dataset *ds, uint32_t crc[2]) {
+  crc[0] = dataset_crc32(0, ds->features, ds->n * (size_t)ds->ncol * sizeof(float));
+  crc[1] = dataset_crc32(0, ds->prices, ds->n * 4 * sizeof(float));
+}
+
+int dataset_copy_write(const char *path, const struct dataset *ds, const uint32_t crc[2],
+                       const char *host, const char *source, struct fox_err *e) {
   if (!ds->features || !ds->prices)
     return fox_errf(e, FOX_EFAIL, "%s: the dataset's arrays were handed to a device already",
                     path);
-  struct copy_ctx_ c = {ds, host, source, {0, 0}};
-  c.crc[0] = dataset_crc32(0, ds->features, ds->n * (size_t)ds->ncol * sizeof(float));
-  c.crc[1] = dataset_crc32(0, ds->prices, ds->n * 4 * sizeof(float));
+  struct copy_ctx_ c = {ds, host, source, {crc[0], crc[1]}};
   /* A resume keeps the copy of the same arrays: a host's lowest rank rewrites 1 GB otherwise. */
   if (fs_exists(path)) {
     size_t bars;

@@ -53,6 +53,22 @@ static int mkdir_(const char *path, struct fox_err *e) {
   return 0;
 }
 
+/* The bars at data.path against those the study began with (study.h5's data_bars and
+ * data_crc32), before anything of the run is written: a resume on other bars would rank trials
+ * of two datasets as one study, and put the new bars in the study's copy. */
+static int same_data_(const struct study *s, const struct dataset *ds, const uint32_t crc[2],
+                      struct fox_err *e) {
+  if (s->data_bars <= 0 ||
+      (s->data_bars == (int64_t)ds->n && s->data_crc[0] == crc[0] && s->data_crc[1] == crc[1]))
+    return 0;
+  return fox_errf(e, FOX_EDATA, "%s: not the bars this study began with (%zu bars, crc32 %08x "
+                                "of the features and %08x of the prices; study.h5 records %lld, "
+                                "%08x and %08x): a resume trains on the same data. Put that "
+                                "dataset back at data.path, or start a new study in another "
+                                "OUTDIR", s->cfg.data_path, ds->n, crc[0], crc[1],
+                  (long long)s->data_bars, s->data_crc[0], s->data_crc[1]);
+}
+
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
                 int local_rank, int local_size, int host_root, int device, const char *backend,
                 const volatile sig_atomic_t *stop, struct fox_err *e) {
@@ -114,7 +130,13 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   dataset_copy_name(host_root, copy, sizeof copy);
   snprintf(copy_path, sizeof copy_path, "%s/%s", outdir, copy);
   /* The host's one stored copy, from the arrays before they go to the device. */
-  rc = rank == host_root ? dataset_copy_write(copy_path, &r->ds, host, s->cfg.data_path, e) : 0;
+  if (rank == host_root) { /* the host's lowest rank sums the arrays and stores them */
+    dataset_sums(&r->ds, r->data_crc);
+    r->data_summed = 1;
+    rc = same_data_(s, &r->ds, r->data_crc, e);
+    if (rc == 0)
+      rc = dataset_copy_write(copy_path, &r->ds, r->data_crc, host, s->cfg.data_path, e);
+  }
   if (rc == 0)
     rc = r->be->bind(device, e);
   if (rc == 0)

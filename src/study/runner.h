@@ -25,6 +25,8 @@ struct runner {
   int threads;
   char device[256];
   double reward_scale; /* the base config's reward.scale on this dataset (auto resolved) */
+  uint32_t data_crc[2]; /* the dataset's sums (features, prices), when data_summed */
+  int data_summed;      /* this rank stored its host's copy, so it summed the arrays */
   pthread_mutex_t lock; /* this rank's file */
   struct state_cache cache; /* the states this rank holds for pbt's next generation */
   struct live live;         /* every epoch into metrics.jsonl (and TensorBoard's events) */

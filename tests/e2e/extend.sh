@@ -210,4 +210,27 @@ YAML
 run_rc 0 "$FOXOPT" run "$WORK/p.yaml" -o "$WORK/p"
 run_rc 2 "$FOXOPT" run -o "$WORK/p" --resume --set study.trials=12
 contains "$ERR_TXT" "a pbt study's trials are its population x generations"
+
+# An agent study extended on other bars at data.path: refused (exit 3) before anything of the
+# run is written, naming the file; with its dataset back, it goes on.
+tiny_agent_fixture
+cp "$WORK/s.h5" "$WORK/d.h5"
+sed "s|$WORK/s.h5|$WORK/d.h5|" "$WORK/t.yaml" >"$WORK/db.yaml"
+cat >>"$WORK/db.yaml" <<YAML
+study: {name: db, seed: 3, trials: 2, round_size: 2, sampler: random,
+        objective: {metric: val.sharpe, direction: maximize}}
+parameters:
+  dqn.lr: {distribution: log_uniform, min: 1e-4, max: 1e-2}
+YAML
+run_rc 0 "$FOXOPT" run "$WORK/db.yaml" -o "$WORK/db"
+"$FOXOPT" synth -o "$WORK/o.csv" --bars 3000 --seed 4 >/dev/null
+"$FOXOPT" import "$WORK/o.csv" -o "$WORK/d.h5" >/dev/null
+sums() { (cd "$WORK/db" && cksum study.h5 trials.csv dataset-0000.h5 rank-0000.h5); }
+before=$(sums)
+run_rc 3 "$FOXOPT" run -o "$WORK/db" --resume --set study.trials=3
+contains "$ERR_TXT" "$WORK/d.h5: not the bars this study began with"
+check "other bars: the study's files untouched" test "$(sums)" = "$before"
+cp "$WORK/s.h5" "$WORK/d.h5"
+run_rc 0 "$FOXOPT" run -o "$WORK/db" --resume --set study.trials=3
+check "its bars back: 3 trials" test "$(tail -n +2 "$WORK/db/trials.csv" | wc -l)" -eq 3
 done_

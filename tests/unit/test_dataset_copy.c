@@ -51,7 +51,9 @@ static void copy_and_verify_(const struct dataset *ds0, const char *dir) {
   char copy[64], path[4200];
   dataset_copy_name(0, copy, sizeof copy);
   snprintf(path, sizeof path, "%s/%s", dir, copy);
-  CHECK(dataset_copy_write(path, ds0, "h", "d.h5", &e) == 0, "%s", e.msg);
+  uint32_t sums[2];
+  dataset_sums(ds0, sums);
+  CHECK(dataset_copy_write(path, ds0, sums, "h", "d.h5", &e) == 0, "%s", e.msg);
   size_t bars = 0;
   uint32_t crc[2];
   CHECK(dataset_copy_verify(path, &bars, crc, NULL, &e) == 0, "%s", e.msg);
