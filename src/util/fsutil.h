@@ -80,7 +80,7 @@ int fs_out_guard(const char *path, struct fox_err *e);
  * it does not exist (the open says why). */
 int fs_input_check(const char *path, const char *what, int code, struct fox_err *e);
 
-/* mkdir -p */
+/* mkdir -p; FOX_EUSAGE naming the first part of the path that is there but not a directory. */
 int fs_mkdirs(const char *dir, struct fox_err *e);
 
 #endif

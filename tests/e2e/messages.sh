@@ -178,4 +178,16 @@ sed -i 's/steps_per_epoch: 20000/steps_per_epoch: 256/' "$WORK/pbt-grid.yaml"
 run_rc 2 "$FOXOPT" run "$WORK/pbt-grid.yaml" -o "$WORK/pbt-grid"
 contains "$ERR_TXT" "$WORK/pbt-grid.yaml: study.sampler.name = grid: parameters.dqn.lr (line "
 check "grid under pbt: refused before the study starts" not test -e "$WORK/pbt-grid"
+
+# -o naming a file (or a path through one): exit 2 saying so before any training, the file as
+# it was (train trained every epoch first and failed writing trial.h5 into it)
+echo mine >"$WORK/plain"
+for cmd in train run; do
+  run_rc 2 "$FOXOPT" $cmd "$WORK/t.yaml" -o "$WORK/plain"
+  contains "$ERR_TXT" "$WORK/plain: not a directory"
+  check "$cmd -o FILE: no epoch trained" not grep -q "epoch" "$WORK/out.txt"
+done
+run_rc 2 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/plain/sub"
+contains "$ERR_TXT" "$WORK/plain: not a directory, on the way to $WORK/plain/sub"
+check "-o FILE: the file as it was" test "$(cat "$WORK/plain")" = mine
 done_
