@@ -9,6 +9,7 @@
 #include "util/nearest.h"
 #include "util/text.h"
 #include "util/stop.h"
+#include "util/temps.h"
 
 static void usage_(FILE *f) {
   fprintf(f, "usage: foxopt COMMAND [ARGS]   (foxopt help COMMAND, or man foxopt-COMMAND, for "
@@ -106,6 +107,7 @@ int main(int argc, char **argv) {
   const struct cli_cmd *c = cli_find(first);
   if (!c)
     return unknown_command_(first);
+  temps_install(); /* after run's own SIGTERM handler (preinit), which it leaves */
   struct fox_err e = {0};
   struct cli_args a;
   int rc = cli_args(c, argc - 1, argv + 1, &a, &e);

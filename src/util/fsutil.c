@@ -14,14 +14,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/temps.h"
+
 void fs_temp_name(const char *path, char *out, size_t n) {
   snprintf(out, n, "%s.tmp.%ld", path, (long)getpid());
+  temps_add(out); /* until fs_commit or fs_out_end: a signal takes it away */
 }
 
 int fs_commit(const char *tmp, const char *path, struct fox_err *e) {
-  if (rename(tmp, path) != 0) {
-    int err = errno;
+  int moved = rename(tmp, path), err = errno;
+  if (moved != 0)
     remove(tmp);
+  temps_drop(tmp);
+  if (moved != 0) {
     /* The user's name only: the temporary is gone and means nothing to them. */
     return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", path, strerror(err));
   }
@@ -441,11 +446,14 @@ int fs_out_end(struct fs_out *o, int rc, struct fox_err *e) {
     return rc;
   if (rc != 0) {
     remove(o->tmp);
+    temps_drop(o->tmp);
     return rc;
   }
-  if (rename(o->tmp, o->dst) != 0) {
-    int err = errno;
+  int moved = rename(o->tmp, o->dst), err = errno;
+  if (moved != 0)
     remove(o->tmp);
+  temps_drop(o->tmp);
+  if (moved != 0) {
     /* The user's name only: the temporary is gone and means nothing to them. */
     return fox_errf(e, FOX_EFAIL, "%s: cannot be written: %s", o->path, strerror(err));
   }

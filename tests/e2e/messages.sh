@@ -190,4 +190,20 @@ done
 run_rc 2 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/plain/sub"
 contains "$ERR_TXT" "$WORK/plain: not a directory, on the way to $WORK/plain/sub"
 check "-o FILE: the file as it was" test "$(cat "$WORK/plain")" = mine
+
+# SIGTERM or SIGHUP ending a writer mid-write takes its temporary along (synth writes a 20M-bar
+# CSV for 30 s: it is stopped as soon as its temporary grows; import and the others name their
+# temporaries the same way), and the process ends as the signal would
+for sig in TERM HUP; do
+  "$FOXOPT" synth -o "$WORK/big.csv" --bars 20000000 --seed 1 >/dev/null 2>&1 &
+  pid=$!
+  for i in $(seq 600); do [ -s "$WORK/big.csv.tmp.$pid" ] && break; sleep 0.05; done
+  check "synth, SIG$sig: its temporary was written" test -s "$WORK/big.csv.tmp.$pid"
+  kill -"$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  check "synth, SIG$sig mid-write: exit $rc, 128 + the signal" [ "$rc" -eq $((128 + $(kill -l "$sig"))) ]
+  check "synth, SIG$sig mid-write: no temporary left" not test -e "$WORK/big.csv.tmp.$pid"
+  check "synth, SIG$sig mid-write: no output" not test -e "$WORK/big.csv"
+done
 done_
