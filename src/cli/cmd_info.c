@@ -21,8 +21,9 @@ const struct cli_cmd cli_cmd_info = {
     .about = "Describes a foxopt file: a dataset (bars, date range, splits, features, warm-up,\n"
              "source), a trial (status, agent, per-epoch curve, final metrics), a backtest output,\n"
              "a study (study.h5: objective, trials by status, the best), a rank file, a host's\n"
-             "stored copy of a study's dataset (dataset-NNNN.h5, read through) or a checkpoint\n"
-             "(OUTDIR/state/trial-ID-eE.h5: agent, transitions, curve so far).",
+             "stored copy of a study's dataset (dataset-NNNN.h5, read through), a checkpoint\n"
+             "(OUTDIR/state/trial-ID-eE.h5: agent, transitions, curve so far) or report --test's\n"
+             "record of its looks (OUTDIR/test.h5: when, and the last look's trials).",
     .opts = opts_,
     .exits = "0 ok, 1 failure, 2 bad usage, 3 not a readable foxopt file",
     .run = cmd_info,
@@ -214,6 +215,37 @@ static int info_trial_(hid_t f, const char *path, struct fox_err *e) {
 }
 
 /* A backtest --output file: its split, folds and experience datasets. */
+/* test.h5, report --test's record of its looks at the test split: how many, when, and the last
+ * look's trials with their deflated Sharpe ratio (over every trial any look saw). */
+static int info_test_(hid_t f, const char *path, struct fox_err *e) {
+  int looks;
+  char first[64], last[64];
+  size_t seen, d1, k, k1;
+  FOX_TRY(h5io_attr_read(f, "looks", H5T_NATIVE_INT, &looks, 1, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "first_look", first, sizeof first, path, e));
+  FOX_TRY(h5io_attr_read_str(f, "last_look", last, sizeof last, path, e));
+  FOX_TRY(h5io_dims(f, "seen_trials", &seen, &d1, path, e));
+  FOX_TRY(h5io_dims(f, "last_trials", &k, &k1, path, e));
+  int *ids = malloc((k ? k : 1) * sizeof *ids);
+  double *dsr = malloc((k ? k : 1) * sizeof *dsr);
+  int rc = ids && dsr ? 0 : fox_errf(e, FOX_EFAIL, "%s: out of memory", path);
+  if (rc == 0)
+    rc = h5io_read(f, "last_trials", H5T_NATIVE_INT, ids, k, 0, path, e);
+  if (rc == 0)
+    rc = h5io_read(f, "last_dsr", H5T_NATIVE_DOUBLE, dsr, k, 0, path, e);
+  if (rc == 0) {
+    printf("%s: foxopt test-split record (foxopt report --test)\n", path);
+    printf("  looks          %d (first %s, last %s)\n", looks, first, last);
+    printf("  trials seen    %zu (the deflated Sharpe ratio counts every one)\n", seen);
+    printf("  last look      %zu trial%s:", k, k == 1 ? "" : "s");
+    for (size_t i = 0; i < k; i++)
+      printf(" %d (DSR %.3g)", ids[i], dsr[i]);
+    printf("\n");
+  }
+  free(ids), free(dsr);
+  return rc;
+}
+
 static int info_backtest_(hid_t f, const char *path, struct fox_err *e) {
   char split[16];
   size_t n, d1, k, two;
@@ -286,9 +318,12 @@ int cmd_info(int argc, char **argv, struct fox_err *e) {
     rc = trial_state_describe(f, path, stdout, e);
   else if (rc == 0 && strcmp(kind, "dataset copy") == 0)
     rc = rankfile_info_copy(path, e);
+  else if (rc == 0 && strcmp(kind, "test looks") == 0)
+    rc = info_test_(f, path, e);
   else if (rc == 0 && strcmp(kind, "study") != 0 && strcmp(kind, "dataset") != 0)
     rc = fox_errf(e, FOX_EDATA, "%s: attribute 'kind' is '%s', expected dataset, trial, "
-                                "backtest, study, study trial, rank, dataset copy or checkpoint",
+                                "backtest, study, study trial, rank, dataset copy, checkpoint "
+                                "or test looks",
                   path, kind);
   H5Fclose(f);
   if (rc == 0 && strcmp(kind, "study") == 0)

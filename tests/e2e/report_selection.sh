@@ -111,6 +111,13 @@ check "no note before a look" not grep -q "looked at" <<<"$not_looked"
 run_rc 0 "$FOXOPT" report "$WORK/a" --test --top 2 --json --no-plots
 echo "$OUT_TXT" >"$WORK/t1.json"
 check "test.h5 written" test -s "$WORK/a/test.h5"
+# info reads it as what it is: the look, and the look's trials in the report's order
+rows=$("$FOX_PYTHON" -c "import json,sys; print(' '.join(str(r['id']) for r in json.load(open(sys.argv[1]))['test']['rows']))" "$WORK/t1.json")
+run_rc 0 "$FOXOPT" info "$WORK/a/test.h5"
+contains "$OUT_TXT" "test-split record"
+contains "$OUT_TXT" "looks          1 (first"
+check "info test.h5: the last look's trials ($rows)" \
+  test "$(sed -n 's/^  last look .*trials*://p' "$WORK/out.txt" | grep -o ' [0-9]* (DSR' | tr -dc '0-9 \n' | xargs)" = "$rows"
 for id in $("$FOX_PYTHON" -c "import json,sys; print(' '.join(str(r['id']) for r in json.load(open(sys.argv[1]))['test']['rows']))" "$WORK/t1.json"); do
   for rep in 0 1; do
     run_rc 0 "$FOXOPT" backtest "$WORK/s.h5" --study "$WORK/a" --trial $id --repeat $rep \
