@@ -34,8 +34,9 @@ int NN_(mlp_create)(struct NN_(mlp) *m, int in, const int *hidden, int n_hidden,
   m->g = calloc(m->n_params, sizeof *m->g);
   m->wt = calloc(m->n_params, sizeof *m->wt);
   if (!m->w || !m->g || !m->wt) {
+    size_t n = m->n_params; /* mlp_free zeroes it */
     NN_(mlp_free)(m);
-    return fox_errf(e, FOX_EFAIL, "mlp: out of memory for %zu parameters", m->n_params);
+    return fox_errf(e, FOX_EFAIL, "mlp: out of memory for %zu parameters", n);
   }
   return 0;
 }

@@ -79,7 +79,7 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   FILE *f = fs_out_fopen(&o, out, FS_OUT_TEXT, e);
   if (!f)
     return fs_out_end(&o, e->code, e);
-  FOX_TRY(fs_out_fclose(&o, f, synth_write(&p, f, e), e));
+  FOX_TRY(fs_out_fclose(&o, f, synth_write(&p, f, out, e), e));
   fprintf(fs_note_stream(out), "wrote %lld synthetic bars (%s, seed %llu) to %s\n",
           (long long)p.bars, synth_kind_name(p.kind),
           (unsigned long long)p.seed, out);

@@ -92,13 +92,13 @@ static const struct param_ params_[] = {
     {"barrier.sl", P_DOUBLE, M_(sl), 0, 1e6, 1, NULL, "a number > 0",
      "Stop-loss barrier below the entry price, in multiples of sigma x sqrt(barrier.horizon); "
      "within a bar the stop is checked before the take-profit."},
-    {"barrier.horizon", P_INT, M_(horizon), 1, 1e7, 0, NULL, "an integer >= 1 (bars)",
+    {"barrier.horizon", P_INT, M_(horizon), 1, 1e7, 0, NULL, "an integer in [1, 1e7] (bars)",
      "Bars a position may be held before a time-out exit at the close. It also scales the pt and "
      "sl barriers and the state's bars-held feature (bars held / horizon)."},
     {"barrier.enforce", P_BOOL, M_(enforce), 0, 1, 0, NULL, "true or false",
      "On: the barriers close positions (take-profit, stop-loss, time-out). Off: a position's "
      "first barrier hit only writes its label, and the position stays open until a SELL."},
-    {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, NULL, "a number >= 0",
+    {"barrier.bonus", P_DOUBLE, M_(bonus), 0, 1e6, 0, NULL, "a number in [0, 1e6]",
      "Added to the training reward on a take-profit exit and taken off on a stop-loss exit, in "
      "log-return units (before reward.scale); only with barrier.enforce. Equity is unchanged."},
     {"reward.normalize", P_BOOL, M_(reward_normalize), 0, 1, 0, NULL, "true or false",
@@ -110,13 +110,13 @@ static const struct param_ params_[] = {
     {"env.num_envs", P_INT, C_(num_envs), 1, 1 << 20, 0, NULL, "an integer in [1, 1048576]",
      "Training environments stepped together: a vector step is num_envs transitions. DQN then "
      "makes num_envs / dqn.train_freq updates a step; a PPO rollout is ppo.n_steps x num_envs."},
-    {"env.episode_bars", P_INT, C_(episode_bars), 1, 1e9, 0, NULL, "an integer >= 1",
+    {"env.episode_bars", P_INT, C_(episode_bars), 1, 1e9, 0, NULL, "an integer in [1, 1e9]",
      "Bars of a training episode, from a uniformly random start in the train split (fewer at the "
      "split's end); that end is a truncation, bootstrapped, not a terminal state."},
     {"train.algo", P_CHOICE, C_(algo), 0, 0, 0, algo_names_, "dqn or ppo",
      "The agent to train. In a study, parameters under dqn. or ppo. are active only in the "
      "trials where train.algo selects that agent."},
-    {"train.epochs", P_INT, C_(epochs), 1, 1e6, 0, NULL, "an integer >= 1",
+    {"train.epochs", P_INT, C_(epochs), 1, 1e6, 0, NULL, "an integer in [1, 1e6]",
      "Epochs to train, each of train.steps_per_epoch environment steps and then a greedy "
      "backtest on eval.split; epsilon and learning-rate schedules span them all."},
     {"train.steps_per_epoch", P_STEPS, C_(steps_per_epoch), 1, 1e15, 0, NULL,
@@ -140,19 +140,19 @@ static const struct param_ params_[] = {
      "Adam's learning rate for the Q network, constant over the run."},
     {"dqn.gamma", P_DOUBLE, D_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]",
      "Discount per bar (one environment step) in the TD target."},
-    {"dqn.batch_size", P_INT, D_(batch_size), 1, 1 << 20, 0, NULL, "an integer >= 1",
+    {"dqn.batch_size", P_INT, D_(batch_size), 1, 1 << 20, 0, NULL, "an integer in [1, 1048576]",
      "Transitions sampled uniformly from the replay buffer for each gradient update."},
-    {"dqn.buffer_size", P_INT, D_(buffer_size), 1, 1e9, 0, NULL, "an integer >= 1",
+    {"dqn.buffer_size", P_INT, D_(buffer_size), 1, 1e9, 0, NULL, "an integer in [1, 1e9]",
      "Capacity of the replay buffer in transitions, all environments together; the oldest are "
      "overwritten. A transition takes 34 bytes."},
     {"dqn.learning_starts", P_INT, D_(learning_starts), 0, 2e9, 0, NULL,
      "an integer in [0, 2e9]",
      "Transitions (all environments together) collected before the first gradient update; it "
      "must be below the run's transitions (train.epochs x steps_per_epoch)."},
-    {"dqn.train_freq", P_INT, D_(train_freq), 1, 1e9, 0, NULL, "an integer >= 1",
+    {"dqn.train_freq", P_INT, D_(train_freq), 1, 1e9, 0, NULL, "an integer in [1, 1e9]",
      "Transitions (all environments together) per gradient update: 64 environments with "
      "train_freq 4 make 16 updates per vector step."},
-    {"dqn.target_update", P_INT, D_(target_update), 1, 1e9, 0, NULL, "an integer >= 1",
+    {"dqn.target_update", P_INT, D_(target_update), 1, 1e9, 0, NULL, "an integer in [1, 1e9]",
      "Gradient updates between target-network updates: a copy of the online network, or a blend "
      "when dqn.tau is below 1."},
     {"dqn.eps_start", P_DOUBLE, D_(eps_start), 0, 1, 0, NULL, "a probability in [0, 1]",
@@ -193,7 +193,7 @@ static const struct param_ params_[] = {
     {"ppo.lr", P_DOUBLE, PP_(lr), 0, 1, 1, NULL, "a learning rate in (0, 1]",
      "Adam's learning rate for the actor and the critic; with ppo.anneal_lr it falls linearly to "
      "0 over the run."},
-    {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer >= 1",
+    {"ppo.n_steps", P_INT, PP_(n_steps), 1, 1e7, 0, NULL, "an integer in [1, 1e7]",
      "Vector steps per rollout: each update learns from n_steps x env.num_envs transitions. A "
      "run shorter than one rollout cannot train."},
     {"ppo.gamma", P_DOUBLE, PP_(gamma), 0, 1, 1, NULL, "a discount in (0, 1]",
@@ -203,14 +203,14 @@ static const struct param_ params_[] = {
     {"ppo.clip", P_DOUBLE, PP_(clip), 0, 10, 1, NULL, "a number > 0",
      "Clip range of the probability ratio in the surrogate objective; with ppo.value_loss "
      "clipped or max it also bounds the critic's move from the rollout's value."},
-    {"ppo.epochs", P_INT, PP_(epochs), 1, 1e4, 0, NULL, "an integer >= 1",
+    {"ppo.epochs", P_INT, PP_(epochs), 1, 1e4, 0, NULL, "an integer in [1, 1e4]",
      "Passes over each rollout in an update (not train.epochs), each in a fresh random order."},
-    {"ppo.minibatches", P_INT, PP_(minibatches), 1, 1e6, 0, NULL, "an integer >= 1",
+    {"ppo.minibatches", P_INT, PP_(minibatches), 1, 1e6, 0, NULL, "an integer in [1, 1e6]",
      "Minibatches each pass over a rollout is cut into, one gradient step each; advantages are "
      "normalised per minibatch."},
-    {"ppo.ent_coef", P_DOUBLE, PP_(ent_coef), 0, 1e3, 0, NULL, "a number >= 0",
+    {"ppo.ent_coef", P_DOUBLE, PP_(ent_coef), 0, 1e3, 0, NULL, "a number in [0, 1000]",
      "Weight of the entropy bonus in the loss, which rewards a less certain policy."},
-    {"ppo.vf_coef", P_DOUBLE, PP_(vf_coef), 0, 1e3, 0, NULL, "a number >= 0",
+    {"ppo.vf_coef", P_DOUBLE, PP_(vf_coef), 0, 1e3, 0, NULL, "a number in [0, 1000]",
      "Weight of the critic's value loss beside the policy loss in the combined loss: the "
      "critic's gradients scale with it."},
     {"ppo.max_grad_norm", P_DOUBLE, PP_(max_grad_norm), 0, 1e9, 1, NULL, "a number > 0",
@@ -298,7 +298,7 @@ static const struct param_ params_[] = {
      "How trials are proposed: tpe (Optuna's TPE), random, grid (every combination of values, "
      "int_uniform and q_uniform points in turn) or nsga2 (NSGA-II, a genetic algorithm)."},
     {"study.sampler.n_startup_trials", P_INT, T_(n_startup_trials), 0, 1e6, 0, NULL,
-     "an integer >= 0",
+     "an integer in [0, 1e6]",
      "TPE: proposals are random until this many trials are complete or pruned (failed ones do "
      "not count)."},
     {"study.sampler.n_ei_candidates", P_INT, T_(n_ei_candidates), 1, 1e5, 0, NULL,
@@ -337,11 +337,12 @@ static const struct param_ params_[] = {
      "none, successive_halving, hyperband or pbt",
      "How epochs are spent: none trains every trial train.epochs; successive_halving and "
      "hyperband prune at rungs and go on from checkpoints; pbt is population-based training."},
-    {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL, "an integer >= 1",
+    {"study.scheduler.min_epochs", P_INT, S_(min_epochs), 1, 1e6, 0, NULL,
+     "an integer in [1, 1e6]",
      "Successive halving and Hyperband: epochs of the first rung; the next rungs are at "
      "min_epochs x eta^k, below max_epochs. Setting it under pbt is refused."},
     {"study.scheduler.max_epochs", P_INT, S_(max_epochs), 0, 1e6, 0, NULL,
-     "an integer >= 0 (0: train.epochs)",
+     "an integer in [0, 1e6] (0: train.epochs)",
      "Successive halving and Hyperband: epochs of the last rung, the full budget every trial's "
      "schedules are planned for, in place of train.epochs."},
     {"study.scheduler.eta", P_INT, S_(eta), 2, 100, 0, NULL, "an integer in [2, 100]",
@@ -355,7 +356,8 @@ static const struct param_ params_[] = {
      "an integer in [2, 4096]",
      "PBT: members trained in synchronous generations, generation 0 proposed by study.sampler; "
      "the table has population x generations rows."},
-    {"study.scheduler.interval", P_INT, S_(interval), 1, 1e6, 0, NULL, "an integer >= 1 (epochs)",
+    {"study.scheduler.interval", P_INT, S_(interval), 1, 1e6, 0, NULL,
+     "an integer in [1, 1e6] (epochs)",
      "PBT: epochs per generation, which makes train.epochs / interval generations (rounded up; "
      "at least 2). Members are ranked and exploited at each generation's end."},
     {"study.scheduler.quantile", P_DOUBLE, S_(quantile), 0, 0.5, 1, NULL,
@@ -620,8 +622,14 @@ static int parse_number_(const struct param_ *p, const char *val, double *x) {
 /* `where` is "FILE:LINE: " or "--set " and prefixes every message. */
 static int bad_(struct fox_err *e, const char *where, const struct param_ *p, const char *val,
                 int range) {
-  return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': %sexpected %s", where, p->key, val,
-                  range ? "out of range, " : "", p->what);
+  /* a row's words may give the lower bound only ("an integer >= 1"): above the table's upper
+   * one, that is said too */
+  double x;
+  char most[64] = "";
+  if (range && number_parse(val, &x) == 0 && x > p->hi && !strchr(p->what, ']'))
+    snprintf(most, sizeof most, ", at most %.17g", p->hi);
+  return fox_errf(e, FOX_EUSAGE, "%s%s = '%s': %sexpected %s%s", where, p->key, val,
+                  range ? "out of range, " : "", p->what, most);
 }
 
 /* Assigns a scalar value (or, for P_LAYERS, a list given as items). */

@@ -113,14 +113,18 @@ static int field_is_(const struct field_ *f, const char *name) {
 }
 
 /* Whether the first 6 fields are the OHLCV header (aliases for the time column). */
+/* The first of the six columns a header names wrongly (0-based), or -1 when all are right. */
 static int ohlcv_header_(const struct field_ *f) {
   static const char *const time_alias[] = {"timestamp", "time", "ts", "date", "open_time", "unix"};
   int ok = 0;
   for (size_t i = 0; i < sizeof time_alias / sizeof *time_alias; i++)
     ok |= field_is_(&f[0], time_alias[i]);
-  for (int i = 1; ok && i < 6; i++)
-    ok = field_is_(&f[i], ohlcv_names_[i]) || (i == 5 && field_is_(&f[i], "vol"));
-  return ok;
+  if (!ok)
+    return 0;
+  for (int i = 1; i < 6; i++)
+    if (!field_is_(&f[i], ohlcv_names_[i]) && !(i == 5 && field_is_(&f[i], "vol")))
+      return i;
+  return -1;
 }
 
 /* The header's user columns (fields 7 on): each a name of 1 to 63 characters of [A-Za-z0-9_.-],
@@ -167,13 +171,15 @@ static int check_header_(const char *name, size_t line, const struct field_ *f, 
                          enum csv_format fmt, struct fox_err *e) {
   if (fmt == CSV_BINANCE)
     return 0;
-  if (!ohlcv_header_(f)) {
+  int bad = ohlcv_header_(f);
+  if (bad >= 0) { /* the column that is wrong, not merely the first */
     char got[80];
-    show_(&f[0], got, sizeof got);
+    show_(&f[bad], got, sizeof got);
     return fox_errf(e, FOX_EDATA,
                     "%s:%zu: wrong columns: expected header timestamp,open,high,low,close,volume "
-                    "(first column '%s')",
-                    name, line, got);
+                    "(column %d is '%s', expected %s)",
+                    name, line, bad + 1, got,
+                    bad ? ohlcv_names_[bad] : "timestamp, time, ts, date, open_time or unix");
   }
   (void)nf;
   return 0;
@@ -391,7 +397,7 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
       /* A header naming the OHLCV columns first: any further columns are the user's, unless
        * it is Binance's own (12 columns, the seventh close_time), whose last six are ignored. */
       int binance = nf == 12 && (!header || field_is_(&f[6], "close_time"));
-      if (nf == 6 || (header && nf > 6 && !binance && ohlcv_header_(f)))
+      if (nf == 6 || (header && nf > 6 && !binance && ohlcv_header_(f) < 0))
         fmt = CSV_OHLCV;
       else if (nf == 12)
         fmt = CSV_BINANCE;

@@ -5,6 +5,7 @@
  * Brownian bridge of sub-steps inside each bar. */
 #include "data/synth.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,7 @@ static double season_(int64_t ts) {
 
 static double round2_(double x) { return floor(x * 100.0 + 0.5) / 100.0; }
 
-int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e) {
+int synth_write(const struct synth_params *p, FILE *out, const char *name, struct fox_err *e) {
   if (p->bars < 1)
     return fox_errf(e, FOX_EUSAGE, "--bars must be at least 1");
   if ((unsigned)p->kind >= sizeof models_ / sizeof *models_)
@@ -87,7 +88,7 @@ int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e) {
   double h = var0, logp = log(p->price0), close = round2_(p->price0);
   int regime = 0;
   if (fprintf(out, "timestamp,open,high,low,close,volume\n") < 0)
-    return fox_errf(e, FOX_EFAIL, "write failed");
+    return fox_errf(e, FOX_EFAIL, "%s: writing it failed: %s", name, strerror(errno));
   for (int64_t i = 0; i < p->bars; i++) {
     int64_t ts = p->start + 60 * i;
     if (rng_uniform(&rng) < switch_p)
@@ -129,7 +130,8 @@ int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e) {
     h = omega + alpha * h * eps * eps + beta * h;
     if (fprintf(out, "%lld,%.2f,%.2f,%.2f,%.2f,%.3f\n", (long long)ts, open, hi, lo, close, vol) <
         0)
-      return fox_errf(e, FOX_EFAIL, "write failed at bar %lld", (long long)i);
+      return fox_errf(e, FOX_EFAIL, "%s: writing it failed at bar %lld: %s", name, (long long)i,
+                      strerror(errno));
   }
   return 0;
 }
@@ -144,7 +146,7 @@ int synth_dataset(struct dataset *ds, int64_t bars, uint64_t seed, struct fox_er
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return fox_errf(e, FOX_EFAIL, "out of memory");
-  int rc = synth_write(&p, f, e);
+  int rc = synth_write(&p, f, "a synthetic dataset in memory", e);
   fclose(f);
   struct bars b = {0};
   struct csv_report rep;

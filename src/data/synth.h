@@ -30,8 +30,9 @@ void synth_defaults(struct synth_params *p);
 /* "walk" or "regimes" -> *kind; FOX_EUSAGE naming the accepted kinds otherwise. */
 int synth_kind_parse(const char *name, enum synth_kind *kind, struct fox_err *e);
 const char *synth_kind_name(enum synth_kind kind);
-/* Writes the header and `bars` rows of timestamp,open,high,low,close,volume to `out`. */
-int synth_write(const struct synth_params *p, FILE *out, struct fox_err *e);
+/* Writes the header and `bars` rows of timestamp,open,high,low,close,volume to `out`; a failed
+ * write names `name` (the user's file) and the system's reason. */
+int synth_write(const struct synth_params *p, FILE *out, const char *name, struct fox_err *e);
 /* A dataset of synthetic walk bars built in memory, as `foxopt synth | foxopt import` would
  * (default splits), for tests and benchmarks. */
 int synth_dataset(struct dataset *ds, int64_t bars, uint64_t seed, struct fox_err *e);

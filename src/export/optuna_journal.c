@@ -473,6 +473,8 @@ int optuna_journal_write(const struct study *s, const char *outdir, const char *
     rc = study_ops_(f, s, outdir, h5, count, anchor_us, e);
   for (int i = 0; rc == 0 && i < s->n; i++)
     rc = trial_op_(f, s, outdir, &s->trials[i], state[i], dist, anchor_us, steps, vals, st, e);
+  if (rc != 0 && f && ferror(f)) /* the lines name no file: the user's is */
+    rc = fox_err_wrap(e, "%s", path);
   if (f)
     rc = fs_out_fclose(&o, f, rc, e);
   if (rc == 0) {

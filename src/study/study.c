@@ -202,7 +202,8 @@ static int create_(struct study *s, const char *text, const char *name, struct f
       return fox_errf(e, FOX_EUSAGE, "%s:%d: parameters.train.epochs: the scheduler sets the "
                                      "budget (study.scheduler.max_epochs)", name,
                       s->space.p[i].line);
-  FOX_TRY(scheduler_plan(&c->study, c->epochs, &s->plan, e));
+  if (scheduler_plan(&c->study, c->epochs, &s->plan, e) != 0)
+    return fox_err_wrap(e, "%s", name); /* the plan's keys are several: the file is named */
   s->plan_epochs = s->plan.epochs[s->plan.n - 1];
   s->sampler = sampler_get(c->study.sampler);
   s->total = c->study.trials;

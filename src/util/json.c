@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 int fox_utf8_next(const unsigned char *p, unsigned *cp) {
@@ -151,7 +152,7 @@ int fox_json_print(FILE *f, json_t *j, size_t flags, const char *what, struct fo
   json_decref(j);
   if (!text)
     return e->code;
-  int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
+  int bad = fputs(text, f) == EOF || fputc('\n', f) == EOF, err = errno;
   free(text);
-  return bad ? fox_errf(e, FOX_EFAIL, "%s: cannot write the JSON", what) : 0;
+  return bad ? fox_errf(e, FOX_EFAIL, "%s: cannot write the JSON: %s", what, strerror(err)) : 0;
 }

@@ -191,6 +191,14 @@ run_rc 2 "$FOXOPT" train "$WORK/t.yaml" -o "$WORK/plain/sub"
 contains "$ERR_TXT" "$WORK/plain: not a directory, on the way to $WORK/plain/sub"
 check "-o FILE: the file as it was" test "$(cat "$WORK/plain")" = mine
 
+# a full device: the user's file and the system's words (synth said "write failed at bar 76",
+# the Optuna export "the Optuna journal: cannot write the JSON")
+run_rc 1 "$FOXOPT" synth -o /dev/full --bars 3000
+contains "$ERR_TXT" "/dev/full: writing it failed at bar"
+contains "$ERR_TXT" "No space left on device"
+run_rc 1 "$FOXOPT" export "$WORK/st" --optuna /dev/full
+contains "$ERR_TXT" "/dev/full: the Optuna journal: cannot write the JSON: No space left on device"
+
 # SIGTERM or SIGHUP ending a writer mid-write takes its temporary along (synth writes a 20M-bar
 # CSV for 30 s: it is stopped as soon as its temporary grows; import and the others name their
 # temporaries the same way), and the process ends as the signal would

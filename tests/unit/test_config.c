@@ -291,6 +291,10 @@ int main(void) {
   bad_("dqn:\n  lr: -0.001\n", "2", "dqn.lr = '-0.001': out of range");
   bad_("ppo:\n  gamma: 1.5\n", "2", "ppo.gamma = '1.5': out of range");
   bad_("ppo:\n  gamma: 0\n", "2", "a discount in (0, 1]");
+  /* above the upper bound, the message says the upper bound */
+  bad_("train:\n  epochs: 2000000\n", "2", "expected an integer in [1, 1e6]");
+  bad_("train:\n  steps_per_epoch: 1e16\n", "2",
+       "expected auto or an integer >= 1, at most 1000000000000000");
   bad_("env:\n  num_envs: many\n", "2", "env.num_envs = 'many'");
   bad_("env:\n  num_envs: 2.5\n", "2", "an integer");
   bad_("barrier:\n  enforce: perhaps\n", "2", "true or false");

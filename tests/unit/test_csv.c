@@ -102,7 +102,10 @@ int main(void) {
   bad_("60,1,1,1,1,1\n120,1,1,1,1,1e31\n", "in.csv:2", "field 'volume'");
   bad_("timestamp,open,high,low,close,volume\n", "in.csv", "header only");
   bad_("a,b,c\n1,2,3\n", "in.csv:1", "wrong columns");
-  bad_("timestamp,close,open,high,low,volume\n60,1,1,1,1,1\n", "in.csv:1", "wrong columns");
+  bad_("timestamp,close,open,high,low,volume\n60,1,1,1,1,1\n", "in.csv:1",
+       "wrong columns: expected header timestamp,open,high,low,close,volume (column 2 is "
+       "'close', expected open)");
+  bad_("tim,open,high,low,close,volume\n60,1,1,1,1,1\n", "in.csv:1", "(column 1 is 'tim'");
   bad_("60,1,1,1,1,1\n120,1,1,1,1\n", "in.csv:2", "wrong columns");
   bad_("60,1,1,1,1,1\n120,1,abc,1,1,1\n", "in.csv:2", "field 'high': expected a number");
   bad_("60,1,1,1,1,1\n120,1,1,1,nan,1\n", "in.csv:2", "NaN");

@@ -17,7 +17,7 @@ static char *gen_(uint64_t seed, size_t *len) {
   char *buf = NULL;
   FILE *f = open_memstream(&buf, len);
   struct fox_err e = {0};
-  CHECK(synth_write(&p, f, &e) == 0, "%s", e.msg);
+  CHECK(synth_write(&p, f, "synth.csv", &e) == 0, "%s", e.msg);
   fclose(f);
   return buf;
 }
