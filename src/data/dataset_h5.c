@@ -131,6 +131,12 @@ static int read_body_(hid_t f, struct dataset *ds, const char *path, int lean,
   ds->bars.n = n;
   double *cols[5] = {ds->bars.open, ds->bars.high, ds->bars.low, ds->bars.close, ds->bars.volume};
   FOX_TRY(h5io_read(f, "/bars/timestamp", H5T_NATIVE_INT64, ds->bars.ts, n, 0, path, e));
+  /* as import made them: rising (the splits' dates, bars_per_year and the plots' axes read them) */
+  for (size_t i = 1; i < n; i++)
+    if (ds->bars.ts[i] <= ds->bars.ts[i - 1])
+      return fox_errf(e, FOX_EDATA, "%s: /bars/timestamp[%zu] = %lld is not after [%zu] = %lld: "
+                                    "a dataset's bar times rise", path, i,
+                      (long long)ds->bars.ts[i], i - 1, (long long)ds->bars.ts[i - 1]);
   char name[64];
   for (int i = 0; i < 5; i++) {
     snprintf(name, sizeof name, "/bars/%s", bar_cols_[i + 1]);

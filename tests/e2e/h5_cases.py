@@ -161,6 +161,17 @@ def dataset_cases():
     case("features_warmup_nan", set_at("features", (1440, 3), np.nan), 0, "warm-up        1441")
     case("prices_inf", set_at("prices", (2600, 3), np.inf), 3, "FILE: /prices[2600, 3] = inf")
     case("bars_nan", set_at("bars/close", 10, np.nan), 3, "FILE: /bars/close[10] = nan")
+
+    def ts_at(index, frm):  # timestamp[index] = timestamp[frm]: a repeat or a step back
+        def edit(f):
+            t = f["bars/timestamp"][...]
+            t[index] = t[frm]
+            f["bars/timestamp"][...] = t
+        return edit
+    case("ts_back", ts_at(2600, 0), 3, "FILE: /bars/timestamp[2600] = ")
+    case("ts_repeat", ts_at(2700, 2699), 3, "FILE: /bars/timestamp[2700] = ")
+    case("ts_back_backtest", ts_at(1, 0), 3, "is not after [0] = ",
+         lambda c: ["backtest", c, "--buy-and-hold"])
     # issue 12 class 6: shapes as h5py shows them, damage never "missing"
     case("std_short", lambda f: replace(f, "norm/std", np.ones(50, "f4")), 3,
          "FILE: dataset /norm/std has shape [50], expected [51]")
