@@ -70,10 +70,12 @@ int cmd_synth(int argc, char **argv, struct fox_err *e) {
   }
   if (!out || !have_bars)
     return fox_errf(e, FOX_EUSAGE, "-o OUT.csv and --bars N are required (foxopt help synth)");
-  /* The range foxopt import accepts: positive times up to the end of the year 9999. */
-  long long last = 253402300799LL - 60LL * (long long)p.bars;
+  /* The seconds foxopt import reads as seconds: it takes a time above 1e11 (the year 5138) for
+   * milliseconds, as in exchanges' files, and would misread the file (a 'duplicate timestamp'). */
+  long long last = 100000000000LL - 60LL * (long long)p.bars;
   if (p.start < 1 || p.start > last)
-    return fox_errf(e, FOX_EUSAGE, "--start %lld: expected a time in [1, %lld] for %lld bars",
+    return fox_errf(e, FOX_EUSAGE, "--start %lld: expected a time in [1, %lld] for %lld bars "
+                                   "(foxopt import reads a time above 1e11 as milliseconds)",
                     (long long)p.start, last, (long long)p.bars);
   struct fs_out o;
   FILE *f = fs_out_fopen(&o, out, FS_OUT_TEXT, e);

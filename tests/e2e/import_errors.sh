@@ -59,6 +59,12 @@ run_rc 0 "$FOXOPT" import "$WORK/s.csv" -o "$WORK/tol.h5" --split 0.7000009,0.3,
 run_rc 0 "$FOXOPT" info "$WORK/tol.h5"
 run_rc 2 "$FOXOPT" synth -o "$WORK/x.csv" --bars 10 --start 0
 contains "$ERR_TXT" "--start 0: expected a time in [1,"
+# the last start whose bars import reads as seconds, and one past it (import would take the
+# times for milliseconds and misread the file)
+run_rc 0 "$FOXOPT" synth -o "$WORK/late.csv" --bars 2000 --start 99999880000
+run_rc 0 "$FOXOPT" import "$WORK/late.csv" -o "$WORK/late.h5"
+run_rc 2 "$FOXOPT" synth -o "$WORK/late.csv" --bars 2000 --start 99999880001
+contains "$ERR_TXT" "reads a time above 1e11 as milliseconds"
 
 # Usage errors are exit 2.
 run_rc 2 "$FOXOPT" import "$WORK/s.csv"
