@@ -449,6 +449,11 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
   }
   if (w->rank == 0 && fresh && a->resume)
     fprintf(stderr, "foxopt run: %s holds no study yet: --resume starts it\n", outdir);
+  /* Rank 0 holds the study to its dataset before any rank writes a file of this run. */
+  if ((rc = agree_(w, w->rank == 0 ? runner_check_data(&s, outdir, fresh, e) : 0, e)) != 0) {
+    study_free(&s);
+    return rc;
+  }
   /* Under the lock, rank files without a study.h5 are a dead run's: no rank appends to them. */
   if (w->rank == 0 && fresh && (rc = rankfile_remove_all(outdir, e)) == 0)
     rc = live_remove(outdir, e);
@@ -466,15 +471,14 @@ static int run_(struct world *w, struct run_args_ *a, struct dirlock *lock,
                    w->device, a->backend, stop, e);
   if (rc == 0)
     s.reward_scale = r.reward_scale;
-  if (rc == 0 && r.data_summed) { /* what a resume holds its dataset to (runner_open) */
-    s.data_bars = (int64_t)r.ds.n;
-    memcpy(s.data_crc, r.data_crc, sizeof s.data_crc);
-  }
   if (rc == 0 && r.have_data)
     s.bars_per_year = r.ds.bars_per_year;
   if (rc == 0 && w->rank == 0)
     runner_prune_states(outdir, &s);
+  int opened = rc == 0;
   if ((rc = agree_(w, rc, e)) != 0) {
+    if (opened) /* another rank's failed */
+      runner_close(&r);
     study_free(&s);
     return rc;
   }

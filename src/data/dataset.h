@@ -84,6 +84,9 @@ uint32_t dataset_crc32(uint32_t crc, const void *p, size_t bytes);
 void dataset_copy_name(int host_root, char *out, size_t n);
 /* The crc32 sums of ds's features and prices, as a copy records them. */
 void dataset_sums(const struct dataset *ds, uint32_t crc[2]);
+/* The crc32 of what else a trial reads of its dataset: the splits, bar_seconds, bars_per_year
+ * and the features' normalisation. */
+uint32_t dataset_meta_sum(const struct dataset *ds);
 /* Writes ds's features and prices, compressed, with their crc32 sums (dataset_sums) as
  * attributes (temporary name, then rename); keeps a file that records the same bars and sums. */
 int dataset_copy_write(const char *path, const struct dataset *ds, const uint32_t crc[2],

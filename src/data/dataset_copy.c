@@ -76,6 +76,15 @@ void dataset_sums(const struct dataset *ds, uint32_t crc[2]) {
   crc[1] = dataset_crc32(0, ds->prices, ds->n * 4 * sizeof(float));
 }
 
+uint32_t dataset_meta_sum(const struct dataset *ds) {
+  size_t w = (size_t)ds->ncol * sizeof(float);
+  uint32_t c = dataset_crc32(0, ds->split, sizeof ds->split);
+  c = dataset_crc32(c, &ds->bar_seconds, sizeof ds->bar_seconds);
+  c = dataset_crc32(c, &ds->bars_per_year, sizeof ds->bars_per_year);
+  c = ds->norm_mean ? dataset_crc32(c, ds->norm_mean, w) : c;
+  return ds->norm_std ? dataset_crc32(c, ds->norm_std, w) : c;
+}
+
 int dataset_copy_write(const char *path, const struct dataset *ds, const uint32_t crc[2],
                        const char *host, const char *source, struct fox_err *e) {
   if (!ds->features || !ds->prices)

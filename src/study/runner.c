@@ -15,6 +15,7 @@
 #include "train/pop.h"
 #include "train/trial_state.h"
 #include "util/fsutil.h"
+#include "util/h5io.h"
 #include "train/trial.h"
 
 static double now_(void) {
@@ -53,20 +54,55 @@ static int mkdir_(const char *path, struct fox_err *e) {
   return 0;
 }
 
-/* The bars at data.path against those the study began with (study.h5's data_bars and
- * data_crc32), before anything of the run is written: a resume on other bars would rank trials
- * of two datasets as one study, and put the new bars in the study's copy. */
-static int same_data_(const struct study *s, const struct dataset *ds, const uint32_t crc[2],
-                      struct fox_err *e) {
-  if (s->data_bars <= 0 ||
-      (s->data_bars == (int64_t)ds->n && s->data_crc[0] == crc[0] && s->data_crc[1] == crc[1]))
+int runner_check_data(struct study *s, const char *outdir, int fresh, struct fox_err *e) {
+  if (objective_function(s->cfg.study.function))
     return 0;
-  return fox_errf(e, FOX_EDATA, "%s: not the bars this study began with (%zu bars, crc32 %08x "
+  struct dataset ds;
+  FOX_TRY(dataset_read_h5_lean(&ds, s->cfg.data_path, e));
+  uint32_t crc[3];
+  dataset_sums(&ds, crc);
+  crc[2] = dataset_meta_sum(&ds);
+  int64_t bars = (int64_t)ds.n;
+  dataset_free(&ds);
+  const char *p = s->cfg.data_path;
+  int rc = 0;
+  if (s->data_bars > 0 &&
+      (s->data_bars != bars || s->data_crc[0] != crc[0] || s->data_crc[1] != crc[1]))
+    rc = fox_errf(e, FOX_EDATA, "%s: not the bars this study began with (%lld bars, crc32 %08x "
                                 "of the features and %08x of the prices; study.h5 records %lld, "
                                 "%08x and %08x): a resume trains on the same data. Put that "
                                 "dataset back at data.path, or start a new study in another "
-                                "OUTDIR", s->cfg.data_path, ds->n, crc[0], crc[1],
+                                "OUTDIR", p, (long long)bars, crc[0], crc[1],
                   (long long)s->data_bars, s->data_crc[0], s->data_crc[1]);
+  else if (s->data_bars > 0 && s->data_crc[2] != crc[2])
+    rc = fox_errf(e, FOX_EDATA, "%s: the bars this study began with, but other splits, "
+                                "bars_per_year or feature scaling (crc32 %08x; study.h5 records "
+                                "%08x): imported again with another --split or --bars-per-year? "
+                                "A resume trains and evaluates as the study began", p, crc[2],
+                  s->data_crc[2]);
+  if (rc == 0 && s->data_bars <= 0 && !fresh) {
+    /* a study from before the record: its copy holds the bars it began with */
+    char copy[64], path[4300];
+    size_t cb;
+    uint32_t had[2];
+    struct fox_err ignore = {0};
+    dataset_copy_name(0, copy, sizeof copy);
+    snprintf(path, sizeof path, "%s/%s", outdir, copy);
+    h5io_quiet();
+    if (fs_exists(path) && dataset_copy_sums(path, &cb, had, &ignore) == 0 &&
+        ((int64_t)cb != bars || had[0] != crc[0] || had[1] != crc[1]))
+      rc = fox_errf(e, FOX_EDATA, "%s: not the bars of this study's copy %s (%lld bars, crc32 "
+                                  "%08x and %08x; the copy's %zu, %08x and %08x): a resume "
+                                  "trains on the same data. Put that dataset back at "
+                                  "data.path, or start a new study in another OUTDIR",
+                    p, path, (long long)bars, crc[0], crc[1], cb, had[0], had[1]);
+    H5Eclear2(H5E_DEFAULT);
+  }
+  if (rc == 0) {
+    s->data_bars = bars;
+    memcpy(s->data_crc, crc, sizeof s->data_crc);
+  }
+  return rc;
 }
 
 int runner_open(struct runner *r, const struct study *s, const char *outdir, int rank,
@@ -131,11 +167,9 @@ int runner_open(struct runner *r, const struct study *s, const char *outdir, int
   snprintf(copy_path, sizeof copy_path, "%s/%s", outdir, copy);
   /* The host's one stored copy, from the arrays before they go to the device. */
   if (rank == host_root) { /* the host's lowest rank sums the arrays and stores them */
-    dataset_sums(&r->ds, r->data_crc);
-    r->data_summed = 1;
-    rc = same_data_(s, &r->ds, r->data_crc, e);
-    if (rc == 0)
-      rc = dataset_copy_write(copy_path, &r->ds, r->data_crc, host, s->cfg.data_path, e);
+    uint32_t crc[2];
+    dataset_sums(&r->ds, crc);
+    rc = dataset_copy_write(copy_path, &r->ds, crc, host, s->cfg.data_path, e);
   }
   if (rc == 0)
     rc = r->be->bind(device, e);

@@ -25,13 +25,17 @@ struct runner {
   int threads;
   char device[256];
   double reward_scale; /* the base config's reward.scale on this dataset (auto resolved) */
-  uint32_t data_crc[2]; /* the dataset's sums (features, prices), when data_summed */
-  int data_summed;      /* this rank stored its host's copy, so it summed the arrays */
   pthread_mutex_t lock; /* this rank's file */
   struct state_cache cache; /* the states this rank holds for pbt's next generation */
   struct live live;         /* every epoch into metrics.jsonl (and TensorBoard's events) */
 };
 
+/* Rank 0, before any rank opens its runner (so that a refusal leaves every file as it was):
+ * the dataset at data.path against the one the study began with, study.h5's data_bars and
+ * data_crc32 (its features', prices' and splits-and-scaling's sums), or for a study that
+ * recorded none, against its copy OUTDIR/dataset-0000.h5 (exit 3 naming data.path); then
+ * records them in s. Nothing for a test-function study. */
+int runner_check_data(struct study *s, const char *outdir, int fresh, struct fox_err *e);
 /* Loads and uploads the dataset (agent studies) to `device` (a CUDA ordinal for this rank;
  * -1: the default), creates OUTDIR/state and this rank's file; the host's lowest rank
  * (`host_root`, the world rank of local rank 0) first stores the host's copy of the dataset

@@ -50,7 +50,9 @@ int fs_mkdirs(const char *dir, struct fox_err *e) {
       if (mkdir(buf, 0777) != 0 && errno != EEXIST)
         return fox_errf(e, FOX_EFAIL, "%s: cannot create directory: %s", buf, strerror(errno));
       /* a file in the way is said now, not when the first file goes in (after the work) */
-      if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+      if (stat(buf, &st) != 0) /* a link to nothing */
+        return fox_errf(e, FOX_EFAIL, "%s: cannot create directory: %s", buf, strerror(errno));
+      if (!S_ISDIR(st.st_mode))
         return fox_errf(e, FOX_EUSAGE, "%s: not a directory%s%s", buf,
                         save ? ", on the way to " : "", save ? dir : "");
       *p = save;

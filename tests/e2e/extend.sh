@@ -230,7 +230,36 @@ before=$(sums)
 run_rc 3 "$FOXOPT" run -o "$WORK/db" --resume --set study.trials=3
 contains "$ERR_TXT" "$WORK/d.h5: not the bars this study began with"
 check "other bars: the study's files untouched" test "$(sums)" = "$before"
+# the same bars imported again with other splits: the normalisation, the train and val ranges
+# differ (a sum of its own)
+"$FOXOPT" import "$WORK/s.csv" -o "$WORK/d.h5" --split 0.6,0.2,0.2 >/dev/null
+run_rc 3 "$FOXOPT" run -o "$WORK/db" --resume --set study.trials=3
+contains "$ERR_TXT" "$WORK/d.h5: the bars this study began with, but other splits"
+check "other splits: the study's files untouched" test "$(sums)" = "$before"
 cp "$WORK/s.h5" "$WORK/d.h5"
 run_rc 0 "$FOXOPT" run -o "$WORK/db" --resume --set study.trials=3
 check "its bars back: 3 trials" test "$(tail -n +2 "$WORK/db/trials.csv" | wc -l)" -eq 3
+# a study made before study.h5 recorded its dataset: its copy (dataset-0000.h5) holds the bars
+if "${FOX_PYTHON:-false}" -c 'import h5py' 2>/dev/null; then
+  cp -r "$WORK/db" "$WORK/dbold"
+  "$FOX_PYTHON" -c 'import h5py, sys
+with h5py.File(sys.argv[1], "r+") as f:
+    del f.attrs["data_bars"], f.attrs["data_crc32"]' "$WORK/dbold/study.h5"
+  "$FOXOPT" import "$WORK/o.csv" -o "$WORK/d.h5" >/dev/null
+  run_rc 3 "$FOXOPT" run -o "$WORK/dbold" --resume --set study.trials=4
+  contains "$ERR_TXT" "not the bars of this study's copy $WORK/dbold/dataset-0000.h5"
+  cp "$WORK/s.h5" "$WORK/d.h5"
+  run_rc 0 "$FOXOPT" run -o "$WORK/dbold" --resume --set study.trials=4
+fi
+# 2 ranks: rank 0 refuses before either rank writes its file
+if command -v "$MPIEXEC" >/dev/null; then
+  run_rc 0 "$MPIEXEC" -n 2 "$FOXOPT" run "$WORK/db.yaml" -o "$WORK/db2"
+  cp "$WORK/d.h5" "$WORK/keep.h5" && "$FOXOPT" import "$WORK/o.csv" -o "$WORK/d.h5" >/dev/null
+  ranks=$(cd "$WORK/db2" && cksum rank-0000.h5 rank-0001.h5 dataset-0000.h5 study.h5)
+  run_rc 3 "$MPIEXEC" -n 2 "$FOXOPT" run -o "$WORK/db2" --resume --set study.trials=3
+  contains "$ERR_TXT" "not the bars this study began with"
+  check "2 ranks, other bars: no rank file rewritten" \
+    test "$(cd "$WORK/db2" && cksum rank-0000.h5 rank-0001.h5 dataset-0000.h5 study.h5)" = "$ranks"
+  cp "$WORK/keep.h5" "$WORK/d.h5"
+fi
 done_
