@@ -112,7 +112,17 @@ static int field_is_(const struct field_ *f, const char *name) {
   return strlen(name) == f->n && strncasecmp(f->p, name, f->n) == 0;
 }
 
-/* Whether the first 6 fields are the OHLCV header (aliases for the time column). */
+/* field_is_, a space standing for an underscore: "Close time" as Binance's documentation and
+ * exports write it, close_time as its files do. */
+static int field_is_words_(const struct field_ *f, const char *name) {
+  if (strlen(name) != f->n)
+    return 0;
+  for (size_t i = 0; i < f->n; i++)
+    if (tolower((unsigned char)f->p[i]) != name[i] && !(f->p[i] == ' ' && name[i] == '_'))
+      return 0;
+  return 1;
+}
+
 /* The first of the six columns a header names wrongly (0-based), or -1 when all are right. */
 static int ohlcv_header_(const struct field_ *f) {
   static const char *const time_alias[] = {"timestamp", "time", "ts", "date", "open_time", "unix"};
@@ -396,11 +406,13 @@ int csv_parse(const char *name, const char *buf, size_t len, const struct csv_op
       int header = !is_number_(&f[0]);
       /* A header naming the OHLCV columns first: any further columns are the user's, unless
        * it is Binance's own (12 columns, the seventh close_time), whose last six are ignored. */
-      int binance = nf == 12 && (!header || field_is_(&f[6], "close_time"));
+      int binance = nf == 12 && (!header || field_is_words_(&f[6], "close_time"));
       if (nf == 6 || (header && nf > 6 && !binance && ohlcv_header_(f) < 0))
         fmt = CSV_OHLCV;
-      else if (nf == 12)
+      else if (binance)
         fmt = CSV_BINANCE;
+      else if (header && nf > 6) /* the OHLCV columns named wrongly before user columns */
+        return check_header_(name, line, f, nf, CSV_OHLCV, e);
       else
         return fox_errf(e, FOX_EDATA,
                         "%s:%zu: wrong columns: expected 6 (timestamp,open,high,low,close,volume), "

@@ -48,6 +48,13 @@ int main(void) {
   CHECK(rc == 0 && b.n == 2 && r.format == CSV_BINANCE && !r.header, "binance parses: %s", e.msg);
   CHECK(b.ts[0] == 1500000000 && b.ts[1] == 1500000060, "ms -> s, got %lld", (long long)b.ts[0]);
   bars_free(&b);
+  /* Binance's header as its documentation writes it ("Close time" seventh) is Binance's */
+  rc = parse_("Open time,Open,High,Low,Close,Volume,Close time,Quote asset volume,Number of "
+              "trades,Taker buy base asset volume,Taker buy quote asset volume,Ignore\n"
+              "1500000000000,1,2,0.5,1.5,10,1500000059999,15,3,5,7,0\n",
+              &opt, &b, &r, &e);
+  CHECK(rc == 0 && b.n == 1 && r.format == CSV_BINANCE && r.header, "binance's words: %s", e.msg);
+  bars_free(&b);
   rc = parse_("1735689600000000,1,2,0.5,1.5,10,1735689659999999,15,3,5,7,0\n", &opt, &b, &r, &e);
   CHECK(rc == 0 && b.ts[0] == 1735689600, "us -> s, got %lld", rc ? 0LL : (long long)b.ts[0]);
   bars_free(&b);
@@ -106,6 +113,11 @@ int main(void) {
        "wrong columns: expected header timestamp,open,high,low,close,volume (column 2 is "
        "'close', expected open)");
   bad_("tim,open,high,low,close,volume\n60,1,1,1,1,1\n", "in.csv:1", "(column 1 is 'tim'");
+  /* with user columns too (12 of them were taken for Binance's, the header's order ignored) */
+  bad_("timestamp,open,high,close,low,volume,a\n60,1,2,1,1,1,1\n", "in.csv:1",
+       "(column 4 is 'close', expected low)");
+  bad_("timestamp,open,high,close,low,volume,a,b,c,d,e,f\n60,1,2,1,1,1,1,1,1,1,1,1\n",
+       "in.csv:1", "(column 4 is 'close', expected low)");
   bad_("60,1,1,1,1,1\n120,1,1,1,1\n", "in.csv:2", "wrong columns");
   bad_("60,1,1,1,1,1\n120,1,abc,1,1,1\n", "in.csv:2", "field 'high': expected a number");
   bad_("60,1,1,1,1,1\n120,1,1,1,nan,1\n", "in.csv:2", "NaN");
