@@ -59,10 +59,10 @@ int runner_check_data(struct study *s, const char *outdir, int fresh, struct fox
     return 0;
   struct dataset ds;
   FOX_TRY(dataset_read_h5_lean(&ds, s->cfg.data_path, e));
-  uint32_t crc[3];
+  uint32_t crc[2], meta = dataset_meta_sum(&ds);
   dataset_sums(&ds, crc);
-  crc[2] = dataset_meta_sum(&ds);
   int64_t bars = (int64_t)ds.n;
+  double per_year = ds.bars_per_year;
   dataset_free(&ds);
   const char *p = s->cfg.data_path;
   int rc = 0;
@@ -74,12 +74,16 @@ int runner_check_data(struct study *s, const char *outdir, int fresh, struct fox
                                 "dataset back at data.path, or start a new study in another "
                                 "OUTDIR", p, (long long)bars, crc[0], crc[1],
                   (long long)s->data_bars, s->data_crc[0], s->data_crc[1]);
-  else if (s->data_bars > 0 && s->data_crc[2] != crc[2])
+  else if (s->data_bars > 0 && s->data_meta_known && s->data_meta != meta)
     rc = fox_errf(e, FOX_EDATA, "%s: the bars this study began with, but other splits, "
                                 "bars_per_year or feature scaling (crc32 %08x; study.h5 records "
                                 "%08x): imported again with another --split or --bars-per-year? "
-                                "A resume trains and evaluates as the study began", p, crc[2],
-                  s->data_crc[2]);
+                                "A resume trains and evaluates as the study began", p, meta,
+                  s->data_meta);
+  else if (!fresh && !s->data_meta_known && s->bars_per_year > 0 && per_year != s->bars_per_year)
+    rc = fox_errf(e, FOX_EDATA, "%s: bars_per_year %.17g, the study's %.17g: imported again with "
+                                "another --bars-per-year? A resume evaluates as the study began",
+                  p, per_year, s->bars_per_year);
   if (rc == 0 && s->data_bars <= 0 && !fresh) {
     /* a study from before the record: its copy holds the bars it began with */
     char copy[64], path[4300];
@@ -89,18 +93,26 @@ int runner_check_data(struct study *s, const char *outdir, int fresh, struct fox
     dataset_copy_name(0, copy, sizeof copy);
     snprintf(path, sizeof path, "%s/%s", outdir, copy);
     h5io_quiet();
-    if (fs_exists(path) && dataset_copy_sums(path, &cb, had, &ignore) == 0 &&
-        ((int64_t)cb != bars || had[0] != crc[0] || had[1] != crc[1]))
+    int read = fs_exists(path) && dataset_copy_sums(path, &cb, had, &ignore) == 0;
+    H5Eclear2(H5E_DEFAULT);
+    if (read && ((int64_t)cb != bars || had[0] != crc[0] || had[1] != crc[1]))
       rc = fox_errf(e, FOX_EDATA, "%s: not the bars of this study's copy %s (%lld bars, crc32 "
                                   "%08x and %08x; the copy's %zu, %08x and %08x): a resume "
                                   "trains on the same data. Put that dataset back at "
                                   "data.path, or start a new study in another OUTDIR",
                     p, path, (long long)bars, crc[0], crc[1], cb, had[0], had[1]);
-    H5Eclear2(H5E_DEFAULT);
+    else if (!read)
+      fprintf(stderr, "foxopt run: warning: %s: the study records no dataset and its copy %s "
+                      "cannot be read: the bars at data.path are taken for the study's\n",
+              p, path);
   }
   if (rc == 0) {
     s->data_bars = bars;
     memcpy(s->data_crc, crc, sizeof s->data_crc);
+    /* what it was checked against, or a new study's: never learnt on a resume that could not
+     * check it (a re-split taken for the study's would refuse its own dataset later) */
+    if (fresh)
+      s->data_meta = meta, s->data_meta_known = 1;
   }
   return rc;
 }

@@ -32,9 +32,10 @@ struct runner {
 
 /* Rank 0, before any rank opens its runner (so that a refusal leaves every file as it was):
  * the dataset at data.path against the one the study began with, study.h5's data_bars and
- * data_crc32 (its features', prices' and splits-and-scaling's sums), or for a study that
- * recorded none, against its copy OUTDIR/dataset-0000.h5 (exit 3 naming data.path); then
- * records them in s. Nothing for a test-function study. */
+ * data_crc32 (its features' and prices' sums) and data_meta_crc32 (its splits and scaling;
+ * without it, bars_per_year), or for a study that recorded none, against its copy
+ * OUTDIR/dataset-0000.h5 (exit 3 naming data.path); then records them in s. Nothing for a
+ * test-function study. */
 int runner_check_data(struct study *s, const char *outdir, int fresh, struct fox_err *e);
 /* Loads and uploads the dataset (agent studies) to `device` (a CUDA ordinal for this rank;
  * -1: the default), creates OUTDIR/state and this rank's file; the host's lowest rank

@@ -129,11 +129,13 @@ struct study {
   double bars_per_year; /* the dataset's (annualises per-bar figures), 0 when unknown */
   double reward_scale; /* what the base config's reward.scale stands for on its dataset (auto
                           resolved), 0 when unknown (test-function studies) */
-  /* The dataset's bars and crc32 sums (features, prices, then splits, bars_per_year and
-   * feature scaling) as the study began with it: a resume refuses another dataset at
-   * data.path (runner_check_data). data_bars 0: not known (a test function, an older study). */
+  /* The dataset's bars and crc32 sums (features, prices) as the study began with it, and the
+   * sum of its splits, bar_seconds, bars_per_year and feature scaling when known (a study that
+   * recorded only the first, or none, cannot learn it later): a resume refuses another dataset
+   * at data.path (runner_check_data). data_bars 0: not known (a test function, an older study). */
   int64_t data_bars;
-  uint32_t data_crc[3];
+  uint32_t data_crc[2], data_meta;
+  int data_meta_known;
   int generations;      /* pbt: ceil(train.epochs / interval) (0 for the other schedulers) */
   struct pbt_gen *gen;  /* pbt: [generations] */
   /* The samplers' view of rows [0, hist_n), made for the rows at hist_base (study.c). */

@@ -287,8 +287,10 @@ static int body_(hid_t f, const void *ctx, struct fox_err *e) {
     FOX_TRY(h5io_attr_write(f, "bars_per_year", H5T_NATIVE_DOUBLE, &s->bars_per_year, 1, e));
   if (s->data_bars > 0) {
     FOX_TRY(h5io_attr_write(f, "data_bars", H5T_NATIVE_INT64, &s->data_bars, 1, e));
-    FOX_TRY(h5io_attr_write(f, "data_crc32", H5T_NATIVE_UINT32, s->data_crc, 3, e));
+    FOX_TRY(h5io_attr_write(f, "data_crc32", H5T_NATIVE_UINT32, s->data_crc, 2, e));
   }
+  if (s->data_bars > 0 && s->data_meta_known)
+    FOX_TRY(h5io_attr_write(f, "data_meta_crc32", H5T_NATIVE_UINT32, &s->data_meta, 1, e));
   FOX_TRY(h5io_attr_write(f, "repeats", H5T_NATIVE_INT, &s->repeats, 1, e));
   FOX_TRY(h5io_attr_write(f, "folds", H5T_NATIVE_INT, &s->folds, 1, e));
   hid_t g = H5Gcreate2(f, "trials", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -697,9 +699,12 @@ static int load_body_(hid_t f, struct study *s, const char *path, struct fox_err
   h5io_attr_read(f, "wall_seconds", H5T_NATIVE_DOUBLE, &s->wall_seconds, 1, path, &ignore);
   h5io_attr_read(f, "reward_scale", H5T_NATIVE_DOUBLE, &s->reward_scale, 1, path, &ignore);
   h5io_attr_read(f, "bars_per_year", H5T_NATIVE_DOUBLE, &s->bars_per_year, 1, path, &ignore);
-  if (h5io_attr_read(f, "data_crc32", H5T_NATIVE_UINT32, s->data_crc, 3, path, &ignore) != 0 ||
+  if (h5io_attr_read(f, "data_crc32", H5T_NATIVE_UINT32, s->data_crc, 2, path, &ignore) != 0 ||
       h5io_attr_read(f, "data_bars", H5T_NATIVE_INT64, &s->data_bars, 1, path, &ignore) != 0)
     s->data_bars = 0;
+  s->data_meta_known = s->data_bars > 0 && H5Aexists(f, "data_meta_crc32") > 0 &&
+                       h5io_attr_read(f, "data_meta_crc32", H5T_NATIVE_UINT32, &s->data_meta, 1,
+                                      path, &ignore) == 0;
   if (rc == 0 && is_pbt_(s))
     read_pbt_(f, s, path);
   if (!(s->bars_per_year > 0 && isfinite(s->bars_per_year)))
