@@ -392,73 +392,19 @@ int study_last_generation(const struct study *s) {
   return gen;
 }
 
-/* A feasible trial's losses, for the front's sweep. */
-struct front_key_ {
-  double v[FOX_OBJ_MAX];
-  int id, m;
-};
-
-static int lex_(const void *a, const void *b) {
-  const struct front_key_ *x = a, *y = b;
-  for (int k = 0; k < x->m; k++)
-    if (x->v[k] != y->v[k])
-      return x->v[k] < y->v[k] ? -1 : 1;
-  return (x->id > y->id) - (x->id < y->id);
-}
-
-/* on[i] = 1 for the feasible trials (complete, every objective a number, no violation) on
- * their Pareto front (rank 0 of study_pareto_ranks), 0 for the others. In lexicographic order
- * a trial's dominators come before it, and one is dominated by some feasible trial exactly when
- * it is by one of the front found so far (domination is transitive): a sweep, where checking
- * each candidate against every trial was O(n^2) (42% of a 16,000-trial nsga2 study, its
- * progress line asking once a second). Two objectives need only the least second loss so far:
- * O(n log n) whatever the front's size. Returns 0, or -1 out of memory. */
-static int front_(const struct study *s, unsigned char *on) {
-  int m = s->n_obj, k = 0;
-  struct front_key_ *key = malloc((size_t)(s->n ? s->n : 1) * sizeof *key);
-  int *front = malloc((size_t)(s->n ? s->n : 1) * sizeof *front), nf = 0;
-  if (!key || !front) {
-    free(key), free(front);
-    return -1;
-  }
-  for (int i = 0; i < s->n; i++) {
-    on[i] = 0;
-    if (study_feasible(s, &s->trials[i]) == 1) {
-      study_losses(s, &s->trials[i], key[k].v);
-      key[k].m = m;
-      key[k++].id = i;
-    }
-  }
-  qsort(key, (size_t)k, sizeof *key, lex_);
-  double least = INFINITY, least_at = INFINITY; /* two objectives: min v1, and its first v0 */
-  for (int p = 0; p < k; p++) {
-    const double *v = key[p].v;
-    int dominated = 0;
-    if (m == 2) /* every earlier trial has v0 <= ours: one with a smaller v1 dominates, and one
-                 * with our v1 does when its v0 is smaller (else it equals us) */
-      dominated = p > 0 && (least < v[1] || (least == v[1] && least_at < v[0]));
-    else
-      for (int f = nf - 1; f >= 0 && !dominated; f--)
-        dominated = pareto_dominates(key[front[f]].v, v, m);
-    if (m == 2 && (p == 0 || v[1] < least))
-      least = v[1], least_at = v[0];
-    if (!dominated) {
-      on[key[p].id] = 1;
-      front[nf++] = p;
-    }
-  }
-  free(key), free(front);
-  return 0;
-}
-
 /* The lowest loss on the objective among feasible trials (of the last pbt generation), on the
- * front when there are several objectives; ties to the lower id. */
+ * Pareto front when there are several objectives (rank 0 of study_pareto_ranks: pareto.c's
+ * sort, O(n log n) with two objectives, where a scan of every trial per candidate made the
+ * progress line's once-a-second call O(n^2)); ties to the lower id. */
 int study_best(const struct study *s) {
   int best = -1, gen = study_last_generation(s);
-  unsigned char *on = NULL;
-  if (s->n_obj > 1 && (!(on = malloc((size_t)(s->n ? s->n : 1))) || front_(s, on) != 0)) {
-    free(on);
-    abort(); /* a byte and a few words per trial */
+  int *rank = NULL;
+  struct fox_err e = {0};
+  if (s->n_obj > 1 &&
+      (!(rank = malloc((size_t)(s->n ? s->n : 1) * sizeof *rank)) ||
+       study_pareto_ranks(s, rank, &e) != 0)) {
+    free(rank);
+    abort(); /* a few words per trial */
   }
   double best_l = INFINITY;
   for (int i = 0; i < s->n; i++) {
@@ -466,13 +412,13 @@ int study_best(const struct study *s) {
     if (t->status != FOX_ST_COMPLETE || t->generation != gen)
       continue;
     double l = study_loss(s, t);
-    if (isnan(l) || (best >= 0 && !(l < best_l)) || (on && !on[i]) ||
+    if (isnan(l) || (best >= 0 && !(l < best_l)) || (rank && rank[i] != 0) ||
         study_feasible(s, t) != 1)
       continue;
     best = i;
     best_l = l;
   }
-  free(on);
+  free(rank);
   return best;
 }
 
